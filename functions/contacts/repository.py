@@ -1,0 +1,298 @@
+"""Contact table access: one method per access pattern, the only module here that talks to DynamoDB."""
+
+from __future__ import annotations
+
+from calendar import timegm
+from datetime import date, datetime, timezone
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, Key
+from botocore.exceptions import ClientError
+
+from functions.contacts.models import Address, Link, Person
+from functions.contacts.schema import (
+    ADDRESS,
+    LAST_NAME_INDEX,
+    PERSON,
+    PERSON_ADDRESS,
+    PERSON_INDEX,
+    TYPE_INDEX,
+)
+from functions.shared import ddb
+from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
+from functions.shared.pagination import Page, query_page
+
+
+# --- keys and stored values -------------------------------------------------------------------------
+
+def item_key(item_id: str, item_type: str) -> dict[str, str]:
+    return {"Id": item_id, "Type": item_type}
+
+
+def relationship_start(relationship: str, start: date) -> str:
+    """Sort key of ContactPersonIndex: links group by relationship, then sort by start day."""
+    return f"{relationship}#{start.isoformat()}"
+
+
+def day_to_epoch(day: date) -> int:
+    """The seed's *TimestampUTC: epoch seconds at 00:00 UTC of the day."""
+    return timegm(day.timetuple())
+
+
+def epoch_to_day(seconds: Decimal | int) -> date:
+    return datetime.fromtimestamp(int(seconds), tz=timezone.utc).date()
+
+
+def person_item(person: Person) -> dict[str, Any]:
+    return {**item_key(person.id, PERSON), "FirstName": person.first_name, "LastName": person.last_name}
+
+
+def address_item(address: Address) -> dict[str, Any]:
+    return {
+        **item_key(address.id, ADDRESS),
+        "StreetAddress": address.street_address,
+        "City": address.city,
+        "State": address.state,
+        "ZipCode": address.zip_code,
+    }
+
+
+def link_item(link: Link) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        **item_key(link.link_id, PERSON_ADDRESS),
+        "PersonId": link.person_id,
+        "AddressId": link.address_id,
+        "Relationship": link.relationship,
+        "StartTimestampUTC": day_to_epoch(link.start_date),
+        "RelationshipStart": relationship_start(link.relationship, link.start_date),
+    }
+    if link.end_date is not None:
+        item["EndTimestampUTC"] = day_to_epoch(link.end_date)
+    return item
+
+
+def person_from(item: dict[str, Any]) -> Person:
+    return Person(id=item["Id"], first_name=item["FirstName"], last_name=item["LastName"])
+
+
+def address_from(item: dict[str, Any]) -> Address:
+    return Address(
+        id=item["Id"],
+        street_address=item["StreetAddress"],
+        city=item["City"],
+        state=item["State"],
+        zip_code=item["ZipCode"],
+    )
+
+
+def link_from(item: dict[str, Any]) -> Link:
+    end = item.get("EndTimestampUTC")
+    return Link(
+        link_id=item["Id"],
+        person_id=item["PersonId"],
+        address_id=item["AddressId"],
+        relationship=item["Relationship"],
+        start_date=epoch_to_day(item["StartTimestampUTC"]),
+        end_date=None if end is None else epoch_to_day(end),
+    )
+
+
+# --- the repository ---------------------------------------------------------------------------------
+
+class ContactRepository:
+    def __init__(self, table_name: str):
+        self._table_name = table_name
+
+    @property
+    def _table(self):
+        return ddb.table(self._table_name)
+
+    # writes
+
+    def put_person(self, person: Person) -> None:
+        """Create a person (the Id is new; the condition guards against a UUID collision)."""
+        self._put_new(person_item(person))
+
+    def put_address(self, address: Address) -> None:
+        """Create an address."""
+        self._put_new(address_item(address))
+
+    def put_link(self, link: Link) -> None:
+        """Link a person and an address, in one transaction with checks that both exist."""
+        actions = [
+            _exists_check(self._table_name, item_key(link.person_id, PERSON)),
+            _exists_check(self._table_name, item_key(link.address_id, ADDRESS)),
+            {
+                "Put": {
+                    "TableName": self._table_name,
+                    "Item": link_item(link),
+                    "ConditionExpression": "attribute_not_exists(Id)",
+                }
+            },
+        ]
+        try:
+            ddb.resource().meta.client.transact_write_items(TransactItems=_typed(actions))
+        except ClientError as error:
+            reasons = ddb.cancellation_reasons(error)
+            if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
+                raise
+            if reasons[0] == "ConditionalCheckFailed":
+                raise NotFoundError(f"no person {link.person_id}", code="PERSON_NOT_FOUND") from error
+            if reasons[1] == "ConditionalCheckFailed":
+                raise NotFoundError(f"no address {link.address_id}", code="ADDRESS_NOT_FOUND") from error
+            if reasons[2] == "ConditionalCheckFailed":
+                raise ConflictError("a link with this id exists", code="ALREADY_EXISTS") from error
+            raise
+
+    def end_link(self, link_id: str, end: date) -> Link:
+        """End a person-address link on a day. Repeating the same end day is a no-op (idempotent retry);
+        a different end day on an ended link is a conflict; an end before the start is invalid."""
+        end_epoch = day_to_epoch(end)
+        try:
+            response = self._table.update_item(
+                Key=item_key(link_id, PERSON_ADDRESS),
+                UpdateExpression="SET EndTimestampUTC = :end",
+                ConditionExpression=(
+                    Attr("Id").exists()
+                    & Attr("StartTimestampUTC").lte(end_epoch)
+                    & (Attr("EndTimestampUTC").not_exists() | Attr("EndTimestampUTC").eq(end_epoch))
+                ),
+                ExpressionAttributeValues={":end": end_epoch},
+                ReturnValues="ALL_NEW",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if ddb.error_code(error) != "ConditionalCheckFailedException":
+                raise
+            old = error.response.get("Item")
+            if not old:
+                raise NotFoundError(f"no person-address link {link_id}") from error
+            current = link_from(_plain(old))
+            if current.start_date > end:
+                raise InvalidInputError(
+                    "endDate is before the link's startDate",
+                    details=[{"field": "body.endDate", "message": f"must be on or after {current.start_date}"}],
+                ) from error
+            raise ConflictError(
+                f"the link already ended on {current.end_date}", code="LINK_ALREADY_ENDED"
+            ) from error
+        return link_from(response["Attributes"])
+
+    def _put_new(self, item: dict[str, Any]) -> None:
+        try:
+            self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(Id)")
+        except ClientError as error:
+            if ddb.error_code(error) == "ConditionalCheckFailedException":
+                raise ConflictError(f"{item['Type']} {item['Id']} exists", code="ALREADY_EXISTS") from error
+            raise
+
+    # reads
+
+    def get_person(self, person_id: str) -> Person | None:
+        """Get a person by Id (GetItem)."""
+        item = self._table.get_item(Key=item_key(person_id, PERSON)).get("Item")
+        return None if item is None else person_from(item)
+
+    def items_with_id(self, item_id: str) -> list[dict[str, Any]]:
+        """Any item(s) by Id: Query on the partition key (the seed's "retrieve any object by the Id")."""
+        response = self._table.query(KeyConditionExpression=Key("Id").eq(item_id), Limit=100)
+        return response.get("Items", [])
+
+    def list_persons(self, *, limit: int, start_key: dict[str, Any] | None) -> Page:
+        """All persons: Query ContactTypeIndex on Type = Person."""
+        page = query_page(
+            self._table.query,
+            limit=limit,
+            start_key=start_key,
+            IndexName=TYPE_INDEX,
+            KeyConditionExpression=Key("Type").eq(PERSON),
+        )
+        page.items = [person_from(i) for i in page.items]
+        return page
+
+    def list_persons_by_last_name(self, last_name: str, *, limit: int, start_key: dict[str, Any] | None) -> Page:
+        """Persons by last name: Query ContactLastNameIndex on LastName (sorted by first name)."""
+        page = query_page(
+            self._table.query,
+            limit=limit,
+            start_key=start_key,
+            IndexName=LAST_NAME_INDEX,
+            KeyConditionExpression=Key("LastName").eq(last_name),
+        )
+        page.items = [person_from(i) for i in page.items]
+        return page
+
+    def list_links_of(
+        self,
+        person_id: str,
+        *,
+        relationship: str | None,
+        on: date | None,
+        limit: int,
+        start_key: dict[str, Any] | None,
+    ) -> Page:
+        """A person's address links: history, or those in effect on a day, optionally of one relationship.
+
+        Query ContactPersonIndex on PersonId. With a relationship and a day the key condition also bounds
+        the start (`RelationshipStart` between "<rel>#" and "<rel>#<day>"), and the filter drops only this
+        person's links that ended before the day: the read never touches another person's items.
+        """
+        key = Key("PersonId").eq(person_id)
+        filters = None
+        if relationship is not None and on is not None:
+            key = key & Key("RelationshipStart").between(f"{relationship}#", relationship_start(relationship, on))
+        elif relationship is not None:
+            key = key & Key("RelationshipStart").begins_with(f"{relationship}#")
+        elif on is not None:
+            filters = Attr("StartTimestampUTC").lte(day_to_epoch(on))
+        if on is not None:
+            ended_before = Attr("EndTimestampUTC").not_exists() | Attr("EndTimestampUTC").gte(day_to_epoch(on))
+            filters = ended_before if filters is None else filters & ended_before
+        kwargs: dict[str, Any] = {"IndexName": PERSON_INDEX, "KeyConditionExpression": key}
+        if filters is not None:
+            kwargs["FilterExpression"] = filters
+        page = query_page(self._table.query, limit=limit, start_key=start_key, **kwargs)
+        page.items = [link_from(i) for i in page.items]
+        return page
+
+    def addresses_by_id(self, address_ids: list[str]) -> dict[str, Address]:
+        """Addresses for a set of Ids in one BatchGetItem (chunked at 100)."""
+        keys = [item_key(i, ADDRESS) for i in ddb.unique(address_ids)]
+        return {item["Id"]: address_from(item) for item in ddb.batch_get(self._table_name, keys)}
+
+
+# --- low-level helpers ------------------------------------------------------------------------------
+
+def _exists_check(table_name: str, key: dict[str, str]) -> dict[str, Any]:
+    return {"ConditionCheck": {"TableName": table_name, "Key": key, "ConditionExpression": "attribute_exists(Id)"}}
+
+
+def _typed(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Transact actions in the low-level client's typed form."""
+    from boto3.dynamodb.types import TypeSerializer
+
+    serializer = TypeSerializer()
+
+    def convert(action: dict[str, Any]) -> dict[str, Any]:
+        (kind, body), = action.items()
+        body = dict(body)
+        for field in ("Key", "Item"):
+            if field in body:
+                body[field] = {k: serializer.serialize(v) for k, v in body[field].items()}
+        return {kind: body}
+
+    return [convert(a) for a in actions]
+
+
+def _plain(item: dict[str, Any]) -> dict[str, Any]:
+    """An item from a ConditionalCheckFailed response: typed on the low-level client, plain on the resource."""
+    from boto3.dynamodb.types import TypeDeserializer
+
+    if all(isinstance(v, dict) and len(v) == 1 for v in item.values()):
+        deserializer = TypeDeserializer()
+        try:
+            return {k: deserializer.deserialize(v) for k, v in item.items()}
+        except (TypeError, ValueError):
+            return item
+    return item

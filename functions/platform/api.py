@@ -1,0 +1,36 @@
+"""GET /health, and the OpenAPI description of every domain's routes with Swagger UI at GET /docs.
+
+The spec is generated from the domains' own routers, so it cannot drift from what they serve.
+Swagger UI's assets are inlined by Powertools, so the page works offline too.
+"""
+
+from __future__ import annotations
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.contacts.api import router as contacts_router
+from functions.shared.http import build_resolver
+from functions.shared.observability import logger
+
+app = build_resolver()
+app.include_router(contacts_router)
+app.enable_swagger(
+    path="/docs",
+    title="Blueprints API",
+    version="1.0.0",
+    description=(
+        "Classic DynamoDB data models as one serverless backend. Every route but /health and /docs needs "
+        "`Authorization: Bearer <Cognito ID token>`; writes to reference data need the `admin` group."
+    ),
+)
+
+
+@app.get("/health", include_in_schema=False)
+def health() -> dict:
+    return {"status": "ok"}
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    return app.resolve(event, context)

@@ -1,0 +1,68 @@
+"""Who is calling: the identity API Gateway's Cognito authorizer verified, read in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+
+from functions.shared.errors import ForbiddenError, UnauthorizedError
+
+ADMIN = "admin"
+
+
+@dataclass(frozen=True)
+class Caller:
+    user_id: str
+    username: str
+    groups: frozenset[str]
+
+    def is_in(self, group: str) -> bool:
+        return group in self.groups
+
+
+def parse_groups(value: Any) -> frozenset[str]:
+    """`cognito:groups` as REST API claims carry it ("a,b"), as HTTP APIs do ("[a b]"), or as a list."""
+    if value is None:
+        return frozenset()
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return frozenset(str(v).strip() for v in value if str(v).strip())
+    text = str(value).strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1].replace(",", " ")
+        parts: Iterable[str] = text.split()
+    else:
+        parts = text.split(",")
+    return frozenset(p.strip() for p in parts if p.strip())
+
+
+def caller_of(app: APIGatewayRestResolver) -> Caller:
+    """The signed-in caller of the current request; 401 if the authorizer passed no identity."""
+    authorizer = app.current_event.request_context.authorizer
+    claims = (authorizer.claims if authorizer else None) or {}
+    user_id = claims.get("sub")
+    if not user_id:
+        raise UnauthorizedError("sign in first")
+    return Caller(
+        user_id=user_id,
+        username=claims.get("cognito:username") or claims.get("username") or user_id,
+        groups=parse_groups(claims.get("cognito:groups")),
+    )
+
+
+def require_group(group: str):
+    """Route middleware: only members of `group` get through (403 otherwise)."""
+
+    def middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+        if not caller_of(app).is_in(group):
+            raise ForbiddenError(f"this action needs the '{group}' group")
+        return next_middleware(app)
+
+    middleware.__name__ = f"require_group_{group}"
+    return middleware
+
+
+admin_only = require_group(ADMIN)

@@ -1,0 +1,79 @@
+"""DynamoDB access shared by every repository: lazy clients, AWS error codes → domain errors, batch reads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.config import Config
+from botocore.exceptions import ClientError
+
+from functions.shared.errors import AppError, ServiceUnavailableError, ThrottledError
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
+
+# Standard retry mode backs off on throttling before we give up and answer 429.
+_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4})
+
+THROTTLING_CODES = frozenset(
+    {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
+)
+UNAVAILABLE_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
+BATCH_GET_MAX_KEYS = 100
+_BATCH_GET_MAX_ROUNDS = 8
+
+
+@lru_cache(maxsize=1)
+def resource() -> DynamoDBServiceResource:
+    """Created on first use, never at import (moto and cold starts both need that)."""
+    return boto3.resource("dynamodb", config=_CONFIG)
+
+
+def table(name: str) -> Table:
+    return resource().Table(name)
+
+
+def error_code(error: ClientError) -> str:
+    return error.response.get("Error", {}).get("Code", "")
+
+
+def translate_client_error(error: ClientError) -> AppError | None:
+    """The domain error for an AWS error the client cannot cause, or None when it is a defect of ours."""
+    code = error_code(error)
+    if code in THROTTLING_CODES:
+        return ThrottledError("The database is busy; retry with backoff.")
+    if code in UNAVAILABLE_CODES:
+        return ServiceUnavailableError("The database is unavailable; retry later.")
+    if code == "TransactionCanceledException" and any(
+        reason in THROTTLING_CODES or reason == "TransactionConflict" for reason in cancellation_reasons(error)
+    ):
+        return ThrottledError("A concurrent change interfered; retry.")
+    return None
+
+
+def cancellation_reasons(error: ClientError) -> list[str]:
+    """Per-action reason codes of a cancelled transaction ("None" for actions that did not fail)."""
+    return [reason.get("Code", "None") for reason in error.response.get("CancellationReasons", [])]
+
+
+def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """BatchGetItem over any number of keys: chunks of 100, UnprocessedKeys retried (bounded)."""
+    items: list[dict[str, Any]] = []
+    for start in range(0, len(keys), BATCH_GET_MAX_KEYS):
+        request: dict[str, Any] = {table_name: {"Keys": list(keys[start : start + BATCH_GET_MAX_KEYS])}}
+        for _ in range(_BATCH_GET_MAX_ROUNDS):
+            response = resource().batch_get_item(RequestItems=request)
+            items.extend(response.get("Responses", {}).get(table_name, []))
+            request = response.get("UnprocessedKeys") or {}
+            if not request:
+                break
+        else:
+            raise ThrottledError("The database is busy; retry with backoff.")
+    return items
+
+
+def unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))

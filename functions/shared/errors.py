@@ -1,0 +1,58 @@
+"""Domain errors. Each carries its HTTP status and a stable code; the resolver turns them into
+`{"error": {"code", "message", "details"?}}` in one place (functions/shared/http.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class AppError(Exception):
+    status: int = 500
+    code: str = "INTERNAL_ERROR"
+
+    def __init__(self, message: str, *, code: str | None = None, details: list[dict[str, Any]] | None = None):
+        super().__init__(message)
+        self.message = message
+        if code is not None:
+            self.code = code
+        self.details = details
+
+
+class InvalidInputError(AppError):
+    status = 400
+    code = "VALIDATION_FAILED"
+
+
+class UnauthorizedError(AppError):
+    status = 401
+    code = "UNAUTHORIZED"
+
+
+class ForbiddenError(AppError):
+    status = 403
+    code = "FORBIDDEN"
+
+
+class NotFoundError(AppError):
+    status = 404
+    code = "NOT_FOUND"
+
+
+class ConflictError(AppError):
+    status = 409
+    code = "CONFLICT"
+
+
+class PayloadTooLargeError(AppError):
+    status = 413
+    code = "PAYLOAD_TOO_LARGE"
+
+
+class ThrottledError(AppError):
+    status = 429
+    code = "THROTTLED"
+
+
+class ServiceUnavailableError(AppError):
+    status = 503
+    code = "SERVICE_UNAVAILABLE"

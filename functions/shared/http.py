@@ -1,0 +1,76 @@
+"""The API resolver every domain uses: validation on, and every error turned into
+`{"error": {"code", "message", "details"?}}` here, in one place, never per route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
+from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from botocore.exceptions import ClientError
+
+from functions.shared.ddb import translate_client_error
+from functions.shared.errors import AppError, PayloadTooLargeError
+from functions.shared.observability import logger
+
+# Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
+MAX_BODY_BYTES = 64 * 1024
+
+
+def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        error["details"] = details
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body={"error": error})
+
+
+def _field_of(location: Any) -> str:
+    parts = [str(p) for p in (location or ()) if p != "body" or len(location) == 1]
+    if location and location[0] == "body" and len(location) > 1:
+        parts = ["body"] + [str(p) for p in location[1:]]
+    return ".".join(parts)
+
+
+def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{"field": _field_of(e.get("loc")), "message": e.get("msg", "invalid")} for e in errors]
+
+
+def limit_body_size(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
+    body = app.current_event.body
+    if body is not None and len(body.encode() if isinstance(body, str) else body) > MAX_BODY_BYTES:
+        raise PayloadTooLargeError(f"request body is over {MAX_BODY_BYTES} bytes")
+    return next_middleware(app)
+
+
+def build_resolver() -> APIGatewayRestResolver:
+    app = APIGatewayRestResolver(enable_validation=True)
+    app.use(middlewares=[limit_body_size])
+
+    @app.exception_handler(RequestValidationError)
+    def _invalid_request(error: RequestValidationError) -> Response:
+        errors = list(error.errors())
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return error_response(400, "MALFORMED_JSON", "the request body is not valid JSON")
+        details = validation_details(errors)
+        fields = ", ".join(d["field"] for d in details)
+        return error_response(400, "VALIDATION_FAILED", f"invalid input: {fields}", details)
+
+    @app.exception_handler(AppError)
+    def _app_error(error: AppError) -> Response:
+        if error.status >= 500:
+            logger.warning("answered %s", error.status, extra={"code": error.code})
+        return error_response(error.status, error.code, error.message, error.details)
+
+    @app.exception_handler(ClientError)
+    def _aws_error(error: ClientError) -> Response:
+        translated = translate_client_error(error)
+        if translated is None:
+            raise error  # a defect of ours: let it surface as a 502 and in the logs, not as a made-up 4xx
+        return _app_error(translated)
+
+    @app.not_found
+    def _not_found(_: Exception) -> Response:
+        return error_response(404, "ROUTE_NOT_FOUND", "no such route")
+
+    return app

@@ -1,0 +1,120 @@
+"""Opaque, signed list cursors and the page loop every list route uses.
+
+A cursor is `base64url(json({"b": binding, "k": LastEvaluatedKey})) + "." + HMAC-SHA256`, where the
+binding names the route and its parameters. A cursor edited by hand, minted by another route or for other
+parameters is a 400: a cursor can never turn one read into a read elsewhere.
+The signing key is a Secrets Manager secret the CDK creates (CURSOR_SECRET_ARN), read once per container.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+from functions.shared.errors import InvalidInputError
+
+DEFAULT_LIMIT = 25
+MAX_LIMIT = 100
+MAX_CURSOR_LENGTH = 2048
+# A FilterExpression may leave a page short; we keep reading, but never more than this many round trips.
+_MAX_ROUNDS = 10
+
+
+@dataclass
+class Page:
+    items: list[dict[str, Any]]
+    last_key: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def binding(route: str, **params: Any) -> str:
+    """The route and its parameters in one canonical string (None-valued parameters left out)."""
+    query = "&".join(f"{k}={params[k]}" for k in sorted(params) if params[k] is not None)
+    return f"{route}?{query}"
+
+
+class CursorCodec:
+    def __init__(self, key: bytes):
+        if len(key) < 16:
+            raise ValueError("cursor signing key too short")
+        self._key = key
+
+    def encode(self, last_key: Mapping[str, Any] | None, bound_to: str) -> str | None:
+        if not last_key:
+            return None
+        payload = json.dumps({"b": bound_to, "k": _to_json(last_key)}, separators=(",", ":"), sort_keys=True)
+        body = base64.urlsafe_b64encode(payload.encode()).rstrip(b"=").decode()
+        return f"{body}.{self._sign(body)}"
+
+    def decode(self, cursor: str | None, bound_to: str) -> dict[str, Any] | None:
+        if cursor is None:
+            return None
+        body, _, signature = cursor.partition(".")
+        if not body or not hmac.compare_digest(signature, self._sign(body)):
+            raise _invalid_cursor()
+        try:
+            payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+        except (binascii.Error, ValueError) as error:
+            raise _invalid_cursor() from error
+        if not isinstance(payload, dict) or payload.get("b") != bound_to or not isinstance(payload.get("k"), dict):
+            raise _invalid_cursor()
+        return _from_json(payload["k"])
+
+    def _sign(self, body: str) -> str:
+        digest = hmac.new(self._key, body.encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def _invalid_cursor() -> InvalidInputError:
+    return InvalidInputError(
+        "cursor is not valid for this list; start again without it",
+        code="INVALID_CURSOR",
+        details=[{"field": "query.cursor", "message": "invalid cursor"}],
+    )
+
+
+def _to_json(key: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: {"n": str(v)} if isinstance(v, Decimal) else v for name, v in key.items()}
+
+
+def _from_json(key: Mapping[str, Any]) -> dict[str, Any]:
+    return {name: Decimal(v["n"]) if isinstance(v, dict) else v for name, v in key.items()}
+
+
+@lru_cache(maxsize=1)
+def cursor_codec() -> CursorCodec:
+    """The codec keyed by the deployment's secret (fetched on first use, cached for the container's life)."""
+    from aws_lambda_powertools.utilities import parameters
+
+    secret = parameters.get_secret(os.environ["CURSOR_SECRET_ARN"], max_age=3600)
+    return CursorCodec(str(secret).encode())
+
+
+def query_page(query: Callable[..., dict[str, Any]], *, limit: int, start_key: dict[str, Any] | None, **kwargs: Any) -> Page:
+    """Up to `limit` items of one Query, resuming at `start_key`.
+
+    With a FilterExpression DynamoDB applies Limit before the filter, so a page can come back short while
+    more items remain; we read on from LastEvaluatedKey (asking only for what is missing) a bounded number
+    of times. The returned `last_key` is exactly where the next page must start.
+    """
+    items: list[dict[str, Any]] = []
+    last_key = start_key
+    for _ in range(_MAX_ROUNDS):
+        request = dict(kwargs, Limit=limit - len(items))
+        if last_key:
+            request["ExclusiveStartKey"] = last_key
+        response = query(**request)
+        items.extend(response.get("Items", []))
+        last_key = response.get("LastEvaluatedKey")
+        if not last_key or len(items) >= limit:
+            break
+    return Page(items=items, last_key=last_key)

@@ -1,0 +1,90 @@
+"""A Lambda function of the API: shared code asset, AWS-managed Powertools layer, logs, tracing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from aws_cdk import aws_ssm as ssm
+from constructs import Construct
+
+ROOT = Path(__file__).resolve().parents[2]
+RUNTIME = lambda_.Runtime.PYTHON_3_13
+ARCHITECTURE = lambda_.Architecture.ARM_64
+# Only the functions/ package ships; tests, infra and local never reach Lambda.
+ASSET_EXCLUDE = ["*", ".*", "!functions", "!functions/**", "**/__pycache__", "**/*.pyc"]
+
+
+def powertools_version() -> str:
+    """The Powertools version of requirements.txt, so the layer in AWS runs what the tests ran."""
+    text = (ROOT / "requirements.txt").read_text()
+    match = re.search(r"^aws-lambda-powertools(?:\[[^\]]*\])?==([\w.]+)", text, re.MULTILINE)
+    if match is None:
+        raise ValueError("requirements.txt must pin aws-lambda-powertools==<version>")
+    return match.group(1)
+
+
+class SharedCode(Construct):
+    """One code asset and one layer reference, shared by every function of the stack."""
+
+    def __init__(self, scope: Construct, construct_id: str):
+        super().__init__(scope, construct_id)
+        self.code = lambda_.Code.from_asset(str(ROOT), exclude=ASSET_EXCLUDE)
+        # The public SSM parameter names the layer ARN for this version; it resolves at deploy time,
+        # so synth stays offline.
+        python = RUNTIME.name.replace(".", "")
+        arch = "arm64" if ARCHITECTURE == lambda_.Architecture.ARM_64 else "x86_64"
+        layer_arn = ssm.StringParameter.value_for_string_parameter(
+            self, f"/aws/service/powertools/python/{arch}/{python}/{powertools_version()}"
+        )
+        self.powertools = lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)
+
+
+class ApiFunction(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        shared: SharedCode,
+        handler: str,
+        service: str,
+        environment: dict[str, str],
+        removal_policy: RemovalPolicy,
+        timeout: Duration = Duration.seconds(10),
+        memory_size: int = 512,
+    ):
+        super().__init__(scope, construct_id)
+        log_group = logs.LogGroup(
+            self, "Logs", retention=logs.RetentionDays.ONE_MONTH, removal_policy=removal_policy
+        )
+        # Its own role: write to its own log group, nothing else until a domain grants it exactly what it
+        # uses (instead of AWSLambdaBasicExecutionRole, which may create and write any log group).
+        self.role = iam.Role(self, "Role", assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"))
+        log_group.grant_write(self.role)
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            role=self.role,
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=handler,
+            code=shared.code,
+            layers=[shared.powertools],
+            timeout=timeout,
+            memory_size=memory_size,
+            tracing=lambda_.Tracing.ACTIVE,
+            log_group=log_group,
+            logging_format=lambda_.LoggingFormat.JSON,
+            environment={
+                "POWERTOOLS_SERVICE_NAME": service,
+                "POWERTOOLS_METRICS_NAMESPACE": "Blueprints",
+                "POWERTOOLS_LOG_LEVEL": "INFO",
+                "STACK_NAME": Stack.of(self).stack_name,
+                **environment,
+            },
+        )

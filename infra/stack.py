@@ -1,0 +1,120 @@
+"""The Blueprints stack: shared auth, API and code, then one construct per domain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aws_cdk import Acknowledgment, CfnOutput, RemovalPolicy, Stack, Validations
+from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_secretsmanager as secretsmanager
+from constructs import Construct
+
+from infra.constructs.api_function import ApiFunction, SharedCode
+from infra.constructs.rest_api import BlueprintsApi
+from infra.domains.contacts import ContactsDomain
+from infra.domains.platform import PlatformDomain
+
+GROUPS = {"admin": "may write reference data"}
+
+
+@dataclass(frozen=True)
+class StageConfig:
+    name: str
+    removal_policy: RemovalPolicy
+    deletion_protection: bool
+    throttling_rate_limit: int
+    throttling_burst_limit: int
+
+    @classmethod
+    def named(cls, name: str) -> StageConfig:
+        if name == "prod":
+            return cls(name, RemovalPolicy.RETAIN, True, throttling_rate_limit=500, throttling_burst_limit=1000)
+        if name == "dev":
+            return cls(name, RemovalPolicy.DESTROY, False, throttling_rate_limit=50, throttling_burst_limit=100)
+        raise ValueError(f"unknown stage {name!r}: use -c stage=dev or -c stage=prod")
+
+
+class BlueprintsStack(Stack):
+    def __init__(self, scope: Construct, construct_id: str, *, stage: StageConfig, **kwargs):
+        super().__init__(scope, construct_id, **kwargs)
+        self.user_pool = cognito.UserPool(
+            self,
+            "UserPool",
+            self_sign_up_enabled=False,
+            sign_in_aliases=cognito.SignInAliases(username=True, email=True),
+            password_policy=cognito.PasswordPolicy(
+                min_length=12, require_digits=True, require_lowercase=True, require_uppercase=True, require_symbols=True
+            ),
+            mfa=cognito.Mfa.OPTIONAL,
+            mfa_second_factor=cognito.MfaSecondFactor(otp=True, sms=False),
+            account_recovery=cognito.AccountRecovery.EMAIL_ONLY,
+            removal_policy=stage.removal_policy,
+            deletion_protection=stage.deletion_protection,
+        )
+        self.user_pool_client = self.user_pool.add_client(
+            "WebClient", auth_flows=cognito.AuthFlow(user_srp=True), generate_secret=False
+        )
+        for group, description in GROUPS.items():
+            cognito.CfnUserPoolGroup(
+                self, f"{group.title()}Group", user_pool_id=self.user_pool.user_pool_id, group_name=group,
+                description=description,
+            )
+        self.cursor_secret = secretsmanager.Secret(
+            self,
+            "CursorSigningKey",
+            description="HMAC key that signs list cursors",
+            generate_secret_string=secretsmanager.SecretStringGenerator(password_length=64, exclude_punctuation=True),
+            removal_policy=stage.removal_policy,
+        )
+        self.api = BlueprintsApi(
+            self,
+            "Api",
+            stage_name=stage.name,
+            user_pool=self.user_pool,
+            removal_policy=stage.removal_policy,
+            throttling_rate_limit=stage.throttling_rate_limit,
+            throttling_burst_limit=stage.throttling_burst_limit,
+        )
+        shared = SharedCode(self, "SharedCode")
+        common = {"api": self.api, "shared": shared, "removal_policy": stage.removal_policy}
+        self.contacts = ContactsDomain(
+            self, "Contacts", cursor_secret=self.cursor_secret, deletion_protection=stage.deletion_protection, **common
+        )
+        self.platform = PlatformDomain(self, "Platform", **common)
+
+        CfnOutput(self, "ApiUrl", value=self.api.rest_api.url)
+        CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
+        CfnOutput(self, "UserPoolClientId", value=self.user_pool_client.user_pool_client_id)
+        self._acknowledge_nag_findings()
+
+    def _acknowledge_nag_findings(self) -> None:
+        """cdk-nag AwsSolutions findings we accept, each on the narrowest construct, each with its reason."""
+        acknowledge(self.user_pool, "AwsSolutions-COG2",
+                    "MFA is offered (TOTP) but not forced: this is a reference backend for developers; "
+                    "a production deployer turns on Mfa.REQUIRED in one line.")
+        acknowledge(self.user_pool, "AwsSolutions-COG8",
+                    "Threat protection needs the Cognito Plus feature plan (a paid tier); left to the deployer.")
+        acknowledge(self.cursor_secret, "AwsSolutions-SMG4",
+                    "The secret only signs list cursors; rotating it just invalidates cursors in flight, so it "
+                    "can be rotated by hand (or replaced) without a rotation Lambda.")
+        acknowledge(self.api.rest_api, "AwsSolutions-APIG2",
+                    "Requests are validated in each function by Powertools' OpenAPI validation, which answers 400 "
+                    "naming the field; a gateway validator without models would add nothing.")
+        acknowledge(self.api.rest_api.deployment_stage, "AwsSolutions-APIG3",
+                    "WAF costs per web ACL and is an account-level choice; stage throttling is on.")
+        acknowledge(self.api.rest_api, "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
+                    "API Gateway's account-level CloudWatch role needs exactly this AWS-managed policy.")
+        for method in self.platform.public_methods:
+            acknowledge(method, "AwsSolutions-APIG4", "GET /health and GET /docs are public by design.")
+            acknowledge(method, "AwsSolutions-COG4", "GET /health and GET /docs are public by design.")
+        for function in self.node.find_all():
+            if isinstance(function, ApiFunction):
+                acknowledge(function, "AwsSolutions-L1",
+                            "Python 3.13: the newest runtime the AWS-managed Powertools layer and our CI both cover; "
+                            "raise RUNTIME in infra/constructs/api_function.py when they move.")
+                acknowledge(function.role, "AwsSolutions-IAM5[Resource::*]",
+                            "X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.")
+
+
+def acknowledge(scope: Construct, rule: str, reason: str) -> None:
+    Validations.of(scope).acknowledge(Acknowledgment(id=rule, reason=reason))
