@@ -132,7 +132,8 @@ class ContactRepository:
             },
         ]
         try:
-            ddb.resource().meta.client.transact_write_items(TransactItems=_typed(actions))
+            # The resource's client takes plain Python values, as the Table methods do.
+            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
         except ClientError as error:
             reasons = ddb.cancellation_reasons(error)
             if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
@@ -266,23 +267,6 @@ class ContactRepository:
 
 def _exists_check(table_name: str, key: dict[str, str]) -> dict[str, Any]:
     return {"ConditionCheck": {"TableName": table_name, "Key": key, "ConditionExpression": "attribute_exists(Id)"}}
-
-
-def _typed(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Transact actions in the low-level client's typed form."""
-    from boto3.dynamodb.types import TypeSerializer
-
-    serializer = TypeSerializer()
-
-    def convert(action: dict[str, Any]) -> dict[str, Any]:
-        (kind, body), = action.items()
-        body = dict(body)
-        for field in ("Key", "Item"):
-            if field in body:
-                body[field] = {k: serializer.serialize(v) for k, v in body[field].items()}
-        return {kind: body}
-
-    return [convert(a) for a in actions]
 
 
 def _plain(item: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from functions.contacts.api import router as contacts_router
 from functions.shared.http import build_resolver
 from functions.shared.observability import logger
 
-app = build_resolver()
+app = build_resolver(public=True)
 app.include_router(contacts_router)
 app.enable_swagger(
     path="/docs",

@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
-from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
 from botocore.exceptions import ClientError
 
 from functions.shared.ddb import translate_client_error
-from functions.shared.errors import AppError, PayloadTooLargeError
+from functions.shared.errors import AppError
 from functions.shared.observability import logger
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
@@ -36,16 +36,37 @@ def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"field": _field_of(e.get("loc")), "message": e.get("msg", "invalid")} for e in errors]
 
 
-def limit_body_size(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
-    body = app.current_event.body
-    if body is not None and len(body.encode() if isinstance(body, str) else body) > MAX_BODY_BYTES:
-        raise PayloadTooLargeError(f"request body is over {MAX_BODY_BYTES} bytes")
-    return next_middleware(app)
+class Resolver(APIGatewayRestResolver):
+    """Powertools' REST resolver with two refusals that must come before its request validation
+    (which always runs first in the middleware stack): an oversized body (413, left unparsed) and,
+    unless `public`, a request without a verified identity (401 — defence in depth behind the authorizer)."""
+
+    def __init__(self, *, public: bool = False):
+        super().__init__(enable_validation=True)
+        self._public = public
+
+    def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        body = event.get("body")
+        if body is not None and len(body.encode() if isinstance(body, str) else body) > MAX_BODY_BYTES:
+            return _proxy_error(413, "PAYLOAD_TOO_LARGE", f"request body is over {MAX_BODY_BYTES} bytes")
+        claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
+        if not self._public and not claims.get("sub"):
+            return _proxy_error(401, "UNAUTHORIZED", "sign in first")
+        return super().resolve(event, context)
 
 
-def build_resolver() -> APIGatewayRestResolver:
-    app = APIGatewayRestResolver(enable_validation=True)
-    app.use(middlewares=[limit_body_size])
+def _proxy_error(status: int, code: str, message: str) -> dict[str, Any]:
+    return {
+        "statusCode": status,
+        "headers": {"Content-Type": content_types.APPLICATION_JSON},
+        "body": json.dumps({"error": {"code": code, "message": message}}),
+        "isBase64Encoded": False,
+    }
+
+
+def build_resolver(*, public: bool = False) -> Resolver:
+    """A resolver whose routes all need a signed-in caller, unless `public` (health and docs only)."""
+    app = Resolver(public=public)
 
     @app.exception_handler(RequestValidationError)
     def _invalid_request(error: RequestValidationError) -> Response:

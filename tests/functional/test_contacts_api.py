@@ -1,28 +1,330 @@
+"""Contact API: handler → service → repository on moto, fed API Gateway REST events."""
+
+from __future__ import annotations
+
+import boto3
 import pytest
 
 from functions.contacts import api
-from functions.contacts.schema import CONTACT_TABLE
+from functions.contacts.schema import CONTACT_TABLE, PERSON_INDEX
+from functions.shared import ddb
+from infra.domains.contacts import ROUTES
+from local.seeds import contacts as seed
 from tests.functional.conftest import Client, make_table
 
-ROUTES = [
-    "/contacts/persons",
-    "/contacts/persons/{personId}/addresses",
-    "/contacts/items/{id}",
-    "/contacts/addresses",
-    "/contacts/person-addresses/{linkId}",
-]
 ADMIN = ("admin",)
 
 
 @pytest.fixture
-def client(aws, monkeypatch):
-    make_table(CONTACT_TABLE, monkeypatch)
+def table_name(aws, monkeypatch) -> str:
+    name = make_table(CONTACT_TABLE, monkeypatch)
     api.service.cache_clear()
-    yield Client(api.lambda_handler, ROUTES)
+    yield name
     api.service.cache_clear()
 
 
-def test_smoke(client):
-    r = client.call("POST", "/contacts/persons", body={"firstName": "Bob", "lastName": "Smith"}, groups=ADMIN)
-    print(r)
-    assert r.status == 201
+@pytest.fixture
+def client(table_name) -> Client:
+    return Client(api.lambda_handler, [r.path for r in ROUTES])
+
+
+@pytest.fixture
+def seeded(client, table_name) -> Client:
+    seed.load({CONTACT_TABLE.env_var: table_name})
+    return client
+
+
+@pytest.fixture
+def calls():
+    """Every DynamoDB call the handler makes: (operation, request params, response)."""
+    recorded: list[tuple[str, dict, dict]] = []
+    events = ddb.resource().meta.client.meta.events
+
+    def after(http_response, parsed, model, **kwargs):
+        recorded.append((model.name, kwargs.get("context", {}).get("params", {}), parsed))
+
+    def before(params, model, context, **kwargs):
+        context["params"] = dict(params)
+
+    events.register("before-parameter-build.dynamodb", before)
+    events.register("after-call.dynamodb", after)
+    yield recorded
+    events.unregister("before-parameter-build.dynamodb", before)
+    events.unregister("after-call.dynamodb", after)
+
+
+def count_items(table_name: str) -> int:
+    return len(boto3.client("dynamodb").scan(TableName=table_name)["Items"])  # test-side check only
+
+
+def streets(reply) -> list[str]:
+    return [item["address"]["streetAddress"] for item in reply.body["items"]]
+
+
+# --- the seed's own questions ----------------------------------------------------------------------
+
+def test_where_bob_worked_on_2005_01_01(seeded):
+    reply = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01")
+    assert reply.status == 200
+    assert streets(reply) == ["1850 Wazee Street"]
+    assert reply.body["items"][0]["linkId"] == seed.BOB_WAZEE_LINK
+    assert reply.body["items"][0]["endDate"] == "2010-12-31"
+
+
+def test_where_bob_lives_now(seeded):
+    reply = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Residential&current=true")
+    assert reply.status == 200
+    assert streets(reply) == ["1600 15th Street"]
+    assert reply.body["items"][0]["address"] == {
+        "id": seed.FIFTEENTH, "streetAddress": "1600 15th Street", "city": "Denver", "state": "CO", "zipCode": "80202",
+    }
+
+
+def test_all_persons_and_by_last_name(seeded):
+    everyone = seeded.call("GET", "/contacts/persons")
+    assert sorted(p["firstName"] for p in everyone.body["items"]) == ["Bob", "Joe", "Sally"]
+    assert everyone.body["nextCursor"] is None
+    smiths = seeded.call("GET", "/contacts/persons?lastName=Smith")
+    assert smiths.body["items"] == [{"id": seed.BOB, "firstName": "Bob", "lastName": "Smith"}]
+
+
+def test_any_item_by_id(seeded):
+    reply = seeded.call("GET", f"/contacts/items/{seed.BOB}")
+    assert reply.body == {"items": [{"type": "Person", "id": seed.BOB, "firstName": "Bob", "lastName": "Smith"}]}
+    link = seeded.call("GET", f"/contacts/items/{seed.BOB_WAZEE_LINK}").body["items"][0]
+    assert link["type"] == "PersonAddress" and link["startDate"] == "2000-01-01" and link["addressId"] == seed.WAZEE
+
+
+def test_day_bounds_are_inclusive(seeded):
+    # Joe worked at Wazee through 2009-12-31 and at Logan from 2010-01-01.
+    last_day = seeded.call("GET", f"/contacts/persons/{seed.JOE}/addresses?relationship=Business&on=2009-12-31")
+    first_day = seeded.call("GET", f"/contacts/persons/{seed.JOE}/addresses?relationship=Business&on=2010-01-01")
+    assert streets(last_day) == ["1850 Wazee Street"]
+    assert streets(first_day) == ["4050 Logan Street"]
+
+
+def test_all_relationships_on_a_day_and_history(seeded):
+    on_day = seeded.call("GET", f"/contacts/persons/{seed.SALLY}/addresses?on=2010-06-01")
+    assert sorted(streets(on_day)) == ["1850 Wazee Street", "2000 21st Street"]
+    before_anything = seeded.call("GET", f"/contacts/persons/{seed.SALLY}/addresses?on=2004-12-31")
+    assert before_anything.status == 200 and before_anything.body["items"] == []
+    history = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses")
+    assert sorted(streets(history)) == ["1420 Stout Street", "1600 15th Street", "1850 Wazee Street"]
+
+
+# --- reads are key-based and do not grow with the table ---------------------------------------------
+
+def test_address_lookup_reads_only_that_persons_links(seeded, table_name, calls):
+    # Given many other people with many links each
+    for n in range(40):
+        person = seeded.call("POST", "/contacts/persons", body={"firstName": f"P{n}", "lastName": "Other"}, groups=ADMIN)
+        for year in range(2000, 2005):
+            seeded.call(
+                "POST", f"/contacts/persons/{person.body['id']}/addresses", groups=ADMIN,
+                body={"addressId": seed.WAZEE, "relationship": "Business", "startDate": f"{year}-01-01",
+                      "endDate": f"{year}-12-31"},
+            )
+    calls.clear()
+    # When Bob's business address on a day is asked for
+    reply = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01")
+    # Then only key-based operations ran, and the query read Bob's business links only
+    assert streets(reply) == ["1850 Wazee Street"]
+    operations = [name for name, _, _ in calls]
+    assert set(operations) <= {"Query", "GetItem", "BatchGetItem"}
+    queries = [(params, response) for name, params, response in calls if name == "Query"]
+    assert len(queries) == 1
+    params, response = queries[0]
+    assert params["IndexName"] == PERSON_INDEX
+    assert response["ScannedCount"] == 1  # Stout started after the day: the key condition excluded it
+
+
+def test_no_read_route_scans(seeded, calls):
+    for url in (
+        "/contacts/persons", "/contacts/persons?lastName=Smith", f"/contacts/items/{seed.BOB}",
+        f"/contacts/persons/{seed.BOB}/addresses", f"/contacts/persons/{seed.BOB}/addresses?current=true",
+    ):
+        assert seeded.call("GET", url).status == 200
+    assert {name for name, _, _ in calls} <= {"Query", "GetItem", "BatchGetItem"}
+
+
+# --- writes ------------------------------------------------------------------------------------------
+
+def test_admin_creates_person_address_and_link(client, table_name):
+    person = client.call("POST", "/contacts/persons", body={"firstName": " Ada ", "lastName": "Lovelace"}, groups=ADMIN)
+    assert person.status == 201
+    assert person.body["firstName"] == "Ada" and person.body["lastName"] == "Lovelace"
+    address = client.call(
+        "POST", "/contacts/addresses", groups=ADMIN,
+        body={"streetAddress": "12 St James's Square", "city": "London", "state": "LDN", "zipCode": "SW1Y 4JH"},
+    )
+    assert address.status == 201
+    link = client.call(
+        "POST", f"/contacts/persons/{person.body['id']}/addresses", groups=ADMIN,
+        body={"addressId": address.body["id"], "relationship": "Residential", "startDate": "1835-07-08"},
+    )
+    assert link.status == 201
+    assert link.body == {
+        "linkId": link.body["linkId"], "personId": person.body["id"], "addressId": address.body["id"],
+        "relationship": "Residential", "startDate": "1835-07-08", "endDate": None,
+    }
+    history = client.call("GET", f"/contacts/persons/{person.body['id']}/addresses?on=1840-01-01")
+    assert streets(history) == ["12 St James's Square"]
+
+
+def test_link_to_unknown_person_or_address_is_404_and_writes_nothing(seeded, table_name):
+    before = count_items(table_name)
+    no_person = seeded.call(
+        "POST", "/contacts/persons/nobody/addresses", groups=ADMIN,
+        body={"addressId": seed.WAZEE, "relationship": "Business", "startDate": "2020-01-01"},
+    )
+    no_address = seeded.call(
+        "POST", f"/contacts/persons/{seed.BOB}/addresses", groups=ADMIN,
+        body={"addressId": "nowhere", "relationship": "Business", "startDate": "2020-01-01"},
+    )
+    assert (no_person.status, no_person.body["error"]["code"]) == (404, "PERSON_NOT_FOUND")
+    assert (no_address.status, no_address.body["error"]["code"]) == (404, "ADDRESS_NOT_FOUND")
+    assert count_items(table_name) == before
+
+
+def test_end_link_is_idempotent_and_guarded(seeded):
+    url = f"/contacts/person-addresses/{seed.BOB_HOME_LINK}"
+    first = seeded.call("PATCH", url, body={"endDate": "2024-06-30"}, groups=ADMIN)
+    assert first.status == 200 and first.body["endDate"] == "2024-06-30"
+    again = seeded.call("PATCH", url, body={"endDate": "2024-06-30"}, groups=ADMIN)
+    assert again.status == 200 and again.body == first.body
+    other = seeded.call("PATCH", url, body={"endDate": "2024-07-31"}, groups=ADMIN)
+    assert (other.status, other.body["error"]["code"]) == (409, "LINK_ALREADY_ENDED")
+    assert seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Residential&current=true").body["items"] == []
+
+
+def test_end_link_before_start_or_unknown(seeded):
+    early = seeded.call("PATCH", f"/contacts/person-addresses/{seed.BOB_HOME_LINK}", body={"endDate": "1999-12-31"}, groups=ADMIN)
+    assert early.status == 400 and early.body["error"]["details"][0]["field"] == "body.endDate"
+    missing = seeded.call("PATCH", "/contacts/person-addresses/nope", body={"endDate": "2020-01-01"}, groups=ADMIN)
+    assert missing.status == 404
+
+
+# --- auth ----------------------------------------------------------------------------------------------
+
+def test_writes_need_admin_and_write_nothing_otherwise(client, table_name):
+    reply = client.call("POST", "/contacts/persons", body={"firstName": "Eve", "lastName": "Hacker"}, groups=("staff",))
+    assert (reply.status, reply.body["error"]["code"]) == (403, "FORBIDDEN")
+    assert count_items(table_name) == 0
+
+
+def test_reads_need_a_signed_in_caller(client):
+    reply = client.call("GET", "/contacts/persons", user=None)
+    assert (reply.status, reply.body["error"]["code"]) == (401, "UNAUTHORIZED")
+
+
+# --- bad input -----------------------------------------------------------------------------------------
+
+def test_malformed_json_is_400(client):
+    reply = client.call("POST", "/contacts/persons", raw_body='{"firstName": "Bob",', groups=ADMIN)
+    assert (reply.status, reply.body["error"]["code"]) == (400, "MALFORMED_JSON")
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"firstName": "Bob"}, "body.lastName"),
+        ({"firstName": "", "lastName": "Smith"}, "body.firstName"),
+        ({"firstName": "Bob", "lastName": "Smith", "age": 3}, "body.age"),
+        ({"firstName": "Bob", "lastName": "x" * 101}, "body.lastName"),
+    ],
+)
+def test_invalid_person_names_the_field(client, table_name, body, field):
+    reply = client.call("POST", "/contacts/persons", body=body, groups=ADMIN)
+    assert reply.status == 400
+    assert field in [d["field"] for d in reply.body["error"]["details"]]
+    assert count_items(table_name) == 0
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"addressId": "a", "relationship": "Holiday", "startDate": "2020-01-01"},
+        {"addressId": "a", "relationship": "Business", "startDate": "01/01/2020"},
+        {"addressId": "a", "relationship": "Business", "startDate": 1577836800},
+        {"addressId": "a", "relationship": "Business", "startDate": "2020-02-30"},
+        {"addressId": "a", "relationship": "Business", "startDate": "2020-01-02", "endDate": "2020-01-01"},
+    ],
+)
+def test_invalid_link_is_400(seeded, body):
+    reply = seeded.call("POST", f"/contacts/persons/{seed.BOB}/addresses", body=body, groups=ADMIN)
+    assert reply.status == 400, reply.body
+    assert reply.body["error"]["code"] == "VALIDATION_FAILED"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["on=2020-13-01", "on=yesterday", "current=true&on=2020-01-01", "relationship=Holiday", "limit=0", "limit=101"],
+)
+def test_invalid_address_query_is_400(seeded, query):
+    reply = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?{query}")
+    assert reply.status == 400, reply.body
+
+
+def test_unknown_person_addresses_is_404(seeded):
+    reply = seeded.call("GET", "/contacts/persons/nobody/addresses")
+    assert (reply.status, reply.body["error"]["code"]) == (404, "PERSON_NOT_FOUND")
+
+
+def test_unknown_item_is_404(client):
+    assert client.call("GET", "/contacts/items/nothing-here").status == 404
+
+
+def test_oversized_body_is_413(client, table_name):
+    reply = client.call("POST", "/contacts/persons", raw_body='{"firstName": "' + "x" * 70_000 + '"}', groups=ADMIN)
+    assert (reply.status, reply.body["error"]["code"]) == (413, "PAYLOAD_TOO_LARGE")
+
+
+# --- pagination ----------------------------------------------------------------------------------------
+
+def test_pages_cover_every_person_once(client):
+    created = {
+        client.call("POST", "/contacts/persons", body={"firstName": f"F{n}", "lastName": "Page"}, groups=ADMIN).body["id"]
+        for n in range(7)
+    }
+    seen: list[str] = []
+    url = "/contacts/persons?lastName=Page&limit=3"
+    cursor = None
+    pages = 0
+    while True:
+        reply = client.call("GET", url + (f"&cursor={cursor}" if cursor else ""))
+        assert reply.status == 200
+        assert len(reply.body["items"]) <= 3
+        seen += [p["id"] for p in reply.body["items"]]
+        pages += 1
+        cursor = reply.body["nextCursor"]
+        if cursor is None:
+            break
+    assert sorted(seen) == sorted(created) and len(seen) == len(set(seen))
+    assert pages == 3
+
+
+def test_cursor_is_bound_to_its_list_and_signed(client):
+    for n in range(3):
+        client.call("POST", "/contacts/persons", body={"firstName": f"F{n}", "lastName": "Smith"}, groups=ADMIN)
+    cursor = client.call("GET", "/contacts/persons?lastName=Smith&limit=1").body["nextCursor"]
+    assert cursor
+    foreign = client.call("GET", f"/contacts/persons?lastName=Wilson&cursor={cursor}")
+    assert (foreign.status, foreign.body["error"]["code"]) == (400, "INVALID_CURSOR")
+    body, _, signature = cursor.partition(".")
+    tampered = client.call("GET", f"/contacts/persons?lastName=Smith&cursor={body[:-2]}AA.{signature}")
+    assert (tampered.status, tampered.body["error"]["code"]) == (400, "INVALID_CURSOR")
+    garbage = client.call("GET", "/contacts/persons?lastName=Smith&cursor=not-a-cursor")
+    assert garbage.status == 400
+
+
+def test_address_history_pages_with_filter(seeded):
+    # Bob has 3 links; on 2012-01-01 two are in effect (Stout, 15th). Pages of 1 must still yield both.
+    url = f"/contacts/persons/{seed.BOB}/addresses?on=2012-01-01&limit=1"
+    first = seeded.call("GET", url)
+    assert len(first.body["items"]) == 1 and first.body["nextCursor"]
+    rest = seeded.call("GET", url + f"&cursor={first.body['nextCursor']}")
+    got = streets(first) + streets(rest)
+    while rest.body["nextCursor"]:
+        rest = seeded.call("GET", url + f"&cursor={rest.body['nextCursor']}")
+        got += streets(rest)
+    assert sorted(got) == ["1420 Stout Street", "1600 15th Street"]
