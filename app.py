@@ -8,7 +8,9 @@ from infra.stack import BlueprintsStack, StageConfig
 
 
 def build_app() -> cdk.App:
-    app = cdk.App()
+    # Asset paths in the template metadata tell the local runtime where each function's staged code is;
+    # the CDK CLI asks for them too, this keeps a plain `python app.py` the same.
+    app = cdk.App(context={"aws:cdk:enable-asset-metadata": True})
     stage = StageConfig.named(app.node.try_get_context("stage") or "dev")
     BlueprintsStack(app, f"Blueprints-{stage.name}", stage=stage, description="Blueprints: DynamoDB data models")
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))

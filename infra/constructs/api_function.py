@@ -36,10 +36,8 @@ class SharedCode(Construct):
         self.code = lambda_.Code.from_asset(str(ROOT), exclude=ASSET_EXCLUDE)
         # The public SSM parameter names the layer ARN for this version; it resolves at deploy time,
         # so synth stays offline.
-        python = RUNTIME.name.replace(".", "")
-        arch = "arm64" if ARCHITECTURE == lambda_.Architecture.ARM_64 else "x86_64"
         layer_arn = ssm.StringParameter.value_for_string_parameter(
-            self, f"/aws/service/powertools/python/{arch}/{python}/{powertools_version()}"
+            self, f"/aws/service/powertools/python/{ARCHITECTURE.name}/{RUNTIME.name}/{powertools_version()}"
         )
         self.powertools = lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)
 

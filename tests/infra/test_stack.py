@@ -1,0 +1,257 @@
+"""Exact template assertions: tables, routes and their auth, grants, functions, API stage, cdk-nag, cfn-lint."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aws_cdk.assertions import Match
+
+from functions.contacts.api import app as contacts_app
+from functions.contacts.schema import CONTACT_TABLE
+from functions.platform.api import app as platform_app
+from infra.domains import contacts as contacts_domain
+from infra.domains import platform as platform_domain
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+
+
+def resources(raw: dict[str, Any], kind: str) -> dict[str, dict[str, Any]]:
+    return {k: v for k, v in raw["Resources"].items() if v["Type"] == kind}
+
+
+def logical_id(raw: dict[str, Any], kind: str, prefix: str) -> str:
+    (match,) = [k for k in resources(raw, kind) if k.startswith(prefix)]
+    return match
+
+
+# --- the Contact table ----------------------------------------------------------------------------------
+
+def test_contact_table_keeps_the_seed_keys_and_adds_sparse_indexes(dev):
+    _, template, raw = dev
+    template.has_resource_properties("AWS::DynamoDB::Table", {
+        "KeySchema": [{"AttributeName": "Id", "KeyType": "HASH"}, {"AttributeName": "Type", "KeyType": "RANGE"}],
+        "BillingMode": "PAY_PER_REQUEST",
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+        "GlobalSecondaryIndexes": [
+            {"IndexName": "ContactTypeIndex", "Projection": {"ProjectionType": "ALL"},
+             "KeySchema": [{"AttributeName": "Type", "KeyType": "HASH"}, {"AttributeName": "Id", "KeyType": "RANGE"}]},
+            {"IndexName": "ContactLastNameIndex", "Projection": {"ProjectionType": "ALL"},
+             "KeySchema": [{"AttributeName": "LastName", "KeyType": "HASH"},
+                           {"AttributeName": "FirstName", "KeyType": "RANGE"}]},
+            {"IndexName": "ContactPersonIndex", "Projection": {"ProjectionType": "ALL"},
+             "KeySchema": [{"AttributeName": "PersonId", "KeyType": "HASH"},
+                           {"AttributeName": "RelationshipStart", "KeyType": "RANGE"}]},
+        ],
+    })
+    table = raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")]
+    assert "TableName" not in table["Properties"]
+    assert table["DeletionPolicy"] == "Delete"
+
+
+def test_prod_retains_and_protects_tables(prod):
+    _, _, raw = prod
+    for table in resources(raw, "AWS::DynamoDB::Table").values():
+        assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain"
+        assert table["Properties"]["DeletionProtectionEnabled"] is True
+
+
+def test_table_spec_matches_template(dev):
+    _, _, raw = dev
+    table = raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")]["Properties"]
+    expected = CONTACT_TABLE.create_table_kwargs("x")
+    assert table["KeySchema"] == expected["KeySchema"]
+    assert sorted(table["AttributeDefinitions"], key=str) == sorted(expected["AttributeDefinitions"], key=str)
+
+
+# --- routes and auth -----------------------------------------------------------------------------------
+
+def template_routes(raw: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """(method, path) → method properties, paths rebuilt from the resource tree."""
+    api_resources = resources(raw, "AWS::ApiGateway::Resource")
+
+    def path_of(ref: Any) -> str:
+        if isinstance(ref, dict) and "Ref" in ref:
+            node = api_resources[ref["Ref"]]["Properties"]
+            return path_of(node["ParentId"]) + "/" + node["PathPart"]
+        return ""  # the API root
+
+    return {
+        (m["Properties"]["HttpMethod"], path_of(m["Properties"]["ResourceId"])): m["Properties"]
+        for m in resources(raw, "AWS::ApiGateway::Method").values()
+    }
+
+
+def normalize(path: str) -> str:
+    return re.sub(r"[<{][^>}]+[>}]", "{}", path)
+
+
+def resolver_routes(app) -> set[tuple[str, str]]:
+    return {(r.method, normalize(r.path)) for r in app._static_routes + app._dynamic_routes}
+
+
+def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
+    _, _, raw = dev
+    in_template = {(m, normalize(p)) for m, p in template_routes(raw)}
+    contacts = resolver_routes(contacts_app)
+    assert {(r.method, normalize(r.path)) for r in contacts_domain.ROUTES} == contacts
+    platform = {(r.method, normalize(r.path)) for r in platform_domain.ROUTES}
+    assert in_template == contacts | platform
+
+
+def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
+    _, template, raw = dev
+    authorizer = logical_id(raw, "AWS::ApiGateway::Authorizer", "ApiAuthorizer")
+    template.has_resource_properties("AWS::ApiGateway::Authorizer", {
+        "Type": "COGNITO_USER_POOLS",
+        "IdentitySource": "method.request.header.Authorization",
+        "ProviderARNs": [{"Fn::GetAtt": [logical_id(raw, "AWS::Cognito::UserPool", "UserPool"), "Arn"]}],
+    })
+    for (method, path), props in template_routes(raw).items():
+        if (method, path) in {("GET", "/health"), ("GET", "/docs")}:
+            assert props["AuthorizationType"] == "NONE"
+        else:
+            assert props["AuthorizationType"] == "COGNITO_USER_POOLS", (method, path)
+            assert props["AuthorizerId"] == {"Ref": authorizer}
+
+
+def test_gateway_refusals_answer_in_the_api_error_shape(dev):
+    _, template, _ = dev
+    for kind, status in (("UNAUTHORIZED", "401"), ("MISSING_AUTHENTICATION_TOKEN", "404"), ("THROTTLED", "429")):
+        template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+            "ResponseType": kind,
+            "StatusCode": status,
+            "ResponseTemplates": {"application/json": Match.string_like_regexp(r'^\{"error": \{"code": "\w+", "message": \$context\.error\.messageString\}\}$')},
+        })
+
+
+def test_stage_throttles_and_writes_json_access_logs(dev, prod):
+    for (_, template, _), rate in ((dev, 50), (prod, 500)):
+        template.has_resource_properties("AWS::ApiGateway::Stage", {
+            "MethodSettings": Match.array_with([Match.object_like({"ThrottlingRateLimit": rate, "HttpMethod": "*"})]),
+            "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.string_like_regexp(r'^\{"requestId":')},
+            "TracingEnabled": True,
+        })
+
+
+def test_user_pool_has_the_admin_group_and_no_self_sign_up(dev):
+    _, template, _ = dev
+    template.has_resource_properties("AWS::Cognito::UserPoolGroup", {"GroupName": "admin"})
+    template.has_resource_properties("AWS::Cognito::UserPool", {
+        "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
+    })
+
+
+# --- functions and grants ------------------------------------------------------------------------------
+
+def function_policy(raw: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    policy = raw["Resources"][logical_id(raw, "AWS::IAM::Policy", prefix)]
+    return policy["Properties"]["PolicyDocument"]["Statement"]
+
+
+def test_contacts_function_gets_exactly_its_table_indexes_and_secret(dev):
+    _, _, raw = dev
+    table = logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")
+    statements = function_policy(raw, "ContactsApiRole")
+    (dynamo,) = [s for s in statements if any(a.startswith("dynamodb:") for a in s["Action"])]
+    assert sorted(dynamo["Action"]) == sorted(
+        f"dynamodb:{a}" for a in ("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem")
+    )
+    arn = {"Fn::GetAtt": [table, "Arn"]}
+    assert dynamo["Resource"] == [arn] + [
+        {"Fn::Join": ["", [arn, f"/index/{name}"]]}
+        for name in ("ContactTypeIndex", "ContactLastNameIndex", "ContactPersonIndex")
+    ]
+    (secret,) = [s for s in statements if any(a.startswith("secretsmanager:") for a in s["Action"])]
+    assert secret["Resource"] == {"Ref": logical_id(raw, "AWS::SecretsManager::Secret", "CursorSigningKey")}
+    wildcards = [s for s in statements if s["Resource"] == "*"]
+    assert [sorted(s["Action"]) for s in wildcards] == [["xray:PutTelemetryRecords", "xray:PutTraceSegments"]]
+
+
+def test_no_function_may_scan_and_platform_touches_no_data(dev):
+    _, _, raw = dev
+    for policy in resources(raw, "AWS::IAM::Policy").values():
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+            actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+            assert "dynamodb:Scan" not in actions and "dynamodb:*" not in actions
+    platform = function_policy(raw, "PlatformApiRole")
+    assert all(not a.startswith(("dynamodb:", "secretsmanager:")) for s in platform for a in s["Action"])
+
+
+def test_no_function_uses_aws_managed_execution_policies(dev):
+    _, _, raw = dev
+    for role in resources(raw, "AWS::IAM::Role").values():
+        if role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"].get("Service") == "lambda.amazonaws.com":
+            assert "ManagedPolicyArns" not in role["Properties"]
+
+
+def test_functions_run_python_313_with_the_powertools_layer(dev):
+    _, template, raw = dev
+    functions = resources(raw, "AWS::Lambda::Function")
+    assert {f["Properties"]["Handler"] for f in functions.values()} == {
+        "functions.contacts.api.lambda_handler", "functions.platform.api.lambda_handler",
+    }
+    for function in functions.values():
+        props = function["Properties"]
+        assert props["Runtime"] == "python3.13" and props["Architectures"] == ["arm64"]
+        assert props["TracingConfig"] == {"Mode": "Active"}
+        assert len(props["Layers"]) == 1
+    parameters = raw["Parameters"]
+    assert any(p.get("Default", "").startswith("/aws/service/powertools/python/arm64/python3.13/3.")
+               for p in parameters.values())
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "Handler": "functions.contacts.api.lambda_handler",
+        "Environment": {"Variables": Match.object_like({
+            "CONTACTS_TABLE_NAME": {"Ref": logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")},
+            "CURSOR_SECRET_ARN": {"Ref": logical_id(raw, "AWS::SecretsManager::Secret", "CursorSigningKey")},
+            "POWERTOOLS_SERVICE_NAME": "contacts",
+        })},
+    })
+
+
+def test_code_asset_ships_only_the_functions_package(dev):
+    stack, _, raw = dev
+    outdir = Path(stack.node.root.outdir)
+    function = next(iter(resources(raw, "AWS::Lambda::Function").values()))
+    asset = outdir / function["Metadata"]["aws:asset:path"]
+    top = {p.name for p in asset.iterdir()}
+    assert top == {"functions"}
+    assert not list(asset.rglob("__pycache__"))
+
+
+# --- checks over the whole template ---------------------------------------------------------------------
+
+def test_cfn_lint_accepts_the_templates(dev, prod, tmp_path):
+    paths = []
+    for stack, _, raw in (dev, prod):
+        path = tmp_path / f"{stack.stack_name}.template.json"
+        path.write_text(json.dumps(raw))
+        paths.append(str(path))
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "cfn-lint"), "--config-file", str(root / ".cfnlintrc.yaml"), "--", *paths],
+        capture_output=True, text=True, cwd=root,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def snapshot_of(raw: dict[str, Any]) -> str:
+    text = json.dumps(raw, indent=1, sort_keys=True)
+    return re.sub(r"[0-9a-f]{64}(\.zip)?", "<asset-hash>", text)
+
+
+@pytest.mark.parametrize("stage", ["dev", "prod"])
+def test_snapshot(stage, dev, prod):
+    stack, _, raw = dev if stage == "dev" else prod
+    path = SNAPSHOTS / f"{stack.stack_name}.json"
+    current = snapshot_of(raw)
+    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
+        path.write_text(current + "\n")
+    assert path.exists(), f"no snapshot {path.name}: run UPDATE_SNAPSHOTS=1 make test-infra and commit it"
+    assert current + "\n" == path.read_text(), "template changed: review, then UPDATE_SNAPSHOTS=1 make test-infra"
