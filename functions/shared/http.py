@@ -49,10 +49,27 @@ class Resolver(APIGatewayRestResolver):
         body = event.get("body")
         if body is not None and len(body.encode() if isinstance(body, str) else body) > MAX_BODY_BYTES:
             return _proxy_error(413, "PAYLOAD_TOO_LARGE", f"request body is over {MAX_BODY_BYTES} bytes")
+        if body:
+            refusal = _json_only(event)
+            if refusal is not None:
+                return refusal
         claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
         if not self._public and not claims.get("sub"):
             return _proxy_error(401, "UNAUTHORIZED", "sign in first")
         return super().resolve(event, context)
+
+
+def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:
+    """Bodies are JSON. Without a Content-Type we read them as JSON; a form or any other type is a 415
+    (Powertools would otherwise parse `curl -d` bodies as forms and answer a puzzling 400)."""
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    media_type = (headers.get("content-type") or "").split(";")[0].strip().lower()
+    if not media_type:
+        event["headers"] = {**(event.get("headers") or {}), "Content-Type": content_types.APPLICATION_JSON}
+        return None
+    if media_type == "application/json" or media_type.endswith("+json"):
+        return None
+    return _proxy_error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
 
 
 def _proxy_error(status: int, code: str, message: str) -> dict[str, Any]:

@@ -328,3 +328,26 @@ def test_address_history_pages_with_filter(seeded):
         rest = seeded.call("GET", url + f"&cursor={rest.body['nextCursor']}")
         got += streets(rest)
     assert sorted(got) == ["1420 Stout Street", "1600 15th Street"]
+
+
+def test_body_without_content_type_is_read_as_json(client, table_name):
+    from tests.support.events import claims_for, rest_event
+    from tests.functional.conftest import LambdaContext
+
+    event = rest_event("POST", "/contacts/persons", resource="/contacts/persons",
+                       body={"firstName": "Ada", "lastName": "Lovelace"}, claims=claims_for("root", ADMIN))
+    event["headers"].pop("Content-Type")
+    event["multiValueHeaders"].pop("Content-Type")
+    assert api.lambda_handler(event, LambdaContext())["statusCode"] == 201
+
+
+def test_form_body_is_415_and_writes_nothing(client, table_name):
+    from tests.support.events import claims_for, rest_event
+    from tests.functional.conftest import LambdaContext
+
+    event = rest_event("POST", "/contacts/persons", resource="/contacts/persons",
+                       raw_body="firstName=Ada&lastName=Lovelace", claims=claims_for("root", ADMIN))
+    event["headers"]["Content-Type"] = "application/x-www-form-urlencoded"
+    response = api.lambda_handler(event, LambdaContext())
+    assert response["statusCode"] == 415
+    assert count_items(table_name) == 0

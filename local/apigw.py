@@ -1,0 +1,692 @@
+"""API Gateway REST API (v1, Lambda proxy) behaviour: routes, gateway responses, events, responses.
+
+Why a faithful copy: handlers are written against what API Gateway sends (the proxy event) and
+clients against what it returns (including its own 401/403/502 bodies, customised by
+GatewayResponses). Everything here is built from the template's `AWS::ApiGateway::*` resources
+and is pure (no sockets), so it can be unit-tested; `local.server` puts it behind HTTP.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import re
+import secrets
+import string
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, unquote
+
+from local.resources import FUNCTION_TYPE, StackResources
+from local.template import ACCOUNT_ID, TemplateError
+
+log = logging.getLogger("local.apigw")
+
+MAX_BODY_BYTES = 10 * 1024 * 1024
+MISSING_AUTHENTICATION_TOKEN = "MISSING_AUTHENTICATION_TOKEN"
+UNAUTHORIZED = "UNAUTHORIZED"
+REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+DEFAULT_4XX = "DEFAULT_4XX"
+DEFAULT_5XX = "DEFAULT_5XX"
+
+# Default status and message of the gateway responses the local runtime can produce.
+_DEFAULTS: Mapping[str, tuple[int, str]] = {
+    MISSING_AUTHENTICATION_TOKEN: (403, "Missing Authentication Token"),
+    UNAUTHORIZED: (401, "Unauthorized"),
+    "ACCESS_DENIED": (403, "Forbidden"),
+    REQUEST_TOO_LARGE: (413, "Request Too Large"),
+    "INTEGRATION_FAILURE": (504, "Internal server error"),
+    "INTEGRATION_TIMEOUT": (504, "Endpoint request timed out"),
+    DEFAULT_5XX: (502, "Internal server error"),
+}
+_ERROR_TYPES: Mapping[str, str] = {
+    MISSING_AUTHENTICATION_TOKEN: "MissingAuthenticationTokenException",
+    UNAUTHORIZED: "UnauthorizedException",
+    "ACCESS_DENIED": "AccessDeniedException",
+    REQUEST_TOO_LARGE: "RequestTooLargeException",
+    DEFAULT_5XX: "InternalServerErrorException",
+}
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+# --------------------------------------------------------------------------------------------
+# Model
+
+
+@dataclass(frozen=True)
+class Authorizer:
+    logical_id: str
+    type: str
+    header: str | None  # from IdentitySource "method.request.header.<Name>"
+
+
+@dataclass(frozen=True)
+class MockResponse:
+    """A MOCK integration with static responses, e.g. the CORS preflight CDK generates."""
+
+    status: int
+    headers: Mapping[str, str]
+
+
+@dataclass(frozen=True)
+class Method:
+    http_method: str
+    resource_path: str
+    resource_id: str
+    authorization_type: str = "NONE"
+    authorizer: Authorizer | None = None
+    function: str | None = None  # logical id of the Lambda function (AWS_PROXY integrations)
+    mock: MockResponse | None = None
+
+
+@dataclass
+class ResourceNode:
+    path: str
+    resource_id: str
+    literals: dict[str, ResourceNode] = field(default_factory=dict)
+    param: tuple[str, ResourceNode] | None = None
+    greedy: tuple[str, ResourceNode] | None = None
+    methods: dict[str, Method] = field(default_factory=dict)
+
+    def child(self, path_part: str, resource_id: str) -> ResourceNode:
+        path = f"{self.path.rstrip('/')}/{path_part}"
+        if path_part.startswith("{") and path_part.endswith("+}"):
+            if self.greedy is None:
+                self.greedy = (path_part[1:-2], ResourceNode(path, resource_id))
+            return self.greedy[1]
+        if path_part.startswith("{") and path_part.endswith("}"):
+            if self.param is None:
+                self.param = (path_part[1:-1], ResourceNode(path, resource_id))
+            return self.param[1]
+        return self.literals.setdefault(path_part, ResourceNode(path, resource_id))
+
+
+@dataclass(frozen=True)
+class GatewayResponse:
+    response_type: str
+    status: int | None
+    template: str | None
+    headers: Mapping[
+        str, str
+    ]  # header name -> mapping expression ("'static'" or method.request...)
+
+
+@dataclass(frozen=True)
+class Match:
+    method: Method
+    path_parameters: Mapping[str, str]
+
+
+@dataclass
+class RestApi:
+    logical_id: str
+    api_id: str
+    stage: str
+    root: ResourceNode
+    gateway_responses: dict[str, GatewayResponse] = field(default_factory=dict)
+
+    def routes(self) -> list[Method]:
+        found: list[Method] = []
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            found.extend(node.methods.values())
+            stack.extend(node.literals.values())
+            stack.extend(pair[1] for pair in (node.param, node.greedy) if pair is not None)
+        return sorted(found, key=lambda m: (m.resource_path, m.http_method))
+
+    def strip_stage(self, path: str) -> str:
+        """Requests may carry the `/<stage>` prefix of the deployed URL, or not."""
+        prefix = f"/{self.stage}"
+        if path == prefix:
+            return "/"
+        if path.startswith(prefix + "/"):
+            return path[len(prefix) :]
+        return path
+
+    def find_resource(self, path: str) -> tuple[ResourceNode, dict[str, str]] | None:
+        """The resource for a stage-less raw path; literal beats `{param}` beats `{proxy+}`."""
+        trimmed = path.strip("/")
+        segments = trimmed.split("/") if trimmed else []
+        return _walk(self.root, segments, 0, {})
+
+    def match(self, http_method: str, path: str) -> Match | None:
+        found = self.find_resource(path)
+        if found is None:
+            return None
+        node, params = found
+        method = node.methods.get(http_method.upper()) or node.methods.get("ANY")
+        if method is None:
+            return None
+        return Match(method, params)
+
+
+def _walk(
+    node: ResourceNode, segments: Sequence[str], index: int, params: dict[str, str]
+) -> tuple[ResourceNode, dict[str, str]] | None:
+    if index == len(segments):
+        return node, params
+    segment = unquote(segments[index])
+    if segment in node.literals:
+        found = _walk(node.literals[segment], segments, index + 1, params)
+        if found:
+            return found
+    if node.param and segment:
+        name, child = node.param
+        found = _walk(child, segments, index + 1, {**params, name: segment})
+        if found:
+            return found
+    if node.greedy:
+        name, child = node.greedy
+        rest = "/".join(unquote(s) for s in segments[index:])
+        if rest:
+            return child, {**params, name: rest}
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# Building the model from the template
+
+
+def build_rest_api(resources: StackResources, logical_id: str | None = None) -> RestApi:
+    """The REST API of a stack (the given one, or the first), with its routes."""
+    stack = resources.stack
+    apis = stack.resources_of_type("AWS::ApiGateway::RestApi")
+    if not apis:
+        raise TemplateError(f"{stack.name}: no AWS::ApiGateway::RestApi")
+    if logical_id is None:
+        logical_id = next(iter(apis))
+        if len(apis) > 1:
+            log.warning("%s has %d REST APIs; serving %s", stack.name, len(apis), logical_id)
+    elif logical_id not in apis:
+        raise TemplateError(f"{stack.name}: no REST API {logical_id!r}")
+
+    def belongs(props: Mapping[str, Any]) -> bool:
+        return props.get("RestApiId") == {"Ref": logical_id}
+
+    def typed(rtype: str) -> dict[str, Mapping[str, Any]]:
+        return {
+            lid: res.get("Properties", {})
+            for lid, res in stack.resources_of_type(rtype).items()
+            if belongs(res.get("Properties", {}))
+        }
+
+    stages = [p.get("StageName") for p in typed("AWS::ApiGateway::Stage").values()]
+    stage = str(stages[0]) if stages and stages[0] else "prod"
+    root = ResourceNode("/", resources.get_att(logical_id, "RootResourceId"))
+    nodes = _resource_tree(resources, logical_id, root, typed("AWS::ApiGateway::Resource"))
+    authorizers = {
+        lid: Authorizer(lid, str(props.get("Type")), _identity_header(props.get("IdentitySource")))
+        for lid, props in typed("AWS::ApiGateway::Authorizer").items()
+    }
+    for lid, props in typed("AWS::ApiGateway::Method").items():
+        node = _method_node(resources, logical_id, props.get("ResourceId"), root, nodes, lid)
+        method = _method(resources, lid, props, node, authorizers)
+        if method is not None:
+            node.methods[method.http_method] = method
+    responses = {}
+    for lid, props in typed("AWS::ApiGateway::GatewayResponse").items():
+        where = f"{stack.name}/{lid}.Properties"
+        props = resources.resolver.resolve(props, where)
+        templates = props.get("ResponseTemplates") or {}
+        responses[props["ResponseType"]] = GatewayResponse(
+            response_type=props["ResponseType"],
+            status=int(props["StatusCode"]) if props.get("StatusCode") else None,
+            template=templates.get("application/json"),
+            headers={
+                key.removeprefix("gatewayresponse.header."): str(value)
+                for key, value in (props.get("ResponseParameters") or {}).items()
+                if key.startswith("gatewayresponse.header.")
+            },
+        )
+    return RestApi(logical_id, resources.ref(logical_id), stage, root, responses)
+
+
+def _resource_tree(
+    resources: StackResources,
+    api: str,
+    root: ResourceNode,
+    props_by_id: Mapping[str, Mapping[str, Any]],
+) -> dict[str, ResourceNode]:
+    nodes: dict[str, ResourceNode] = {}
+
+    def node_of(lid: str, trail: tuple[str, ...] = ()) -> ResourceNode:
+        if lid in nodes:
+            return nodes[lid]
+        if lid in trail:
+            raise TemplateError(f"{resources.stack.name}/{lid}: resource tree has a cycle")
+        props = props_by_id[lid]
+        parent_ref = props.get("ParentId")
+        if parent_ref == {"Fn::GetAtt": [api, "RootResourceId"]}:
+            parent = root
+        elif isinstance(parent_ref, Mapping) and parent_ref.get("Ref") in props_by_id:
+            parent = node_of(parent_ref["Ref"], (*trail, lid))
+        else:
+            raise TemplateError(f"{resources.stack.name}/{lid}.Properties.ParentId: {parent_ref!r}")
+        nodes[lid] = parent.child(str(props["PathPart"]), resources.ref(lid))
+        return nodes[lid]
+
+    for lid in props_by_id:
+        node_of(lid)
+    return nodes
+
+
+def _method_node(
+    resources: StackResources,
+    api: str,
+    resource_ref: Any,
+    root: ResourceNode,
+    nodes: Mapping[str, ResourceNode],
+    where: str,
+) -> ResourceNode:
+    if resource_ref == {"Fn::GetAtt": [api, "RootResourceId"]}:
+        return root
+    if isinstance(resource_ref, Mapping) and resource_ref.get("Ref") in nodes:
+        return nodes[resource_ref["Ref"]]
+    raise TemplateError(f"{resources.stack.name}/{where}.Properties.ResourceId: {resource_ref!r}")
+
+
+def _method(
+    resources: StackResources,
+    lid: str,
+    props: Mapping[str, Any],
+    node: ResourceNode,
+    authorizers: Mapping[str, Authorizer],
+) -> Method | None:
+    http_method = str(props.get("HttpMethod", "")).upper()
+    integration = props.get("Integration") or {}
+    kind = integration.get("Type")
+    authorization = str(props.get("AuthorizationType", "NONE"))
+    authorizer_ref = props.get("AuthorizerId")
+    authorizer = None
+    if isinstance(authorizer_ref, Mapping):
+        authorizer = authorizers.get(str(authorizer_ref.get("Ref")))
+    common = {
+        "http_method": http_method,
+        "resource_path": node.path,
+        "resource_id": node.resource_id,
+        "authorization_type": authorization,
+        "authorizer": authorizer,
+    }
+    if authorization not in ("NONE", "COGNITO_USER_POOLS"):
+        log.warning("%s: authorization %s is not supported locally: denied", lid, authorization)
+    if kind == "AWS_PROXY":
+        function = _integration_function(resources, integration.get("Uri"))
+        if function is None:
+            raise TemplateError(
+                f"{resources.stack.name}/{lid}.Properties.Integration.Uri: no Lambda function in it"
+            )
+        return Method(function=function, **common)
+    if kind == "MOCK":
+        mock = _mock_response(integration)
+        if mock is None:
+            log.warning(
+                "%s: MOCK integration with templates is not supported locally: skipped", lid
+            )
+            return None
+        return Method(mock=mock, **common)
+    log.warning("%s: %s integration is not supported locally: skipped", lid, kind)
+    return None
+
+
+def _integration_function(resources: StackResources, uri: Any) -> str | None:
+    """The logical id of the function named by `Fn::GetAtt [Fn, Arn]` (or an alias) in a Uri."""
+    stack_resources = resources.stack.resources
+    if isinstance(uri, Mapping):
+        for key, arg in uri.items():
+            target = None
+            if key == "Fn::GetAtt" and isinstance(arg, list) and arg:
+                target = arg[0]
+            elif key == "Ref" and isinstance(arg, str):
+                target = arg
+            if target in stack_resources:
+                rtype = stack_resources[target].get("Type")
+                if rtype == FUNCTION_TYPE:
+                    return str(target)
+                if rtype in ("AWS::Lambda::Alias", "AWS::Lambda::Version"):
+                    found = _integration_function(
+                        resources, stack_resources[target].get("Properties", {}).get("FunctionName")
+                    )
+                    if found:
+                        return found
+            found = _integration_function(resources, arg)
+            if found:
+                return found
+    elif isinstance(uri, list):
+        for item in uri:
+            found = _integration_function(resources, item)
+            if found:
+                return found
+    return None
+
+
+def _mock_response(integration: Mapping[str, Any]) -> MockResponse | None:
+    responses = integration.get("IntegrationResponses") or []
+    if not responses or responses[0].get("ResponseTemplates"):
+        return None
+    first = responses[0]
+    headers = {}
+    for key, value in (first.get("ResponseParameters") or {}).items():
+        if not (key.startswith("method.response.header.") and _is_static(value)):
+            return None
+        headers[key.removeprefix("method.response.header.")] = str(value)[1:-1]
+    return MockResponse(int(first.get("StatusCode", 200)), headers)
+
+
+def _identity_header(identity_source: Any) -> str | None:
+    source = str(identity_source or "method.request.header.Authorization").split(",")[0].strip()
+    prefix = "method.request.header."
+    return source[len(prefix) :] if source.startswith(prefix) else None
+
+
+def _is_static(value: Any) -> bool:
+    return isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == "'"
+
+
+# --------------------------------------------------------------------------------------------
+# Requests, events and responses
+
+
+@dataclass(frozen=True)
+class HttpRequest:
+    method: str
+    raw_path: str  # as received, without query string, percent-encoding kept
+    query: str
+    headers: Sequence[tuple[str, str]]
+    body: bytes
+    source_ip: str = "127.0.0.1"
+
+    def header(self, name: str) -> str | None:
+        lowered = name.lower()
+        values = [v for k, v in self.headers if k.lower() == lowered]
+        return values[-1] if values else None
+
+
+@dataclass
+class HttpResponse:
+    status: int
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    """Per-request ids and times, shared by the event and gateway-response templates."""
+
+    request_id: str
+    extended_request_id: str
+    epoch_ms: int
+
+    @staticmethod
+    def new() -> RequestContext:
+        return RequestContext(
+            request_id=str(uuid.uuid4()),
+            extended_request_id="".join(secrets.choice(_ID_CHARS) for _ in range(15)) + "=",
+            epoch_ms=int(time.time() * 1000),
+        )
+
+    @property
+    def request_time(self) -> str:
+        return time.strftime("%d/%b/%Y:%H:%M:%S +0000", time.gmtime(self.epoch_ms / 1000))
+
+
+class MalformedResponse(Exception):
+    """The function's result is not a valid Lambda proxy response (API Gateway answers 502)."""
+
+
+def stringify_claims(claims: Mapping[str, Any]) -> dict[str, str]:
+    """Claims as API Gateway REST passes them: every value a string, lists comma-joined."""
+    result = {}
+    for key, value in claims.items():
+        if isinstance(value, bool):
+            result[key] = "true" if value else "false"
+        elif isinstance(value, (list, tuple)):
+            result[key] = ",".join(str(v) for v in value)
+        elif isinstance(value, Mapping):
+            result[key] = json.dumps(value, separators=(",", ":"))
+        else:
+            result[key] = str(value)
+    return result
+
+
+def build_event(
+    api: RestApi,
+    match: Match,
+    request: HttpRequest,
+    context: RequestContext,
+    claims: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The REST API (v1) Lambda proxy event for a matched request."""
+    path = api.strip_stage(request.raw_path)
+    headers: dict[str, str] = {}
+    multi_headers: dict[str, list[str]] = {}
+    for name, value in _gateway_headers(request, context):
+        headers[name] = value
+        multi_headers.setdefault(name, []).append(value)
+    query: dict[str, str] = {}
+    multi_query: dict[str, list[str]] = {}
+    for name, value in parse_qsl(request.query, keep_blank_values=True):
+        query[name] = value
+        multi_query.setdefault(name, []).append(value)
+    body, is_base64 = _event_body(request.body)
+    host = request.header("Host") or "127.0.0.1"
+    user_agent = request.header("User-Agent")
+    request_context: dict[str, Any] = {
+        "resourceId": match.method.resource_id,
+        "resourcePath": match.method.resource_path,
+        "httpMethod": request.method.upper(),
+        "extendedRequestId": context.extended_request_id,
+        "requestTime": context.request_time,
+        "path": f"/{api.stage}{path}" if path != "/" else f"/{api.stage}/",
+        "accountId": ACCOUNT_ID,
+        "protocol": "HTTP/1.1",
+        "stage": api.stage,
+        "domainPrefix": host.split(".")[0].split(":")[0],
+        "requestTimeEpoch": context.epoch_ms,
+        "requestId": context.request_id,
+        "identity": {
+            "cognitoIdentityPoolId": None,
+            "accountId": None,
+            "cognitoIdentityId": None,
+            "caller": None,
+            "sourceIp": request.source_ip,
+            "principalOrgId": None,
+            "accessKey": None,
+            "cognitoAuthenticationType": None,
+            "cognitoAuthenticationProvider": None,
+            "userArn": None,
+            "userAgent": user_agent,
+            "user": None,
+        },
+        "domainName": host,
+        "deploymentId": "local",
+        "apiId": api.api_id,
+    }
+    if claims is not None:
+        request_context["authorizer"] = {"claims": stringify_claims(claims)}
+    return {
+        "resource": match.method.resource_path,
+        "path": path,
+        "httpMethod": request.method.upper(),
+        "headers": headers or None,
+        "multiValueHeaders": multi_headers or None,
+        "queryStringParameters": query or None,
+        "multiValueQueryStringParameters": multi_query or None,
+        "pathParameters": dict(match.path_parameters) or None,
+        "stageVariables": None,
+        "requestContext": request_context,
+        "body": body,
+        "isBase64Encoded": is_base64,
+    }
+
+
+def _gateway_headers(request: HttpRequest, context: RequestContext) -> list[tuple[str, str]]:
+    """Client headers plus the ones API Gateway (and its CloudFront) add."""
+    headers = list(request.headers)
+    present = {name.lower() for name, _ in headers}
+    added = {
+        "X-Forwarded-For": request.source_ip,
+        "X-Forwarded-Port": "443",
+        "X-Forwarded-Proto": "https",
+        "X-Amzn-Trace-Id": f"Root=1-{context.epoch_ms // 1000:08x}-{uuid.uuid4().hex[:24]}",
+    }
+    headers.extend((k, v) for k, v in added.items() if k.lower() not in present)
+    return headers
+
+
+def _event_body(body: bytes) -> tuple[str | None, bool]:
+    if not body:
+        return None, False
+    try:
+        return body.decode("utf-8"), False
+    except UnicodeDecodeError:
+        return base64.b64encode(body).decode("ascii"), True
+
+
+def proxy_response(result: Any, context: RequestContext) -> HttpResponse:
+    """The HTTP response for a Lambda proxy result; `MalformedResponse` if API Gateway would 502."""
+    if not isinstance(result, Mapping):
+        raise MalformedResponse(f"result is {type(result).__name__}, not an object")
+    status = result.get("statusCode")
+    if isinstance(status, str) and status.isdigit():
+        status = int(status)
+    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+        raise MalformedResponse(f"statusCode {status!r} is not an HTTP status code")
+    unknown = set(result) - {
+        "statusCode",
+        "headers",
+        "multiValueHeaders",
+        "body",
+        "isBase64Encoded",
+    }
+    if unknown:  # not fatal here; worth a look (e.g. HTTP API v2 fields such as "cookies")
+        log.warning("proxy response has keys API Gateway REST ignores: %s", sorted(unknown))
+    body = result.get("body")
+    if body is not None and not isinstance(body, str):
+        raise MalformedResponse(f"body is {type(body).__name__}, not a string")
+    single = result.get("headers") or {}
+    multi = result.get("multiValueHeaders") or {}
+    if not isinstance(single, Mapping) or not isinstance(multi, Mapping):
+        raise MalformedResponse("headers/multiValueHeaders must be objects")
+    headers: list[tuple[str, str]] = []
+    for name, values in multi.items():
+        if not isinstance(values, list):
+            raise MalformedResponse(f"multiValueHeaders[{name!r}] is not a list")
+        headers.extend((str(name), _header_value(v)) for v in values)
+    multi_names = {str(name).lower() for name in multi}
+    headers.extend(
+        (str(n), _header_value(v)) for n, v in single.items() if str(n).lower() not in multi_names
+    )
+    if result.get("isBase64Encoded"):
+        try:
+            payload = base64.b64decode(body or "", validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise MalformedResponse(f"body is not valid base64: {exc}") from exc
+    else:
+        payload = (body or "").encode("utf-8")
+    if not any(name.lower() == "content-type" for name, _ in headers):
+        headers.append(("Content-Type", "application/json"))
+    return HttpResponse(status, headers + _tracing_headers(context), payload)
+
+
+def _header_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _tracing_headers(context: RequestContext) -> list[tuple[str, str]]:
+    return [
+        ("x-amzn-RequestId", context.request_id),
+        ("x-amz-apigw-id", context.extended_request_id),
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Gateway responses
+
+
+_CONTEXT_VARIABLE = re.compile(
+    r"\$!?(?:\{context\.([A-Za-z0-9_.]+)\}|context\.([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*))"
+)
+
+
+def gateway_response(
+    api: RestApi,
+    response_type: str,
+    context: RequestContext,
+    request: HttpRequest | None = None,
+    *,
+    message: str | None = None,
+    status: int | None = None,
+) -> HttpResponse:
+    """API Gateway's own error response, customised by the template's GatewayResponses.
+
+    Lookup: the exact type, else DEFAULT_4XX/DEFAULT_5XX by status class, else API Gateway's
+    default `{"message": "..."}` body.
+    """
+    default_status, default_message = _DEFAULTS.get(response_type, (500, "Internal server error"))
+    status = status or default_status
+    message = message if message is not None else default_message
+    custom = api.gateway_responses.get(response_type) or api.gateway_responses.get(
+        DEFAULT_4XX if status < 500 else DEFAULT_5XX
+    )
+    variables = {
+        "error.message": message,
+        "error.messageString": json.dumps(message),
+        "error.responseType": response_type,
+        "error.validationErrorString": "",
+        "requestId": context.request_id,
+        "extendedRequestId": context.extended_request_id,
+        "stage": api.stage,
+        "apiId": api.api_id,
+        "accountId": ACCOUNT_ID,
+        "requestTime": context.request_time,
+        "requestTimeEpoch": str(context.epoch_ms),
+        "identity.sourceIp": request.source_ip if request else "",
+        "identity.userAgent": (request.header("User-Agent") or "") if request else "",
+        "httpMethod": request.method.upper() if request else "",
+    }
+    template = '{"message":$context.error.messageString}'
+    headers: list[tuple[str, str]] = []
+    if custom is not None:
+        status = custom.status or status
+        template = custom.template if custom.template is not None else template
+        for name, expression in custom.headers.items():
+            value = _mapped_value(expression, request)
+            if value is not None:
+                headers.append((name, value))
+    body = render_template(template, variables).encode("utf-8")
+    headers.append(("Content-Type", "application/json"))
+    if response_type in _ERROR_TYPES:
+        headers.append(("x-amzn-ErrorType", _ERROR_TYPES[response_type]))
+    return HttpResponse(status, headers + _tracing_headers(context), body)
+
+
+def render_template(template: str, variables: Mapping[str, str]) -> str:
+    """The `$context.*` subset of VTL that gateway-response templates use."""
+
+    def substitute(match: re.Match[str]) -> str:
+        return variables.get(match.group(1) or match.group(2), "")
+
+    return _CONTEXT_VARIABLE.sub(substitute, template)
+
+
+def _mapped_value(expression: str, request: HttpRequest | None) -> str | None:
+    """A gateway-response header mapping: a static `'value'` or a request header/param."""
+    if _is_static(expression):
+        return expression[1:-1]
+    if request is None:
+        return None
+    if expression.startswith("method.request.header."):
+        return request.header(expression.removeprefix("method.request.header."))
+    if expression.startswith("method.request.querystring."):
+        wanted = expression.removeprefix("method.request.querystring.")
+        values = [v for k, v in parse_qsl(request.query, keep_blank_values=True) if k == wanted]
+        return values[-1] if values else None
+    return None

@@ -1,0 +1,132 @@
+"""The local AWS endpoint (moto server) and the settings every client needs to talk to it.
+
+Why one place: the runtime, the seeds and every Lambda worker must reach the same moto server with
+the same fake credentials and region, and with `AWS_ACCOUNT_ID_ENDPOINT_MODE=disabled` so that
+botocore does not send DynamoDB Streams calls to an account-specific host moto cannot route
+(PITFALLS 1).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+from collections.abc import Mapping
+from typing import Any
+
+import boto3
+from botocore.config import Config
+
+from local.template import ACCOUNT_ID
+
+DEFAULT_REGION = "us-east-1"
+DEFAULT_AWS_PORT = 8000
+FAKE_ACCESS_KEY = "testing"
+FAKE_SECRET_KEY = "testing"
+
+log = logging.getLogger("local.aws")
+
+
+def region_from_env(environ: Mapping[str, str] = os.environ) -> str:
+    return environ.get("AWS_REGION") or environ.get("AWS_DEFAULT_REGION") or DEFAULT_REGION
+
+
+def client_environment(endpoint: str, region: str) -> dict[str, str]:
+    """Environment variables that point any boto3 client at the local endpoint."""
+    return {
+        "AWS_ENDPOINT_URL": endpoint,
+        "AWS_REGION": region,
+        "AWS_DEFAULT_REGION": region,
+        "AWS_ACCESS_KEY_ID": FAKE_ACCESS_KEY,
+        "AWS_SECRET_ACCESS_KEY": FAKE_SECRET_KEY,
+        "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    }
+
+
+class EnvironmentPatch:
+    """Temporarily sets variables in this process's `os.environ` (undone by `restore`).
+
+    The runtime's own boto3 users (seeds) read their endpoint from the environment, exactly like
+    the functions do; restoring keeps tests that start and stop a runtime from leaking settings.
+    """
+
+    def __init__(self, values: Mapping[str, str], remove: tuple[str, ...] = ()) -> None:
+        keys = set(values) | set(remove)
+        self._saved = {key: os.environ.get(key) for key in keys}
+        for key in remove:
+            os.environ.pop(key, None)
+        os.environ.update(values)
+
+    def restore(self) -> None:
+        for key, value in self._saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class MotoService:
+    """moto's threaded server on 127.0.0.1: DynamoDB (+ Streams), Secrets Manager, SQS, ..."""
+
+    def __init__(self, port: int = DEFAULT_AWS_PORT, host: str = "127.0.0.1") -> None:
+        self.host = host
+        self.requested_port = port
+        self._server: Any = None
+        self.port = 0
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    def start(self) -> MotoService:
+        from moto.server import ThreadedMotoServer  # heavy import, only when actually serving
+
+        _check_port_free(self.host, self.requested_port, "LOCAL_AWS_PORT")
+        logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call otherwise
+        self._server = ThreadedMotoServer(
+            ip_address=self.host, port=self.requested_port, verbose=False
+        )
+        self._server.start()
+        self.port = self._server.get_host_and_port()[1]
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def client(self, service: str, region: str) -> Any:
+        """A boto3 client for this endpoint, independent of the process environment."""
+        return boto3.session.Session().client(
+            service,
+            endpoint_url=self.endpoint,
+            region_name=region,
+            aws_access_key_id=FAKE_ACCESS_KEY,
+            aws_secret_access_key=FAKE_SECRET_KEY,
+            config=Config(account_id_endpoint_mode="disabled", retries={"max_attempts": 2}),
+        )
+
+
+def _check_port_free(host: str, port: int, env_name: str) -> None:
+    """Fail early and clearly: moto's server thread would otherwise die silently on a busy port."""
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            raise OSError(
+                f"port {port} on {host} is in use ({exc.strerror}); set {env_name} to another port"
+            ) from exc
+
+
+__all__ = [
+    "ACCOUNT_ID",
+    "DEFAULT_AWS_PORT",
+    "DEFAULT_REGION",
+    "EnvironmentPatch",
+    "MotoService",
+    "client_environment",
+    "region_from_env",
+]

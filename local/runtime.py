@@ -1,0 +1,252 @@
+"""Wires the local runtime together: synth -> moto -> resources -> functions -> seeds -> HTTP.
+
+`Runtime.start(...)` is what `python -m local run` calls and what tests use:
+
+    with Runtime.start(assembly=path, port=0, aws_port=0) as rt:
+        requests.get(rt.url + "/contacts/persons", headers=...)
+        rt.invoke("ContactsApiFunction1234", event)
+
+Later features plug in here: stream pollers read `rt.stacks[i].tables[...].stream_arn` and call
+`rt.functions.invoke(...)` for each `AWS::Lambda::EventSourceMapping`; a TTL sweeper uses
+`TableInfo.ttl_attribute`. Both would be started after seeding and stopped first in `stop()`.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from local.apigw import RestApi, build_rest_api
+from local.auth import load_keys, verify_token
+from local.aws import EnvironmentPatch, MotoService, client_environment, region_from_env
+from local.functions import (
+    DEFAULT_MAX_CONCURRENCY,
+    PACKAGE_ROOT,
+    Functions,
+    LogSink,
+    function_specs,
+    stderr_sink,
+    validate,
+)
+from local.resources import Clients, StackResources
+from local.server import ApiServer, Gateway
+from local.template import StackTemplate, TemplateError, load_assembly, synth
+
+log = logging.getLogger("local.runtime")
+
+DEFAULT_STAGE = "dev"
+DEFAULT_PORT = 3000
+# The developer's own AWS settings must never leak into the local runtime's clients.
+_REMOVED_AWS_VARIABLES = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN")
+
+
+def stage_from_env() -> str:
+    return os.environ.get("STAGE") or DEFAULT_STAGE
+
+
+def max_concurrency_from_env() -> int:
+    return int(os.environ.get("LOCAL_MAX_CONCURRENCY") or DEFAULT_MAX_CONCURRENCY)
+
+
+class Runtime:
+    """A running local backend; build it with `Runtime.start`, end it with `stop()`."""
+
+    def __init__(self, *, stage: str, assembly: Path) -> None:
+        self.stage = stage
+        self.assembly = assembly
+        self.region = region_from_env()
+        self.moto: MotoService | None = None
+        self.stacks: list[StackResources] = []
+        self.functions: Functions | None = None
+        self.api: RestApi | None = None
+        self._server: ApiServer | None = None
+        self._env_patch: EnvironmentPatch | None = None
+        self._stopped = False
+
+    # construction -----------------------------------------------------------------------------
+
+    @classmethod
+    def start(
+        cls,
+        repo: Path | None = None,
+        *,
+        stage: str | None = None,
+        assembly: Path | None = None,
+        port: int = 0,
+        aws_port: int = 0,
+        host: str = "127.0.0.1",
+        seed: bool = True,
+        max_concurrency: int | None = None,
+        keys_dir: Path | None = None,
+        api: str | None = None,
+        log_sink: LogSink = stderr_sink,
+    ) -> Runtime:
+        """Synthesize (unless `assembly` is given), provision and serve; returns once serving.
+
+        `port`/`aws_port` 0 pick free ports (tests); the CLI passes 3000/8000 (or PORT and
+        LOCAL_AWS_PORT).
+        """
+        repo = Path(repo or PACKAGE_ROOT).resolve()
+        stage = stage or stage_from_env()
+        if assembly is None:
+            assembly = synth(repo, repo / ".local" / "cdk.out", stage, log.info)
+        runtime = cls(stage=stage, assembly=Path(assembly))
+        try:
+            runtime._boot(
+                host=host,
+                port=port,
+                aws_port=aws_port,
+                seed=seed,
+                max_concurrency=max_concurrency or max_concurrency_from_env(),
+                keys_dir=keys_dir,
+                api=api,
+                log_sink=log_sink,
+            )
+        except BaseException:
+            runtime.stop()
+            raise
+        return runtime
+
+    def _boot(
+        self,
+        *,
+        host: str,
+        port: int,
+        aws_port: int,
+        seed: bool,
+        max_concurrency: int,
+        keys_dir: Path | None,
+        api: str | None,
+        log_sink: LogSink,
+    ) -> None:
+        templates = load_assembly(self.assembly)
+        self.moto = MotoService(aws_port, host=host).start()
+        aws_env = client_environment(self.moto.endpoint, self.region)
+        self._env_patch = EnvironmentPatch(aws_env, remove=_REMOVED_AWS_VARIABLES)
+        log.info(
+            "AWS endpoint %s (region %s, keys testing/testing), e.g. "
+            "aws --endpoint-url %s dynamodb list-tables",
+            self.moto.endpoint,
+            self.region,
+            self.moto.endpoint,
+        )
+        moto = self.moto
+        clients = Clients(lambda service: moto.client(service, self.region))
+        self.stacks = _provision(templates, clients, self.region)
+
+        specs = [(r.stack.name, spec) for r in self.stacks for spec in function_specs(r)]
+        for problem in validate(spec for _, spec in specs):
+            log.warning("function will fail when invoked: %s", problem)
+        self.functions = Functions(specs, aws_env, max_workers=max_concurrency, sink=log_sink)
+
+        if seed:
+            from local.seeds import load_all  # imported late: seed modules may import boto3
+
+            load_all(self.seed_environment())
+
+        api_stack = next(
+            (r for r in self.stacks if r.stack.resources_of_type("AWS::ApiGateway::RestApi")), None
+        )
+        if api_stack is None:
+            log.warning("no AWS::ApiGateway::RestApi in the app: not serving HTTP")
+            return
+        self.api = build_rest_api(api_stack, api)
+        functions = self.functions
+        stack_name = api_stack.stack.name
+
+        def invoke(function: str, event: dict[str, Any], request_id: str) -> Any:
+            return functions.invoke(f"{stack_name}/{function}", event, request_id)
+
+        load_keys(keys_dir)  # create the key pair now rather than on the first request
+        verify: Callable[[str], Any] = partial(verify_token, keys_dir=keys_dir)
+        self._server = ApiServer(Gateway(self.api, invoke, verify), host, port).start()
+        for method in self.api.routes():
+            target = method.function or "MOCK"
+            log.info(
+                "route %-7s %s -> %s (%s)",
+                method.http_method,
+                method.resource_path,
+                target,
+                method.authorization_type,
+            )
+
+    # public API -------------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str | None:
+        return self._server.url if self._server else None
+
+    @property
+    def aws_endpoint(self) -> str:
+        if self.moto is None:
+            raise RuntimeError("runtime not started")
+        return self.moto.endpoint
+
+    def invoke(self, function: str, event: Any) -> Any:
+        """Invoke a function (logical id, `Stack/LogicalId` or physical name) like Lambda's
+        RequestResponse invoke; raises `FunctionError`/`FunctionTimeout` when it fails."""
+        if self.functions is None:
+            raise RuntimeError("runtime not started")
+        return self.functions.invoke(function, event)
+
+    def seed_environment(self) -> dict[str, str]:
+        """All functions' resolved template variables, merged (what seed modules receive)."""
+        merged: dict[str, str] = {}
+        for spec in self.functions.specs() if self.functions else []:
+            for key, value in spec.environment.items():
+                if key in merged and merged[key] != value:
+                    log.debug("seed env: %s differs between functions; using %r", key, value)
+                merged[key] = value
+        return merged
+
+    def stop(self) -> None:
+        """Stop serving, kill every worker, stop moto, restore the environment. Idempotent."""
+        if self._stopped:
+            return
+        self._stopped = True
+        if self._server is not None:
+            self._server.stop()
+        if self.functions is not None:
+            self.functions.close()
+        if self.moto is not None:
+            self.moto.stop()
+        if self._env_patch is not None:
+            self._env_patch.restore()
+
+    def __enter__(self) -> Runtime:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+def _provision(
+    templates: list[StackTemplate], clients: Clients, region: str
+) -> list[StackResources]:
+    """Create each stack's resources, dependencies first, passing exports along."""
+    exports: dict[str, Any] = {}
+    provisioned = []
+    for template in templates:
+        resources = StackResources(template, clients, region=region, exports=exports)
+        resources.provision()
+        for name, output in (template.template.get("Outputs") or {}).items():
+            export = output.get("Export")
+            if export:
+                where = f"{template.name}/Outputs.{name}"
+                export_name = resources.resolver.resolve_string(export.get("Name"), where)
+                exports[export_name] = resources.resolver.resolve(output.get("Value"), where)
+        provisioned.append(resources)
+    return provisioned
+
+
+__all__ = ["Runtime", "TemplateError"]

@@ -1,0 +1,51 @@
+"""The local runtime, started once per session: synth, moto, workers, HTTP. Tests are its clients."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+
+from local.auth import mint_token
+from local.runtime import Runtime
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class Api:
+    def __init__(self, url: str, keys_dir: Path):
+        self.url = url
+        self.keys_dir = keys_dir
+        self.session = requests.Session()
+
+    def token(self, user: str = "alice", groups: tuple[str, ...] = (), ttl: int = 3600) -> str:
+        return mint_token(user, groups, ttl, keys_dir=self.keys_dir)
+
+    def call(self, method: str, path: str, *, user: str | None = "alice", groups: tuple[str, ...] = (),
+             token: str | None = None, **kwargs) -> requests.Response:
+        headers = kwargs.pop("headers", {})
+        if token is None and user is not None:
+            token = self.token(user, groups)
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        return self.session.request(method, self.url + path, headers=headers, timeout=30, **kwargs)
+
+
+@pytest.fixture(scope="session")
+def runtime(tmp_path_factory) -> Iterator[Runtime]:
+    os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
+    keys_dir = tmp_path_factory.mktemp("keys")
+    rt = Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys_dir, max_concurrency=2)
+    rt.keys_dir = keys_dir
+    try:
+        yield rt
+    finally:
+        rt.stop()
+
+
+@pytest.fixture(scope="session")
+def api(runtime) -> Api:
+    return Api(runtime.url, runtime.keys_dir)

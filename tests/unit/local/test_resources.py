@@ -1,0 +1,193 @@
+"""Tables, secrets and queues are created on (in-process) moto; other types get plausible fakes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from local.resources import (
+    USER_POOL_CLIENT_ID,
+    USER_POOL_ID,
+    Clients,
+    StackResources,
+    generate_secret_string,
+)
+from local.template import TemplateError
+from tests.unit.local.conftest import stack_of, stack_resources
+
+TABLE = {
+    "Type": "AWS::DynamoDB::Table",
+    "Properties": {
+        "KeySchema": [
+            {"AttributeName": "PK", "KeyType": "HASH"},
+            {"AttributeName": "SK", "KeyType": "RANGE"},
+        ],
+        "AttributeDefinitions": [
+            {"AttributeName": "PK", "AttributeType": "S"},
+            {"AttributeName": "SK", "AttributeType": "S"},
+            {"AttributeName": "GSI1PK", "AttributeType": "S"},
+        ],
+        "BillingMode": "PAY_PER_REQUEST",
+        "GlobalSecondaryIndexes": [
+            {
+                "IndexName": "GSI1",
+                "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}],
+                "Projection": {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["a"]},
+            }
+        ],
+        "LocalSecondaryIndexes": [
+            {
+                "IndexName": "LSI1",
+                "KeySchema": [
+                    {"AttributeName": "PK", "KeyType": "HASH"},
+                    {"AttributeName": "GSI1PK", "KeyType": "RANGE"},
+                ],
+                "Projection": {"ProjectionType": "KEYS_ONLY"},
+            }
+        ],
+        "StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
+        "TimeToLiveSpecification": {"AttributeName": "expiresAt", "Enabled": True},
+        "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+    },
+}
+
+
+@pytest.fixture
+def aws() -> Iterator[Clients]:
+    with mock_aws():
+        yield Clients(lambda service: boto3.client(service, region_name="us-east-1"))
+
+
+def test_table_is_created_with_indexes_stream_and_ttl(aws: Clients) -> None:
+    resources = StackResources(stack_of({"Table": TABLE}), aws, region="us-east-1")
+    resources.provision()
+    name = resources.ref("Table")
+    assert re.fullmatch(r"Test-dev-Table-[a-z]{6}", name)
+    table = aws["dynamodb"].describe_table(TableName=name)["Table"]
+    assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
+    assert table["GlobalSecondaryIndexes"][0]["IndexName"] == "GSI1"
+    assert table["GlobalSecondaryIndexes"][0]["Projection"]["NonKeyAttributes"] == ["a"]
+    assert table["LocalSecondaryIndexes"][0]["IndexName"] == "LSI1"
+    assert table["StreamSpecification"] == {
+        "StreamEnabled": True,
+        "StreamViewType": "NEW_AND_OLD_IMAGES",
+    }
+    ttl = aws["dynamodb"].describe_time_to_live(TableName=name)["TimeToLiveDescription"]
+    assert ttl == {"TimeToLiveStatus": "ENABLED", "AttributeName": "expiresAt"}
+    assert resources.get_att("Table", "Arn") == table["TableArn"]
+    assert resources.get_att("Table", "StreamArn") == table["LatestStreamArn"]
+    info = resources.tables["Table"]
+    assert (info.name, info.stream_arn, info.ttl_attribute) == (
+        name,
+        table["LatestStreamArn"],
+        "expiresAt",
+    )
+
+
+def test_stream_arn_of_a_table_without_stream_is_an_error(aws: Clients) -> None:
+    props = {k: v for k, v in TABLE["Properties"].items() if k != "StreamSpecification"}
+    resources = StackResources(
+        stack_of({"Table": {"Type": "AWS::DynamoDB::Table", "Properties": props}}),
+        aws,
+        region="us-east-1",
+    )
+    with pytest.raises(TemplateError, match="StreamArn"):
+        resources.get_att("Table", "StreamArn")
+
+
+def test_secret_honours_generate_secret_string_template(aws: Clients) -> None:
+    secret = {
+        "Type": "AWS::SecretsManager::Secret",
+        "Properties": {
+            "GenerateSecretString": {
+                "SecretStringTemplate": '{"username": "app"}',
+                "GenerateStringKey": "password",
+                "ExcludePunctuation": True,
+            }
+        },
+    }
+    resources = StackResources(stack_of({"Secret": secret}), aws, region="us-east-1")
+    arn = resources.ref("Secret")
+    assert arn.startswith("arn:aws:secretsmanager:us-east-1:123456789012:secret:Secret-")
+    value = json.loads(aws["secretsmanager"].get_secret_value(SecretId=arn)["SecretString"])
+    assert value["username"] == "app"
+    assert len(value["password"]) == 32 and value["password"].isalnum()
+
+
+def test_generated_secret_string_respects_length_and_exclusions() -> None:
+    value = generate_secret_string(
+        {"PasswordLength": 64, "ExcludePunctuation": True, "ExcludeCharacters": "abc"}
+    )
+    assert len(value) == 64
+    assert value.isalnum()
+    assert not set("abc") & set(value)
+
+
+def test_queue_redrive_policy_creates_the_dead_letter_queue_first(aws: Clients) -> None:
+    queues = {
+        "Main": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "VisibilityTimeout": 60,
+                "RedrivePolicy": {
+                    "deadLetterTargetArn": {"Fn::GetAtt": ["Dlq", "Arn"]},
+                    "maxReceiveCount": 3,
+                },
+            },
+        },
+        "Dlq": {"Type": "AWS::SQS::Queue", "Properties": {}},
+    }
+    resources = StackResources(stack_of(queues), aws, region="us-east-1")
+    resources.provision()
+    url = resources.ref("Main")
+    attributes = aws["sqs"].get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    assert attributes["VisibilityTimeout"] == "60"
+    assert json.loads(attributes["RedrivePolicy"])["deadLetterTargetArn"] == resources.get_att(
+        "Dlq", "Arn"
+    )
+    assert resources.get_att("Main", "QueueName") == url.rsplit("/", 1)[1]
+
+
+@pytest.mark.parametrize(
+    ("rtype", "props", "ref", "attribute", "value"),
+    [
+        ("AWS::Cognito::UserPool", {}, USER_POOL_ID, "Arn",
+         f"arn:aws:cognito-idp:us-east-1:123456789012:userpool/{USER_POOL_ID}"),
+        ("AWS::Cognito::UserPoolClient", {}, USER_POOL_CLIENT_ID, "ClientId", USER_POOL_CLIENT_ID),
+        ("AWS::IAM::Role", {"RoleName": "r"}, "r", "Arn", "arn:aws:iam::123456789012:role/r"),
+        ("AWS::Logs::LogGroup", {"LogGroupName": "/aws/lambda/x"}, "/aws/lambda/x", "Arn",
+         "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/x:*"),
+        ("AWS::Lambda::Function", {"FunctionName": "fn"}, "fn", "Arn",
+         "arn:aws:lambda:us-east-1:123456789012:function:fn"),
+        ("AWS::ApiGateway::Stage", {"StageName": "dev"}, "dev", None, None),
+    ],
+)
+def test_faked_resources_have_plausible_refs_and_attributes(
+    rtype: str, props: dict[str, Any], ref: str, attribute: str | None, value: str | None
+) -> None:
+    resources = stack_resources({"Thing": {"Type": rtype, "Properties": props}})
+    assert resources.ref("Thing") == ref
+    if attribute:
+        assert resources.get_att("Thing", attribute) == value
+
+
+def test_unnamed_function_gets_a_cloudformation_like_name_and_arn() -> None:
+    resources = stack_resources({"ApiFn": {"Type": "AWS::Lambda::Function", "Properties": {}}})
+    name = resources.ref("ApiFn")
+    assert re.fullmatch(r"Test-dev-ApiFn-[a-z]{6}", name)
+    assert resources.get_att("ApiFn", "Arn") == (
+        f"arn:aws:lambda:us-east-1:123456789012:function:{name}"
+    )
+    assert resources.ref("ApiFn") == name  # stable for the life of the runtime
+
+
+def test_unknown_types_still_resolve_to_strings() -> None:
+    resources = stack_resources({"Rule": {"Type": "AWS::Events::Rule", "Properties": {}}})
+    assert resources.get_att("Rule", "Arn").startswith("arn:aws:events:us-east-1:123456789012:")
+    assert resources.get_att("Rule", "Whatever").endswith(".Whatever")
