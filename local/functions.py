@@ -329,6 +329,11 @@ class FunctionPool:
         with self._cond:
             return len(self._all)
 
+    @property
+    def worker_pids(self) -> list[int]:
+        with self._cond:
+            return [worker.process.pid for worker in self._all]
+
     def invoke(self, event: Any, request_id: str | None = None) -> Any:
         """Run one invocation; raises `FunctionError` (or `FunctionTimeout`) like Lambda fails."""
         self.spec.check_runnable()

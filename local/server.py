@@ -108,6 +108,9 @@ class Gateway:
             return None
 
 
+DRAIN_LIMIT = 8 * MAX_BODY_BYTES
+
+
 class _BodyTooLarge(Exception):
     pass
 
@@ -164,8 +167,19 @@ class _Handler(BaseHTTPRequestHandler):
             return self._read_chunked()
         length = int(self.headers.get("Content-Length") or 0)
         if length > MAX_BODY_BYTES:
+            self._discard(length)
             raise _BodyTooLarge
         return self.rfile.read(length) if length > 0 else b""
+
+    def _discard(self, length: int) -> None:
+        """Drain a refused body so the client can read the 413 instead of a reset connection."""
+        if length > DRAIN_LIMIT:
+            return  # not worth reading: the connection is closed after the answer
+        while length > 0:
+            chunk = self.rfile.read(min(length, 1 << 16))
+            if not chunk:
+                return
+            length -= len(chunk)
 
     def _read_chunked(self) -> bytes:
         chunks: list[bytes] = []
@@ -214,7 +228,10 @@ class ApiServer:
             raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); set PORT") from exc
         self._server.gateway = gateway
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="local-apigateway", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name="local-apigateway",
+            daemon=True,
         )
 
     @property

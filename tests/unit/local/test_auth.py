@@ -1,0 +1,119 @@
+"""Local Cognito-like ID tokens: minted by `make token`, verified by the local authorizer."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+import uuid
+from pathlib import Path
+
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from local.__main__ import main
+from local.auth import (
+    ISSUER,
+    InvalidToken,
+    id_token_claims,
+    load_keys,
+    mint_token,
+    sign,
+    user_sub,
+    verify_token,
+)
+
+
+@pytest.fixture
+def keys_dir(tmp_path: Path) -> Path:
+    return tmp_path / "keys"
+
+
+def test_minted_token_verifies_with_cognito_id_token_claims(keys_dir: Path) -> None:
+    token = mint_token("alice", ["admin", "vehicle"], 600, keys_dir=keys_dir)
+    claims = verify_token(token, keys_dir=keys_dir)
+    assert claims["cognito:username"] == "alice"
+    assert claims["cognito:groups"] == ["admin", "vehicle"]
+    assert claims["token_use"] == "id"
+    assert claims["iss"] == ISSUER == "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_local"
+    assert claims["email"] == "alice@example.com" and claims["email_verified"] is True
+    assert claims["sub"] == user_sub("alice") == str(uuid.UUID(claims["sub"]))
+    assert claims["exp"] - claims["iat"] == 600
+    assert claims["auth_time"] == claims["iat"]
+    assert claims["aud"]
+    assert jwt.get_unverified_header(token)["alg"] == "RS256"
+
+
+def test_sub_is_stable_per_user_and_groups_are_omitted_when_empty(keys_dir: Path) -> None:
+    first = verify_token(mint_token("bob", keys_dir=keys_dir), keys_dir=keys_dir)
+    second = verify_token(mint_token("bob", [], keys_dir=keys_dir), keys_dir=keys_dir)
+    assert first["sub"] == second["sub"] != user_sub("alice")
+    assert "cognito:groups" not in first
+
+
+def test_key_pair_and_jwks_are_kept_on_disk(keys_dir: Path) -> None:
+    keys = load_keys(keys_dir)
+    assert (keys_dir / "private.pem").read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
+    jwks = json.loads((keys_dir / "jwks.json").read_text())
+    assert jwks["keys"][0]["kid"] == keys.kid
+    assert jwks["keys"][0]["alg"] == "RS256"
+    assert "d" not in jwks["keys"][0]  # public part only
+    token = mint_token("carol", keys_dir=keys_dir)
+    public = jwt.PyJWK(jwks["keys"][0]).key
+    assert jwt.decode(token, public, algorithms=["RS256"], options={"verify_aud": False})
+
+
+def test_expired_token_is_rejected(keys_dir: Path) -> None:
+    token = mint_token("alice", ttl=60, keys_dir=keys_dir, now=int(time.time()) - 120)
+    with pytest.raises(InvalidToken, match="expired"):
+        verify_token(token, keys_dir=keys_dir)
+
+
+def test_tampered_token_is_rejected(keys_dir: Path) -> None:
+    token = mint_token("alice", keys_dir=keys_dir)
+    header, payload, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    claims["cognito:groups"] = ["admin"]
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+    with pytest.raises(InvalidToken):
+        verify_token(f"{header}.{forged}.{signature}", keys_dir=keys_dir)
+
+
+def test_token_signed_by_another_key_is_rejected(keys_dir: Path) -> None:
+    other = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    token = jwt.encode(id_token_claims("alice"), other, algorithm="RS256")
+    with pytest.raises(InvalidToken):
+        verify_token(token, keys_dir=keys_dir)
+
+
+def test_access_token_is_rejected(keys_dir: Path) -> None:
+    claims = id_token_claims("alice")
+    claims["token_use"] = "access"
+    with pytest.raises(InvalidToken, match="token_use"):
+        verify_token(sign(claims, load_keys(keys_dir)), keys_dir=keys_dir)
+
+
+def test_wrong_issuer_is_rejected(keys_dir: Path) -> None:
+    claims = id_token_claims("alice")
+    claims["iss"] = "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_other"
+    with pytest.raises(InvalidToken):
+        verify_token(sign(claims, load_keys(keys_dir)), keys_dir=keys_dir)
+
+
+@pytest.mark.parametrize("token", ["", "garbage", "a.b.c"])
+def test_malformed_tokens_are_rejected(keys_dir: Path, token: str) -> None:
+    with pytest.raises(InvalidToken):
+        verify_token(token, keys_dir=keys_dir)
+
+
+def test_token_command_prints_only_the_token(
+    keys_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("local.auth.default_keys_dir", lambda: keys_dir)
+    assert main(["token", "--user", "alice", "--groups", "admin, vehicle", "--ttl", "120"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    claims = verify_token(out.strip(), keys_dir=keys_dir)
+    assert claims["cognito:groups"] == ["admin", "vehicle"]
+    assert claims["exp"] - claims["iat"] == 120

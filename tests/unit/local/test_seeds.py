@@ -1,0 +1,46 @@
+"""Seed modules: each `load(env)` runs; a module not written yet is skipped with a warning."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from local.seeds import load_all
+
+
+@pytest.fixture
+def seed_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    package = tmp_path / "fake_seeds"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "good.py").write_text(
+        "CALLS = []\n\ndef load(env):\n    CALLS.append(dict(env))\n"
+    )
+    (package / "broken.py").write_text("import module_that_does_not_exist_anywhere\n")
+    (package / "no_load.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield "fake_seeds"
+    for name in [n for n in sys.modules if n.startswith("fake_seeds")]:
+        del sys.modules[name]
+
+
+def test_present_modules_are_loaded_with_the_env_and_missing_ones_skipped(
+    seed_package: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    env = {"CONTACTS_TABLE_NAME": "Test-dev-Contacts-abcdef"}
+    loaded = load_all(env, (f"{seed_package}.good", f"{seed_package}.not_written_yet"))
+    assert loaded == [f"{seed_package}.good"]
+    assert sys.modules[f"{seed_package}.good"].CALLS == [env]
+    assert "not_written_yet not found" in caplog.text
+
+
+def test_a_missing_dependency_inside_a_seed_module_is_an_error(seed_package: str) -> None:
+    with pytest.raises(ModuleNotFoundError, match="module_that_does_not_exist_anywhere"):
+        load_all({}, (f"{seed_package}.broken",))
+
+
+def test_a_seed_module_without_load_is_an_error(seed_package: str) -> None:
+    with pytest.raises(TypeError, match="no load"):
+        load_all({}, (f"{seed_package}.no_load",))
