@@ -64,6 +64,7 @@ class Runtime:
         self.stacks: list[StackResources] = []
         self.functions: Functions | None = None
         self.api: RestApi | None = None
+        self.keys_dir: Path | None = None  # where the token keys live (None: <repo>/.local/keys)
         self._server: ApiServer | None = None
         self._env_patch: EnvironmentPatch | None = None
         self._stopped = False
@@ -95,7 +96,8 @@ class Runtime:
         stage = stage or stage_from_env()
         if assembly is None:
             assembly = synth(repo, repo / ".local" / "cdk.out", stage, log.info)
-        runtime = cls(stage=stage, assembly=Path(assembly))
+        runtime = cls(stage=stage, assembly=Path(assembly).resolve())
+        runtime.keys_dir = keys_dir
         try:
             runtime._boot(
                 host=host,

@@ -20,18 +20,20 @@ from local.apigw import (
     MISSING_AUTHENTICATION_TOKEN,
     REQUEST_TOO_LARGE,
     UNAUTHORIZED,
-    HttpRequest,
-    HttpResponse,
-    MalformedResponse,
     Method,
-    RequestContext,
     RestApi,
-    build_event,
     gateway_response,
-    proxy_response,
 )
 from local.auth import InvalidToken
 from local.functions import FunctionError
+from local.proxy import (
+    HttpRequest,
+    HttpResponse,
+    MalformedResponse,
+    RequestContext,
+    build_event,
+    proxy_response,
+)
 
 log = logging.getLogger("local.apigw")
 

@@ -86,7 +86,7 @@ class StackTemplate:
 
 def load_assembly(outdir: Path) -> list[StackTemplate]:
     """All stacks of a cloud assembly (nested stage assemblies included), dependencies first."""
-    outdir = Path(outdir)
+    outdir = Path(outdir).resolve()  # asset paths become worker cwd and sys.path entries
     manifest_path = outdir / "manifest.json"
     if not manifest_path.is_file():
         raise TemplateError(f"no cloud assembly at {outdir} (missing manifest.json)")
@@ -178,6 +178,8 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> P
         shutil.rmtree(outdir)  # stale asset.<hash> directories would pile up otherwise
     outdir.mkdir(parents=True)
     env = dict(os.environ)
+    # Like the Makefile: the venv's bin first, so jsii finds the Node that the venv provides.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.update(
         CDK_OUTDIR=str(outdir),
         CDK_CONTEXT_JSON=json.dumps(synth_context(repo, stage)),

@@ -8,6 +8,7 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
+from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import ClientError
 
 from functions.contacts.models import Address, Link, Person
@@ -180,6 +181,11 @@ class ContactRepository:
             ) from error
         return link_from(response["Attributes"])
 
+    def _page(self, convert, limit: int, start_key: dict[str, Any] | None, **query: Any) -> Page:
+        page = query_page(self._table.query, limit=limit, start_key=start_key, **query)
+        page.items = [convert(i) for i in page.items]
+        return page
+
     def _put_new(self, item: dict[str, Any]) -> None:
         try:
             self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(Id)")
@@ -202,27 +208,15 @@ class ContactRepository:
 
     def list_persons(self, *, limit: int, start_key: dict[str, Any] | None) -> Page:
         """All persons: Query ContactTypeIndex on Type = Person."""
-        page = query_page(
-            self._table.query,
-            limit=limit,
-            start_key=start_key,
-            IndexName=TYPE_INDEX,
-            KeyConditionExpression=Key("Type").eq(PERSON),
+        return self._page(
+            person_from, limit, start_key, IndexName=TYPE_INDEX, KeyConditionExpression=Key("Type").eq(PERSON)
         )
-        page.items = [person_from(i) for i in page.items]
-        return page
 
     def list_persons_by_last_name(self, last_name: str, *, limit: int, start_key: dict[str, Any] | None) -> Page:
         """Persons by last name: Query ContactLastNameIndex on LastName (sorted by first name)."""
-        page = query_page(
-            self._table.query,
-            limit=limit,
-            start_key=start_key,
-            IndexName=LAST_NAME_INDEX,
-            KeyConditionExpression=Key("LastName").eq(last_name),
+        return self._page(
+            person_from, limit, start_key, IndexName=LAST_NAME_INDEX, KeyConditionExpression=Key("LastName").eq(last_name)
         )
-        page.items = [person_from(i) for i in page.items]
-        return page
 
     def list_links_of(
         self,
@@ -253,9 +247,7 @@ class ContactRepository:
         kwargs: dict[str, Any] = {"IndexName": PERSON_INDEX, "KeyConditionExpression": key}
         if filters is not None:
             kwargs["FilterExpression"] = filters
-        page = query_page(self._table.query, limit=limit, start_key=start_key, **kwargs)
-        page.items = [link_from(i) for i in page.items]
-        return page
+        return self._page(link_from, limit, start_key, **kwargs)
 
     def addresses_by_id(self, address_ids: list[str]) -> dict[str, Address]:
         """Addresses for a set of Ids in one BatchGetItem (chunked at 100)."""
@@ -270,13 +262,6 @@ def _exists_check(table_name: str, key: dict[str, str]) -> dict[str, Any]:
 
 
 def _plain(item: dict[str, Any]) -> dict[str, Any]:
-    """An item from a ConditionalCheckFailed response: typed on the low-level client, plain on the resource."""
-    from boto3.dynamodb.types import TypeDeserializer
-
-    if all(isinstance(v, dict) and len(v) == 1 for v in item.values()):
-        deserializer = TypeDeserializer()
-        try:
-            return {k: deserializer.deserialize(v) for k, v in item.items()}
-        except (TypeError, ValueError):
-            return item
-    return item
+    """The item of a ConditionalCheckFailed error: error responses stay in the typed wire form."""
+    deserializer = TypeDeserializer()
+    return {name: deserializer.deserialize(value) for name, value in item.items()}

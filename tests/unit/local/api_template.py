@@ -1,4 +1,4 @@
-"""A hand-written REST API template shaped like CDK's output (RestApi, Resource tree, Methods...)."""
+"""A hand-written REST API template shaped like CDK's output (RestApi, Resources, Methods)."""
 
 from __future__ import annotations
 
@@ -40,21 +40,28 @@ def _method(
         "ResourceId": resource,
         "RestApiId": {"Ref": API},
         "AuthorizationType": "COGNITO_USER_POOLS" if auth else "NONE",
-        "Integration": {"IntegrationHttpMethod": "POST", "Type": "AWS_PROXY", "Uri": _uri(function)},
+        "Integration": {
+            "IntegrationHttpMethod": "POST",
+            "Type": "AWS_PROXY",
+            "Uri": _uri(function),
+        },
     }
     if auth:
         props["AuthorizerId"] = {"Ref": "Authorizer"}
     return {"Type": "AWS::ApiGateway::Method", "Properties": props}
 
 
+TEMPLATE = (
+    '{"error": {"code": "CODE", "message": $context.error.messageString, '
+    '"type": "$context.error.responseType", "id": "$context.requestId"}}'
+)
+
+
 def _gateway_response(kind: str, status: str | None, code: str) -> dict[str, Any]:
     props: dict[str, Any] = {
         "ResponseType": kind,
         "RestApiId": {"Ref": API},
-        "ResponseTemplates": {
-            "application/json": '{"error": {"code": "%s", "message": $context.error.messageString, '
-            '"type": "$context.error.responseType", "id": "$context.requestId"}}' % code
-        },
+        "ResponseTemplates": {"application/json": TEMPLATE.replace("CODE", code)},
         "ResponseParameters": {
             "gatewayresponse.header.Access-Control-Allow-Origin": "'*'",
             "gatewayresponse.header.X-Echo": "method.request.header.X-Request",
@@ -68,7 +75,10 @@ def _gateway_response(kind: str, status: str | None, code: str) -> dict[str, Any
 def api_resources(*, with_gateway_responses: bool = True) -> dict[str, Any]:
     resources: dict[str, Any] = {
         API: {"Type": "AWS::ApiGateway::RestApi", "Properties": {"Name": "Api"}},
-        "Deployment": {"Type": "AWS::ApiGateway::Deployment", "Properties": {"RestApiId": {"Ref": API}}},
+        "Deployment": {
+            "Type": "AWS::ApiGateway::Deployment",
+            "Properties": {"RestApiId": {"Ref": API}},
+        },
         "Stage": {
             "Type": "AWS::ApiGateway::Stage",
             "Properties": {

@@ -15,8 +15,12 @@ from local.template import StackTemplate
 
 def stack_of(resources: Mapping[str, Any], **extra: Any) -> StackTemplate:
     template = {"Resources": dict(resources), **extra}
-    return StackTemplate(name="Test-dev", artifact_id="Test-dev", template=template,
-                         assembly_dir=Path("/nonexistent"))
+    return StackTemplate(
+        name="Test-dev",
+        artifact_id="Test-dev",
+        template=template,
+        assembly_dir=Path("/nonexistent"),
+    )
 
 
 def no_clients(service: str) -> Any:

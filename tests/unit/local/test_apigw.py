@@ -13,15 +13,17 @@ from local.apigw import (
     MISSING_AUTHENTICATION_TOKEN,
     REQUEST_TOO_LARGE,
     UNAUTHORIZED,
+    RestApi,
+    build_rest_api,
+    gateway_response,
+    render_template,
+)
+from local.proxy import (
     HttpRequest,
     MalformedResponse,
     RequestContext,
-    RestApi,
     build_event,
-    build_rest_api,
-    gateway_response,
     proxy_response,
-    render_template,
     stringify_claims,
 )
 from local.template import TemplateError
@@ -80,7 +82,12 @@ def test_routes_come_from_the_template(api: RestApi) -> None:
         ("GET", "/contacts/persons/", "/contacts/persons", {}),
         ("GET", "/contacts/persons/search", "/contacts/persons/search", {}),
         ("GET", "/contacts/persons/p1", "/contacts/persons/{personId}", {"personId": "p1"}),
-        ("GET", "/contacts/persons/a%20b%2Fc", "/contacts/persons/{personId}", {"personId": "a b/c"}),
+        (
+            "GET",
+            "/contacts/persons/a%20b%2Fc",
+            "/contacts/persons/{personId}",
+            {"personId": "a b/c"},
+        ),
         (
             "GET",
             "/contacts/persons/p1/addresses",
@@ -265,7 +272,11 @@ def test_event_has_the_rest_v1_proxy_shape(api: RestApi) -> None:
     assert event["httpMethod"] == "GET"
     assert event["pathParameters"] == {"personId": "pé"}
     assert event["queryStringParameters"] == {"limit": "5", "tag": "b", "q": "x y"}
-    assert event["multiValueQueryStringParameters"] == {"limit": ["5"], "tag": ["a", "b"], "q": ["x y"]}
+    assert event["multiValueQueryStringParameters"] == {
+        "limit": ["5"],
+        "tag": ["a", "b"],
+        "q": ["x y"],
+    }
     assert event["headers"]["X-Multi"] == "2"
     assert event["multiValueHeaders"]["X-Multi"] == ["1", "2"]
     assert event["headers"]["X-Forwarded-For"] == "10.1.2.3"

@@ -157,14 +157,29 @@ def test_queue_redrive_policy_creates_the_dead_letter_queue_first(aws: Clients) 
 @pytest.mark.parametrize(
     ("rtype", "props", "ref", "attribute", "value"),
     [
-        ("AWS::Cognito::UserPool", {}, USER_POOL_ID, "Arn",
-         f"arn:aws:cognito-idp:us-east-1:123456789012:userpool/{USER_POOL_ID}"),
+        (
+            "AWS::Cognito::UserPool",
+            {},
+            USER_POOL_ID,
+            "Arn",
+            f"arn:aws:cognito-idp:us-east-1:123456789012:userpool/{USER_POOL_ID}",
+        ),
         ("AWS::Cognito::UserPoolClient", {}, USER_POOL_CLIENT_ID, "ClientId", USER_POOL_CLIENT_ID),
         ("AWS::IAM::Role", {"RoleName": "r"}, "r", "Arn", "arn:aws:iam::123456789012:role/r"),
-        ("AWS::Logs::LogGroup", {"LogGroupName": "/aws/lambda/x"}, "/aws/lambda/x", "Arn",
-         "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/x:*"),
-        ("AWS::Lambda::Function", {"FunctionName": "fn"}, "fn", "Arn",
-         "arn:aws:lambda:us-east-1:123456789012:function:fn"),
+        (
+            "AWS::Logs::LogGroup",
+            {"LogGroupName": "/aws/lambda/x"},
+            "/aws/lambda/x",
+            "Arn",
+            "arn:aws:logs:us-east-1:123456789012:log-group:/aws/lambda/x:*",
+        ),
+        (
+            "AWS::Lambda::Function",
+            {"FunctionName": "fn"},
+            "fn",
+            "Arn",
+            "arn:aws:lambda:us-east-1:123456789012:function:fn",
+        ),
         ("AWS::ApiGateway::Stage", {"StageName": "dev"}, "dev", None, None),
     ],
 )

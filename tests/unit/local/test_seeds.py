@@ -15,9 +15,7 @@ def seed_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
     package = tmp_path / "fake_seeds"
     package.mkdir()
     (package / "__init__.py").write_text("")
-    (package / "good.py").write_text(
-        "CALLS = []\n\ndef load(env):\n    CALLS.append(dict(env))\n"
-    )
+    (package / "good.py").write_text("CALLS = []\n\ndef load(env):\n    CALLS.append(dict(env))\n")
     (package / "broken.py").write_text("import module_that_does_not_exist_anywhere\n")
     (package / "no_load.py").write_text("X = 1\n")
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -32,7 +30,8 @@ def test_present_modules_are_loaded_with_the_env_and_missing_ones_skipped(
     env = {"CONTACTS_TABLE_NAME": "Test-dev-Contacts-abcdef"}
     loaded = load_all(env, (f"{seed_package}.good", f"{seed_package}.not_written_yet"))
     assert loaded == [f"{seed_package}.good"]
-    assert sys.modules[f"{seed_package}.good"].CALLS == [env]
+    calls = sys.modules[f"{seed_package}.good"].CALLS
+    assert calls == [env]
     assert "not_written_yet not found" in caplog.text
 
 

@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 import requests
 
-from local.apigw import MAX_BODY_BYTES, HttpRequest, RestApi, build_rest_api
+from local.apigw import MAX_BODY_BYTES, RestApi, build_rest_api
 from local.auth import InvalidToken
 from local.functions import FunctionError, FunctionTimeout
+from local.proxy import HttpRequest
 from local.server import ApiServer, Gateway
 from tests.unit.local.api_template import api_resources
 from tests.unit.local.conftest import stack_resources
@@ -61,8 +62,12 @@ def test_authorized_request_reaches_the_function_with_claims(functions: FakeFunc
     response, function = gateway.handle(
         get("/dev/contacts/persons/p1", [("authorization", f"Bearer {GOOD_TOKEN}")])
     )
-    assert (response.status, json.loads(response.body), function) == (200, {"ok": True}, "ContactsFn")
-    (name, event, request_id), = functions.calls
+    assert (response.status, json.loads(response.body), function) == (
+        200,
+        {"ok": True},
+        "ContactsFn",
+    )
+    ((name, event, request_id),) = functions.calls
     assert name == "ContactsFn"
     assert event["pathParameters"] == {"personId": "p1"}
     assert event["requestContext"]["authorizer"]["claims"]["cognito:groups"] == "admin"
@@ -79,7 +84,12 @@ def test_bare_token_without_bearer_is_accepted(functions: FakeFunctions) -> None
 
 @pytest.mark.parametrize(
     "headers",
-    [[], [("Authorization", "")], [("Authorization", "Bearer ")], [("Authorization", "Bearer nope")]],
+    [
+        [],
+        [("Authorization", "")],
+        [("Authorization", "Bearer ")],
+        [("Authorization", "Bearer nope")],
+    ],
 )
 def test_missing_or_invalid_token_is_401_and_the_function_is_not_called(
     functions: FakeFunctions, headers: list[tuple[str, str]]
@@ -189,7 +199,9 @@ def test_http_server_round_trip(server: ApiServer, functions: FakeFunctions) -> 
     assert event["headers"]["Content-Type"] == "application/json"
 
 
-def test_http_server_chunked_body_and_unknown_route(server: ApiServer, functions: FakeFunctions) -> None:
+def test_http_server_chunked_body_and_unknown_route(
+    server: ApiServer, functions: FakeFunctions
+) -> None:
     chunks = iter([b'{"a":', b" 1}"])
     response = requests.put(f"{server.url}/docs/upload", data=chunks, timeout=10)
     assert response.status_code == 200

@@ -75,9 +75,14 @@ def resolver() -> Resolver:
             {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":x:", {"Ref": "Table"}]]},
             "arn:aws:x:phys-Table",
         ),
-        ({"Fn::Sub": "${AWS::Region}/${Table}/${Fn.Arn}/${!Literal}"},
-         "eu-west-1/phys-Table/phys-Fn.Arn/${Literal}"),
-        ({"Fn::Sub": ["${A}-${Table}", {"A": {"Ref": "AWS::AccountId"}}]}, "123456789012-phys-Table"),
+        (
+            {"Fn::Sub": "${AWS::Region}/${Table}/${Fn.Arn}/${!Literal}"},
+            "eu-west-1/phys-Table/phys-Fn.Arn/${Literal}",
+        ),
+        (
+            {"Fn::Sub": ["${A}-${Table}", {"A": {"Ref": "AWS::AccountId"}}]},
+            "123456789012-phys-Table",
+        ),
         ({"Fn::Select": [1, {"Fn::Split": ["/", "a/b/c"]}]}, "b"),
         ({"Fn::Select": ["0", ["x", "y"]]}, "x"),
         ({"Fn::If": ["IsDev", "dev-value", "prod-value"]}, "dev-value"),
@@ -119,7 +124,10 @@ def test_resolve_string_renders_scalars(resolver: Resolver) -> None:
 @pytest.mark.parametrize(
     ("value", "message"),
     [
-        ({"Ref": "Missing"}, r"Fn\.Properties\.Environment\.Variables\.X: Ref to unknown name 'Missing'"),
+        (
+            {"Ref": "Missing"},
+            r"Fn\.Properties\.Environment\.Variables\.X: Ref to unknown name 'Missing'",
+        ),
         ({"Fn::GetAtt": ["Missing", "Arn"]}, "Fn::GetAtt on unknown resource 'Missing'"),
         ({"Fn::Cidr": ["10.0.0.0/16", 2, 8]}, "Fn::Cidr is not supported locally"),
         ({"Fn::Select": [5, ["a"]]}, "out of range"),
@@ -202,7 +210,7 @@ def test_assembly_loads_stacks_in_dependency_order_with_asset_dirs(
 
 
 def test_missing_assembly_is_a_clear_error(tmp_path: Path) -> None:
-    with pytest.raises(TemplateError, match="missing manifest.json"):
+    with pytest.raises(TemplateError, match=r"missing manifest\.json"):
         load_assembly(tmp_path)
 
 
@@ -218,3 +226,14 @@ def test_synth_context_merges_cdk_json_and_forces_stage_and_asset_metadata(tmp_p
         "lookup": "cached",
         "aws:cdk:enable-asset-metadata": True,
     }
+
+
+def test_relative_assembly_path_gives_absolute_asset_dirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _write_assembly(tmp_path, asset_metadata=True)
+    monkeypatch.chdir(tmp_path)
+    app = load_assembly(Path("cdk.out"))[1]
+    asset = app.asset_dir("Fn", None)
+    assert asset is not None and asset.is_absolute()
+    assert asset == (tmp_path / "cdk.out" / "asset.abc123").resolve()
