@@ -1,0 +1,58 @@
+"""`make run` and `make token` as a developer uses them: the CLI in a subprocess, on free ports."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from local.seeds import contacts as seed
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm():
+    port, aws_port = free_port(), free_port()
+    env = {**os.environ, "PORT": str(port), "LOCAL_AWS_PORT": str(aws_port), "PYTHONUNBUFFERED": "1"}
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    process = subprocess.Popen([sys.executable, "-m", "local", "run"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        # Given the runtime has said it is ready
+        deadline = time.monotonic() + 120
+        first = process.stdout.readline().strip()
+        assert first == f"ready http://127.0.0.1:{port}", first
+        assert time.monotonic() < deadline
+        example = process.stdout.readline()
+        assert example.startswith("try: curl") and f":{port}/" in example
+        # When a token from the token command asks the seed's question
+        token = subprocess.run([sys.executable, "-m", "local", "token", "--user", "alice"], cwd=ROOT, env=env,
+                               capture_output=True, text=True, check=True).stdout
+        assert token.count("\n") == 1 and token.count(".") == 2
+        reply = requests.get(
+            f"http://127.0.0.1:{port}/contacts/persons/{seed.BOB}/addresses?relationship=Residential&current=true",
+            headers={"Authorization": f"Bearer {token.strip()}"}, timeout=30,
+        )
+        # Then Bob lives at 1600 15th Street
+        assert reply.status_code == 200
+        assert [i["address"]["streetAddress"] for i in reply.json()["items"]] == ["1600 15th Street"]
+    finally:
+        process.send_signal(signal.SIGTERM)
+        code = process.wait(timeout=30)
+    assert code in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
+    with socket.socket() as s:  # nothing listens any more (REUSEADDR only forgives TIME_WAIT, not a listener)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", port))
+        s.listen()
