@@ -9,8 +9,10 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from infra.constructs.api_function import ApiFunction, SharedCode
 from infra.constructs.rest_api import BlueprintsApi
+from infra.constructs.spec_table import SpecTable
 from infra.domains.contacts import ContactsDomain
 from infra.domains.platform import PlatformDomain
 
@@ -75,10 +77,19 @@ class BlueprintsStack(Stack):
             throttling_rate_limit=stage.throttling_rate_limit,
             throttling_burst_limit=stage.throttling_burst_limit,
         )
+        # Shared by every domain's API function: Powertools idempotency records, expired by TTL.
+        self.idempotency = SpecTable(
+            self, IDEMPOTENCY_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False
+        )
         shared = SharedCode(self, "SharedCode")
         common = {"api": self.api, "shared": shared, "removal_policy": stage.removal_policy}
         self.contacts = ContactsDomain(
-            self, "Contacts", cursor_secret=self.cursor_secret, deletion_protection=stage.deletion_protection, **common
+            self,
+            "Contacts",
+            cursor_secret=self.cursor_secret,
+            idempotency=self.idempotency,
+            deletion_protection=stage.deletion_protection,
+            **common,
         )
         self.platform = PlatformDomain(self, "Platform", **common)
 

@@ -8,6 +8,11 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+from aws_lambda_powertools.utilities.idempotency.exceptions import (
+    IdempotencyAlreadyInProgressError,
+    IdempotencyPersistenceLayerError,
+    IdempotencyValidationError,
+)
 from botocore.exceptions import ClientError
 
 from functions.shared.ddb import translate_client_error
@@ -99,6 +104,18 @@ def build_resolver(*, public: bool = False) -> Resolver:
         if error.status >= 500:
             logger.warning("answered %s", error.status, extra={"code": error.code})
         return error_response(error.status, error.code, error.message, error.details)
+
+    @app.exception_handler(IdempotencyValidationError)
+    def _key_reused(_: IdempotencyValidationError) -> Response:
+        return error_response(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with another request body")
+
+    @app.exception_handler(IdempotencyAlreadyInProgressError)
+    def _in_progress(_: IdempotencyAlreadyInProgressError) -> Response:
+        return error_response(409, "REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still running; retry")
+
+    @app.exception_handler(IdempotencyPersistenceLayerError)
+    def _idempotency_store(_: IdempotencyPersistenceLayerError) -> Response:
+        return error_response(503, "SERVICE_UNAVAILABLE", "the idempotency store is unavailable; retry later")
 
     @app.exception_handler(ClientError)
     def _aws_error(error: ClientError) -> Response:

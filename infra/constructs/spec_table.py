@@ -9,6 +9,9 @@ from constructs import Construct
 
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
+# What Powertools' DynamoDBPersistenceLayer calls on the idempotency table.
+IDEMPOTENCY_ACTIONS = ["GetItem", "PutItem", "UpdateItem", "DeleteItem"]
+
 _TYPES = {"S": dynamodb.AttributeType.STRING, "N": dynamodb.AttributeType.NUMBER, "B": dynamodb.AttributeType.BINARY}
 
 

@@ -7,9 +7,10 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from functions.contacts.schema import CONTACT_TABLE, LAST_NAME_INDEX, PERSON_INDEX, TYPE_INDEX
+from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from infra.constructs.api_function import ApiFunction, SharedCode
 from infra.constructs.rest_api import BlueprintsApi, Route
-from infra.constructs.spec_table import SpecTable
+from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
 
 ROUTES = [
     Route("POST", "/contacts/persons"),
@@ -31,6 +32,7 @@ class ContactsDomain(Construct):
         api: BlueprintsApi,
         shared: SharedCode,
         cursor_secret: secretsmanager.ISecret,
+        idempotency: SpecTable,
         removal_policy: RemovalPolicy,
         deletion_protection: bool,
     ):
@@ -46,6 +48,7 @@ class ContactsDomain(Construct):
             environment={
                 CONTACT_TABLE.env_var: self.table.table.table_name,
                 "CURSOR_SECRET_ARN": cursor_secret.secret_arn,
+                IDEMPOTENCY_TABLE.env_var: idempotency.table.table_name,
             },
         ).function
         # Exactly what functions/contacts/repository.py calls, on the table and the indexes it queries.
@@ -54,5 +57,6 @@ class ContactsDomain(Construct):
             ["GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem"],
             indexes=(TYPE_INDEX, LAST_NAME_INDEX, PERSON_INDEX),
         )
+        idempotency.grant(self.api_function, IDEMPOTENCY_ACTIONS)
         cursor_secret.grant_read(self.api_function)
         api.add_routes(self.api_function, ROUTES)

@@ -115,3 +115,14 @@ def test_health_and_docs_are_public(api):
     assert page.status_code == 200 and "swagger" in page.text.lower()
     spec = api.call("GET", "/docs?format=json", user=None).json()
     assert "/contacts/persons/{person_id}/addresses" in spec["paths"] or "/contacts/persons/{personId}/addresses" in spec["paths"]
+
+
+def test_retried_create_with_idempotency_key_creates_once(api):
+    name = f"Idem{uuid.uuid4().hex[:8]}"
+    headers = {"Idempotency-Key": f"create-{name}"}
+    first = api.call("POST", "/contacts/persons", groups=ADMIN, headers=dict(headers), json={"firstName": "Ada", "lastName": name})
+    retry = api.call("POST", "/contacts/persons", groups=ADMIN, headers=dict(headers), json={"firstName": "Ada", "lastName": name})
+    assert first.status_code == retry.status_code == 201 and retry.json() == first.json()
+    assert len(api.call("GET", f"/contacts/persons?lastName={name}").json()["items"]) == 1
+    reused = api.call("POST", "/contacts/persons", groups=ADMIN, headers=dict(headers), json={"firstName": "Bob", "lastName": name})
+    assert reused.status_code == 409 and reused.json()["error"]["code"] == "IDEMPOTENCY_KEY_REUSED"

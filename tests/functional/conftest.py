@@ -11,7 +11,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from functions.shared import ddb, pagination
+from functions.shared import ddb, idempotency, pagination
+from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
 from tests.support.events import claims_for, rest_event
 
@@ -43,9 +44,12 @@ def aws(monkeypatch) -> Iterator[None]:
         pagination.cursor_codec.cache_clear()
         secret = boto3.client("secretsmanager").create_secret(Name="cursor", SecretString="k" * 48)
         monkeypatch.setenv("CURSOR_SECRET_ARN", secret["ARN"])
+        make_table(IDEMPOTENCY_TABLE, monkeypatch)
+        idempotency.reset()
         yield
         ddb.resource.cache_clear()
         pagination.cursor_codec.cache_clear()
+        idempotency.reset()
         _clear_powertools_secret_cache()
 
 
@@ -70,11 +74,15 @@ class Client:
         self._routes = routes
 
     def call(self, method: str, url: str, *, body: Any = None, raw_body: str | None = None,
-             user: str | None = "alice", groups: tuple[str, ...] = ()) -> Reply:
+             user: str | None = "alice", groups: tuple[str, ...] = (),
+             headers: dict[str, str] | None = None) -> Reply:
         path = url.split("?", 1)[0]
         resource = self._resource_for(path)
         claims = None if user is None else claims_for(user, groups)
         event = rest_event(method, url, resource=resource, body=body, raw_body=raw_body, claims=claims)
+        for name, value in (headers or {}).items():
+            event["headers"][name] = value
+            event["multiValueHeaders"][name] = [value]
         response = self._handler(event, LambdaContext())
         raw = response.get("body")
         try:

@@ -351,3 +351,58 @@ def test_form_body_is_415_and_writes_nothing(client, table_name):
     response = api.lambda_handler(event, LambdaContext())
     assert response["statusCode"] == 415
     assert count_items(table_name) == 0
+
+
+# --- idempotent retries ----------------------------------------------------------------------------------
+
+def persons_named(client, last_name: str) -> list[dict]:
+    return client.call("GET", f"/contacts/persons?lastName={last_name}").body["items"]
+
+
+def test_retry_with_the_same_idempotency_key_creates_once(client):
+    key = {"Idempotency-Key": "create-ada-1"}
+    first = client.call("POST", "/contacts/persons", body={"firstName": "Ada", "lastName": "Retry"}, groups=ADMIN, headers=key)
+    again = client.call("POST", "/contacts/persons", body={"firstName": "Ada", "lastName": "Retry"}, groups=ADMIN, headers=key)
+    assert first.status == again.status == 201
+    assert again.body == first.body
+    assert [p["id"] for p in persons_named(client, "Retry")] == [first.body["id"]]
+
+
+def test_without_a_key_every_post_creates(client):
+    for _ in range(2):
+        client.call("POST", "/contacts/persons", body={"firstName": "Ada", "lastName": "NoKey"}, groups=ADMIN)
+    assert len(persons_named(client, "NoKey")) == 2
+
+
+def test_same_key_with_another_body_is_409_and_creates_nothing(client):
+    key = {"Idempotency-Key": "k-2"}
+    client.call("POST", "/contacts/persons", body={"firstName": "Ada", "lastName": "Reuse"}, groups=ADMIN, headers=key)
+    other = client.call("POST", "/contacts/persons", body={"firstName": "Bob", "lastName": "Reuse"}, groups=ADMIN, headers=key)
+    assert (other.status, other.body["error"]["code"]) == (409, "IDEMPOTENCY_KEY_REUSED")
+    assert [p["firstName"] for p in persons_named(client, "Reuse")] == ["Ada"]
+
+
+def test_keys_belong_to_their_caller(client):
+    key = {"Idempotency-Key": "shared-key"}
+    a = client.call("POST", "/contacts/persons", body={"firstName": "A", "lastName": "Callers"}, user="root", groups=ADMIN, headers=key)
+    b = client.call("POST", "/contacts/persons", body={"firstName": "A", "lastName": "Callers"}, user="ops", groups=ADMIN, headers=key)
+    assert a.body["id"] != b.body["id"]
+
+
+def test_a_failed_attempt_is_not_remembered(seeded):
+    # Given a link attempt that fails because the address does not exist
+    key = {"Idempotency-Key": "link-1"}
+    body = {"addressId": seed.WAZEE, "relationship": "Business", "startDate": "2030-01-01"}
+    failed = seeded.call("POST", "/contacts/persons/nobody/addresses", body=body, groups=ADMIN, headers=key)
+    assert failed.status == 404
+    # When the same key is used for a request that can succeed, it runs (a failure was not cached)
+    ok = seeded.call("POST", f"/contacts/persons/{seed.BOB}/addresses", body=body, groups=ADMIN, headers=key)
+    assert ok.status == 201
+    retry = seeded.call("POST", f"/contacts/persons/{seed.BOB}/addresses", body=body, groups=ADMIN, headers=key)
+    assert retry.body == ok.body
+
+
+def test_idempotency_key_is_validated(client):
+    reply = client.call("POST", "/contacts/persons", body={"firstName": "A", "lastName": "B"}, groups=ADMIN,
+                        headers={"Idempotency-Key": "x" * 200})
+    assert reply.status == 400 and "header.idempotency-key" in [d["field"].lower() for d in reply.body["error"]["details"]]

@@ -55,9 +55,27 @@ def test_contact_table_keeps_the_seed_keys_and_adds_sparse_indexes(dev):
     assert table["DeletionPolicy"] == "Delete"
 
 
-def test_prod_retains_and_protects_tables(prod):
+def test_idempotency_table_expires_records_by_ttl(dev):
+    _, template, raw = dev
+    template.has_resource_properties("AWS::DynamoDB::Table", {
+        "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
+        "TimeToLiveSpecification": {"AttributeName": "expiration", "Enabled": True},
+        "BillingMode": "PAY_PER_REQUEST",
+    })
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "Handler": "functions.contacts.api.lambda_handler",
+        "Environment": {"Variables": Match.object_like({
+            "IDEMPOTENCY_TABLE_NAME": {"Ref": logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable")},
+        })},
+    })
+
+
+def test_prod_retains_and_protects_data_tables(prod):
     _, _, raw = prod
-    for table in resources(raw, "AWS::DynamoDB::Table").values():
+    data_tables = {k: v for k, v in resources(raw, "AWS::DynamoDB::Table").items()
+                   if not k.startswith("IdempotencyTable")}  # 24 h scratch records: nothing to retain
+    assert any(name.startswith("ContactsContactTable") for name in data_tables)
+    for table in data_tables.values():
         assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain"
         assert table["Properties"]["DeletionProtectionEnabled"] is True
 
@@ -159,7 +177,12 @@ def test_contacts_function_gets_exactly_its_table_indexes_and_secret(dev):
     _, _, raw = dev
     table = logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")
     statements = function_policy(raw, "ContactsApiRole")
-    (dynamo,) = [s for s in statements if any(a.startswith("dynamodb:") for a in s["Action"])]
+    dynamo_statements = [s for s in statements if any(a.startswith("dynamodb:") for a in s["Action"])]
+    (dynamo,) = [s for s in dynamo_statements if isinstance(s["Resource"], list)]
+    (idempotency,) = [s for s in dynamo_statements if s is not dynamo]
+    idempotency_table = logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable")
+    assert sorted(idempotency["Action"]) == ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
+    assert idempotency["Resource"] == {"Fn::GetAtt": [idempotency_table, "Arn"]}
     assert sorted(dynamo["Action"]) == sorted(
         f"dynamodb:{a}" for a in ("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem")
     )

@@ -1,0 +1,84 @@
+"""Idempotent creates: a client that retries a POST with the same `Idempotency-Key` header gets the first
+answer back instead of a second resource.
+
+Powertools' idempotency utility does the work: it records (caller, operation, key) in the idempotency table
+with a conditional put before the operation runs. A concurrent duplicate gets 409 REQUEST_IN_PROGRESS. A
+failed operation is forgotten, so the retry runs again. The same key with another body gets 409
+IDEMPOTENCY_KEY_REUSED. Records expire after 24 h: the table's TTL deletes them in AWS, and Powertools treats
+an expired record as absent on read, so locally, where nothing expires items, the answer is the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler.openapi.params import Header
+from aws_lambda_powertools.utilities.idempotency import (
+    DynamoDBPersistenceLayer,
+    IdempotencyConfig,
+    idempotent_function,
+)
+
+from functions.shared.table_spec import KeyAttribute, TableSpec
+
+IDEMPOTENCY_TABLE = TableSpec(
+    construct_id="IdempotencyTable",
+    env_var="IDEMPOTENCY_TABLE_NAME",
+    partition_key=KeyAttribute("id"),
+    ttl_attribute="expiration",
+)
+RETENTION_SECONDS = 24 * 3600
+
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=128,
+        pattern=r"^[\x21-\x7e]+$",
+        description="retrying with the same key returns the first answer instead of creating again",
+    ),
+]
+
+
+@lru_cache(maxsize=1)
+def _config() -> IdempotencyConfig:
+    return IdempotencyConfig(
+        event_key_jmespath="[caller, operation, key]",
+        payload_validation_jmespath="body",
+        expires_after_seconds=RETENTION_SECONDS,
+    )
+
+
+@lru_cache(maxsize=1)
+def _execute() -> Callable[..., dict[str, Any]]:
+    """Built on first use: the persistence layer creates its boto3 client when constructed."""
+    persistence = DynamoDBPersistenceLayer(table_name=os.environ[IDEMPOTENCY_TABLE.env_var])
+
+    @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=_config())
+    def execute(request: dict[str, Any], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        return run()
+
+    return execute
+
+
+def once(
+    *, key: str | None, caller: str, operation: str, body: dict[str, Any], run: Callable[[], dict[str, Any]],
+    lambda_context: Any = None,
+) -> dict[str, Any]:
+    """`run()` once per (caller, operation, key); without a key, every call runs."""
+    if key is None:
+        return run()
+    if lambda_context is not None:
+        _config().register_lambda_context(lambda_context)
+    request = {"caller": caller, "operation": operation, "key": key, "body": body}
+    return _execute()(request=request, run=run)
+
+
+def reset() -> None:
+    """Forget the cached persistence layer (tests switch moto contexts)."""
+    _execute.cache_clear()
+    _config.cache_clear()
