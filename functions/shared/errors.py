@@ -43,11 +43,6 @@ class ConflictError(AppError):
     code = "CONFLICT"
 
 
-class PayloadTooLargeError(AppError):
-    status = 413
-    code = "PAYLOAD_TOO_LARGE"
-
-
 class ThrottledError(AppError):
     status = 429
     code = "THROTTLED"

@@ -31,10 +31,8 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
 
 
 def _field_of(location: Any) -> str:
-    parts = [str(p) for p in (location or ()) if p != "body" or len(location) == 1]
-    if location and location[0] == "body" and len(location) > 1:
-        parts = ["body"] + [str(p) for p in location[1:]]
-    return ".".join(parts)
+    """Pydantic's error location as a dotted field name: ("body", "lastName") -> "body.lastName"."""
+    return ".".join(str(part) for part in location or ())
 
 
 def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ import hmac
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -33,7 +33,6 @@ _MAX_ROUNDS = 10
 class Page:
     items: list[dict[str, Any]]
     last_key: dict[str, Any] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def binding(route: str, **params: Any) -> str:

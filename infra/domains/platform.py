@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import RemovalPolicy
 from constructs import Construct
 
 from infra.constructs.api_function import ApiFunction, SharedCode
@@ -24,6 +24,5 @@ class PlatformDomain(Construct):
             service="platform",
             removal_policy=removal_policy,
             environment={},
-            timeout=Duration.seconds(10),
         ).function
         self.public_methods = api.add_routes(self.api_function, ROUTES)

@@ -120,6 +120,7 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
     contacts = resolver_routes(contacts_app)
     assert {(r.method, normalize(r.path)) for r in contacts_domain.ROUTES} == contacts
     platform = {(r.method, normalize(r.path)) for r in platform_domain.ROUTES}
+    assert platform <= resolver_routes(platform_app)
     assert in_template == contacts | platform
 
 
