@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aws_cdk import Acknowledgment, CfnOutput, RemovalPolicy, Stack, Validations
+from aws_cdk import CfnOutput, RemovalPolicy, Stack
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from infra.constructs.api_function import ApiFunction, SharedCode
+from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi
 from infra.constructs.spec_table import SpecTable
+from infra.domains.connected_car import ConnectedCarDomain
 from infra.domains.contacts import ContactsDomain
 from infra.domains.platform import PlatformDomain
 
-GROUPS = {"admin": "may write reference data"}
+GROUPS = {
+    "admin": "may write reference data",
+    "vehicle": "connected vehicles: may submit runtime events",
+}
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,14 @@ class BlueprintsStack(Stack):
             deletion_protection=stage.deletion_protection,
             **common,
         )
+        self.connected_car = ConnectedCarDomain(
+            self,
+            "ConnectedCar",
+            cursor_secret=self.cursor_secret,
+            idempotency=self.idempotency,
+            deletion_protection=stage.deletion_protection,
+            **common,
+        )
         self.platform = PlatformDomain(self, "Platform", **common)
 
         CfnOutput(self, "ApiUrl", value=self.api.rest_api.url)
@@ -124,8 +137,6 @@ class BlueprintsStack(Stack):
                             "Python 3.13: the newest runtime the AWS-managed Powertools layer and our CI both cover; "
                             "raise RUNTIME in infra/constructs/api_function.py when they move.")
                 acknowledge(function.role, "AwsSolutions-IAM5[Resource::*]",
-                            "X-Ray's PutTraceSegments/PutTelemetryRecords have no resource-level permissions.")
+                            "X-Ray's PutTraceSegments/PutTelemetryRecords and, for stream consumers, dynamodb:ListStreams "
+                            "have no resource-level permissions.")
 
-
-def acknowledge(scope: Construct, rule: str, reason: str) -> None:
-    Validations.of(scope).acknowledge(Acknowledgment(id=rule, reason=reason))

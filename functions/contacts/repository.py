@@ -8,7 +8,6 @@ from decimal import Decimal
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
-from boto3.dynamodb.types import TypeDeserializer
 from botocore.exceptions import ClientError
 
 from functions.contacts.models import Address, Link, Person
@@ -170,7 +169,7 @@ class ContactRepository:
             old = error.response.get("Item")
             if not old:
                 raise NotFoundError(f"no person-address link {link_id}") from error
-            current = link_from(_plain(old))
+            current = link_from(ddb.plain(old))
             if current.start_date > end:
                 raise InvalidInputError(
                     "endDate is before the link's startDate",
@@ -260,8 +259,3 @@ class ContactRepository:
 def _exists_check(table_name: str, key: dict[str, str]) -> dict[str, Any]:
     return {"ConditionCheck": {"TableName": table_name, "Key": key, "ConditionExpression": "attribute_exists(Id)"}}
 
-
-def _plain(item: dict[str, Any]) -> dict[str, Any]:
-    """The item of a ConditionalCheckFailed error: error responses stay in the typed wire form."""
-    deserializer = TypeDeserializer()
-    return {name: deserializer.deserialize(value) for name, value in item.items()}

@@ -9,12 +9,14 @@ from __future__ import annotations
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
+from functions.connected_car.api import router as connected_car_router
 from functions.contacts.api import router as contacts_router
 from functions.shared.http import build_resolver
 from functions.shared.observability import logger
 
 app = build_resolver(public=True)
 app.include_router(contacts_router)
+app.include_router(connected_car_router)
 app.enable_swagger(
     path="/docs",
     title="Blueprints API",

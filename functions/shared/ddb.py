@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import boto3
+from boto3.dynamodb.types import TypeDeserializer
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
@@ -77,3 +78,17 @@ def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[s
 
 def unique(values: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(values))
+
+
+def plain(item: Mapping[str, Any]) -> dict[str, Any]:
+    """An item in the typed wire form (error responses, stream images) as plain Python values."""
+    deserializer = TypeDeserializer()
+    return {name: deserializer.deserialize(value) for name, value in item.items()}
+
+
+def cancellation_items(error: ClientError) -> list[dict[str, Any] | None]:
+    """Per-action old items of a cancelled transaction (ReturnValuesOnConditionCheckFailure=ALL_OLD)."""
+    return [
+        plain(reason["Item"]) if reason.get("Item") else None
+        for reason in error.response.get("CancellationReasons", [])
+    ]

@@ -1,0 +1,94 @@
+"""Keeps `Customer.isActive` true exactly when the customer has at least one active registration.
+
+The Registration stream (KEYS_ONLY) says whose registrations changed; the consumer never trusts a record's
+content or order. For each record it recomputes the truth:
+1. read the customer, strongly consistent, and note its `regVersion` (every registration write bumps it in the
+   same transaction as the registration);
+2. Query the customer's registrations, strongly consistent (a key read bounded by that customer's registrations);
+3. write `isActive` (and the sparse index's `activeFlag`) only if `regVersion` is still what step 1 saw.
+If a registration changed in between, the condition fails and we start again; that change's own stream record
+is also on its way. So the flag converges to the truth whatever the redeliveries, the order across shards, or
+two registrations of one customer changing at once: a stale computation can never overwrite a newer one.
+Every write is safe to repeat (it sets the truth; it never adds).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.typing import LambdaContext
+from boto3.dynamodb.conditions import Key
+from botocore.exceptions import ClientError
+
+from functions.connected_car.schema import ACTIVE, ACTIVE_FLAG, CUSTOMER_TABLE, REGISTRATION_TABLE
+from functions.shared import ddb
+from functions.shared.observability import logger, metrics, tracer
+
+MAX_ATTEMPTS = 5
+
+processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+
+
+def has_active_registration(username: str) -> bool:
+    table = ddb.table(os.environ[REGISTRATION_TABLE.env_var])
+    query: dict[str, Any] = {
+        "KeyConditionExpression": Key("username").eq(username),
+        "ProjectionExpression": "statusCode",
+        "ConsistentRead": True,
+    }
+    while True:
+        response = table.query(**query)
+        if any(item.get("statusCode") == ACTIVE for item in response.get("Items", [])):
+            return True
+        if "LastEvaluatedKey" not in response:
+            return False
+        query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def sync_customer(username: str) -> str:
+    """Make the customer's isActive match their registrations; returns what happened (for logs and tests)."""
+    customers = ddb.table(os.environ[CUSTOMER_TABLE.env_var])
+    for _ in range(MAX_ATTEMPTS):
+        customer = customers.get_item(Key={"username": username}, ConsistentRead=True).get("Item")
+        if customer is None:
+            return "no-customer"  # registrations are only written for existing customers, who are never deleted
+        version = customer.get("regVersion", 0)
+        active = has_active_registration(username)
+        if bool(customer.get("isActive")) == active and ("activeFlag" in customer) == active:
+            return "unchanged"
+        update = "SET isActive = :active, activeFlag = :flag" if active else "SET isActive = :active REMOVE activeFlag"
+        values: dict[str, Any] = {":active": active, ":version": version}
+        if active:
+            values[":flag"] = ACTIVE_FLAG
+        try:
+            customers.update_item(
+                Key={"username": username},
+                UpdateExpression=update,
+                ConditionExpression="attribute_exists(username) AND regVersion = :version",
+                ExpressionAttributeValues=values,
+            )
+            metrics.add_metric(name="CustomerActiveChanged", unit="Count", value=1)
+            return "activated" if active else "deactivated"
+        except ClientError as error:
+            if ddb.error_code(error) != "ConditionalCheckFailedException":
+                raise
+            logger.info("registrations changed while syncing; reading again", extra={"username": username})
+    # Still racing after MAX_ATTEMPTS: fail the record, so Lambda retries it (or the later change's record wins).
+    raise RuntimeError(f"registrations of {username} kept changing while syncing isActive")
+
+
+def record_handler(record: DynamoDBRecord) -> str:
+    username = record.dynamodb.keys["username"]
+    outcome = sync_customer(username)
+    logger.debug("synced", extra={"username": username, "outcome": outcome, "event": record.event_name})
+    return outcome
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

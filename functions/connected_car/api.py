@@ -1,0 +1,283 @@
+"""ConnectedCar API (seed 001): dealers and timeslots, customers, vehicles, registrations, appointments, events."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.connected_car.models import (
+    DEALER_ID_PATTERN,
+    SERVICE_DATE_HOUR_PATTERN,
+    USERNAME_PATTERN,
+    VIN_PATTERN,
+    Appointment,
+    AppointmentIn,
+    AppointmentPage,
+    Customer,
+    CustomerIn,
+    CustomerPage,
+    Dealer,
+    DealerIn,
+    Registration,
+    RegistrationIn,
+    RegistrationPage,
+    Timeslot,
+    TimeslotIn,
+    TimeslotPage,
+    Vehicle,
+    VehicleEvent,
+    VehicleEventIn,
+    VehicleEventPage,
+    VehicleIn,
+    check_service_date_hour,
+    dump,
+)
+from functions.connected_car.repository import ConnectedCarRepository, TableNames
+from functions.connected_car.service import VEHICLE_GROUP, ConnectedCarService
+from functions.shared.auth import ADMIN, admin_only, caller_of
+from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, once
+from functions.shared.observability import logger, metrics, tracer
+from functions.shared.pagination import DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, Page, binding, cursor_codec
+
+TAGS = ["connected-car"]
+router = Router()
+
+DealerPath = Annotated[str, Path(pattern=DEALER_ID_PATTERN)]
+HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="YYYY-MM-DDTHH (UTC)")]
+UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
+VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
+IdPath = Annotated[str, Path(min_length=1, max_length=64)]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
+Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
+
+
+@lru_cache(maxsize=1)
+def service() -> ConnectedCarService:
+    return ConnectedCarService(ConnectedCarRepository(TableNames.from_env(os.environ)))
+
+
+def _start(cursor: str | None, bound: str) -> dict[str, Any] | None:
+    return cursor_codec().decode(cursor, bound)
+
+
+def _next(page: Page, bound: str) -> str | None:
+    return cursor_codec().encode(page.last_key, bound)
+
+
+def _hour(value: str) -> str:
+    try:
+        return check_service_date_hour(value)
+    except ValueError as error:
+        raise InvalidInputError(
+            "serviceDateHour is not a real hour",
+            details=[{"field": "path.service_date_hour", "message": "must be a real YYYY-MM-DDTHH"}],
+        ) from error
+
+
+# --- dealers and timeslots ----------------------------------------------------------------------------
+
+@router.put("/connected-car/dealers/<dealer_id>", middlewares=[admin_only], tags=TAGS)
+def put_dealer(dealer_id: DealerPath, dealer: DealerIn) -> Dealer:
+    return service().repository.put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
+
+
+@router.get("/connected-car/dealers/<dealer_id>", tags=TAGS)
+def get_dealer(dealer_id: DealerPath) -> Dealer:
+    dealer = service().repository.get_dealer(dealer_id)
+    if dealer is None:
+        raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
+    return dealer
+
+
+@router.put("/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>", middlewares=[admin_only], tags=TAGS)
+def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn) -> Timeslot:
+    return service().repository.put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
+
+
+@router.get("/connected-car/dealers/<dealer_id>/timeslots", tags=TAGS)
+def timeslots_of(
+    dealer_id: DealerPath,
+    first: Annotated[str | None, Query(alias="from", description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
+    last: Annotated[str | None, Query(alias="to", description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
+    min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> TimeslotPage:
+    bound = binding(f"cc.timeslots/{dealer_id}", first=first, last=last, min=min_available)
+    page = service().timeslots_of(
+        dealer_id, first=first, last=last, min_available=min_available, limit=limit, start_key=_start(cursor, bound)
+    )
+    return TimeslotPage(items=page.items, next_cursor=_next(page, bound))
+
+
+@router.get("/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>/appointments", tags=TAGS)
+def appointments_of_timeslot(
+    dealer_id: DealerPath, service_date_hour: HourPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> AppointmentPage:
+    if not caller_of(app).is_in(ADMIN):
+        raise ForbiddenError("a timeslot's appointments name customers: admins only")
+    hour = _hour(service_date_hour)
+    bound = binding(f"cc.timeslot-appointments/{dealer_id}/{hour}")
+    page = service().repository.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=_start(cursor, bound))
+    if not page.items and cursor is None:
+        service().timeslot(dealer_id, hour)  # 404 for an unknown timeslot, [] for an empty one
+    return AppointmentPage(items=page.items, next_cursor=_next(page, bound))
+
+
+# --- customers, vehicles, registrations ---------------------------------------------------------------
+
+@router.put("/connected-car/customers/<username>", tags=TAGS)
+def put_customer(username: UsernamePath, customer: CustomerIn) -> Customer:
+    service().require_self_or_admin(caller_of(app), username)
+    return service().repository.put_customer(username, customer.name, customer.email)
+
+
+@router.get("/connected-car/customers/<username>", tags=TAGS)
+def get_customer(username: UsernamePath) -> Customer:
+    service().require_self_or_admin(caller_of(app), username)
+    return service().get_customer(username)
+
+
+@router.get("/connected-car/customers", middlewares=[admin_only], tags=TAGS)
+def active_customers(
+    active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> CustomerPage:
+    bound = binding("cc.customers", active=active)
+    page = service().repository.active_customers(limit=limit, start_key=_start(cursor, bound))
+    return CustomerPage(items=page.items, next_cursor=_next(page, bound))
+
+
+@router.put("/connected-car/vehicles/<vin>", middlewares=[admin_only], tags=TAGS)
+def put_vehicle(vin: VinPath, vehicle: VehicleIn) -> Vehicle:
+    return service().repository.put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
+
+
+@router.get("/connected-car/vehicles/<vin>", tags=TAGS)
+def get_vehicle(vin: VinPath) -> Vehicle:
+    vehicle = service().repository.get_vehicle(vin)
+    if vehicle is None:
+        raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
+    return vehicle
+
+
+@router.put("/connected-car/customers/<username>/registrations/<vin>", tags=TAGS)
+def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn) -> Registration:
+    service().require_self_or_admin(caller_of(app), username)
+    return service().register(username, vin, registration.status_code)
+
+
+@router.get("/connected-car/customers/<username>/registrations", tags=TAGS)
+def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
+    service().require_self_or_admin(caller_of(app), username)
+    bound = binding(f"cc.customer-registrations/{username}")
+    page = service().repository.registrations_of_customer(username, limit=limit, start_key=_start(cursor, bound))
+    if not page.items and cursor is None:
+        service().get_customer(username)
+    return RegistrationPage(items=page.items, next_cursor=_next(page, bound))
+
+
+@router.get("/connected-car/vehicles/<vin>/registrations", middlewares=[admin_only], tags=TAGS)
+def registrations_of_vehicle(vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
+    bound = binding(f"cc.vehicle-registrations/{vin}")
+    page = service().repository.registrations_of_vehicle(vin, limit=limit, start_key=_start(cursor, bound))
+    if not page.items and cursor is None and service().repository.get_vehicle(vin) is None:
+        raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
+    return RegistrationPage(items=page.items, next_cursor=_next(page, bound))
+
+
+@router.get("/connected-car/customers/<username>/registrations/<vin>/appointments", tags=TAGS)
+def appointments_of_registration(
+    username: UsernamePath, vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> AppointmentPage:
+    service().require_self_or_admin(caller_of(app), username)
+    bound = binding(f"cc.registration-appointments/{username}/{vin}")
+    page = service().repository.appointments_of_registration(username, vin, limit=limit, start_key=_start(cursor, bound))
+    if not page.items and cursor is None and service().repository.get_registration(username, vin) is None:
+        raise NotFoundError(f"{username} has not registered {vin}", code="REGISTRATION_NOT_FOUND")
+    return AppointmentPage(items=page.items, next_cursor=_next(page, bound))
+
+
+# --- appointments -------------------------------------------------------------------------------------
+
+@router.post("/connected-car/appointments", tags=TAGS, responses={201: {"description": "booked"}})
+def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
+    caller = caller_of(app)
+    service().require_self_or_admin(caller, appointment.username)
+    body = once(
+        key=idempotency_key,
+        caller=caller.user_id,
+        operation="connected-car.book",
+        body=appointment.model_dump(mode="json"),
+        run=lambda: dump(service().book(appointment)),
+        lambda_context=app.lambda_context,
+    )
+    metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@router.get("/connected-car/appointments/<appointment_id>", tags=TAGS)
+def get_appointment(appointment_id: IdPath) -> Appointment:
+    return service().appointment_for(caller_of(app), appointment_id)
+
+
+@router.delete("/connected-car/appointments/<appointment_id>", tags=TAGS, responses={204: {"description": "cancelled"}})
+def cancel(appointment_id: IdPath) -> Response[None]:
+    service().cancel(caller_of(app), appointment_id)
+    return Response(status_code=204)
+
+
+# --- vehicle events -----------------------------------------------------------------------------------
+
+@router.post("/connected-car/vehicles/<vin>/events", tags=TAGS, responses={201: {"description": "stored"}})
+def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: IdempotencyKey = None) -> Response[VehicleEvent]:
+    caller = caller_of(app)
+    if not (caller.is_in(VEHICLE_GROUP) or caller.is_in(ADMIN)):
+        raise ForbiddenError(f"submitting events needs the '{VEHICLE_GROUP}' group")
+    body = once(
+        key=idempotency_key,
+        caller=caller.user_id,
+        operation="connected-car.submit_event",
+        body={"vin": vin, **event.model_dump(mode="json")},
+        run=lambda: dump(service().submit_event(vin, event)),
+        lambda_context=app.lambda_context,
+    )
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@router.get("/connected-car/vehicles/<vin>/events", tags=TAGS)
+def events_of(
+    vin: VinPath,
+    first: Annotated[str | None, Query(alias="from", max_length=40, description="ISO-8601 time or day, inclusive")] = None,
+    last: Annotated[str | None, Query(alias="to", max_length=40, description="ISO-8601 time or day, exclusive")] = None,
+    event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> VehicleEventPage:
+    service().require_vehicle_reader(caller_of(app), vin)
+    bound = binding(f"cc.events/{vin}", first=first, last=last, type=event_type)
+    page = service().events_of(
+        vin, first=first, last=last, event_type=event_type, limit=limit, start_key=_start(cursor, bound)
+    )
+    return VehicleEventPage(items=page.items, next_cursor=_next(page, bound))
+
+
+app = build_resolver()
+app.include_router(router)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    return app.resolve(event, context)

@@ -1,0 +1,526 @@
+"""ConnectedCar table access: one method per access pattern, the only module here that talks to DynamoDB.
+
+Every rule is enforced by DynamoDB itself, in one request:
+- a timeslot's bays: booking and cancelling update the timeslot's counts and the appointment in one transaction,
+  the booking conditioned on `availableBays > 0` (so concurrency cannot overbook);
+- booking needs an active registration (a ConditionCheck in the same transaction);
+- a registration needs an existing customer and vehicle, and bumps the customer's `regVersion` in the same
+  transaction: the isActive consumer writes only if no registration changed since it looked
+  (functions/connected_car/active_customers.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, Key
+from botocore.exceptions import ClientError
+
+from functions.connected_car.models import (
+    Appointment,
+    Customer,
+    Dealer,
+    Registration,
+    Timeslot,
+    Vehicle,
+    VehicleEvent,
+)
+from functions.connected_car.schema import (
+    ACTIVE,
+    ACTIVE_CUSTOMER_INDEX,
+    ACTIVE_FLAG,
+    APPOINTMENT_TABLE,
+    CUSTOMER_TABLE,
+    DEALER_TABLE,
+    EVENT_TABLE,
+    REGISTRATION_APPOINTMENT_INDEX,
+    REGISTRATION_TABLE,
+    TIMESLOT_APPOINTMENT_INDEX,
+    TIMESLOT_TABLE,
+    VEHICLE_EVENT_TYPE_INDEX,
+    VEHICLE_REGISTRATION_INDEX,
+    VEHICLE_TABLE,
+    compound_key,
+)
+from functions.shared import ddb
+from functions.shared.errors import ConflictError, NotFoundError
+from functions.shared.pagination import Page, query_page
+
+StartKey = dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class TableNames:
+    dealer: str
+    timeslot: str
+    customer: str
+    vehicle: str
+    registration: str
+    appointment: str
+    event: str
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> TableNames:
+        return cls(
+            dealer=env[DEALER_TABLE.env_var],
+            timeslot=env[TIMESLOT_TABLE.env_var],
+            customer=env[CUSTOMER_TABLE.env_var],
+            vehicle=env[VEHICLE_TABLE.env_var],
+            registration=env[REGISTRATION_TABLE.env_var],
+            appointment=env[APPOINTMENT_TABLE.env_var],
+            event=env[EVENT_TABLE.env_var],
+        )
+
+
+# --- stored items <-> models ------------------------------------------------------------------------
+
+def dealer_from(item: Mapping[str, Any]) -> Dealer:
+    return Dealer(dealer_id=item["dealerId"], name=item["name"], address=item.get("address"))
+
+
+def timeslot_from(item: Mapping[str, Any]) -> Timeslot:
+    return Timeslot(
+        dealer_id=item["dealerId"],
+        service_date_hour=item["serviceDateHour"],
+        service_bay_count=int(item["serviceBayCount"]),
+        booked_count=int(item["bookedCount"]),
+        available_bays=int(item["availableBays"]),
+    )
+
+
+def customer_from(item: Mapping[str, Any]) -> Customer:
+    return Customer(
+        username=item["username"], name=item["name"], email=item["email"], is_active=bool(item.get("isActive"))
+    )
+
+
+def vehicle_from(item: Mapping[str, Any]) -> Vehicle:
+    return Vehicle(vin=item["vin"], make=item["make"], model=item["model"], year=int(item["year"]))
+
+
+def registration_from(item: Mapping[str, Any]) -> Registration:
+    return Registration(
+        username=item["username"], vin=item["vin"], status_code=item["statusCode"], updated_at=item["updatedAt"]
+    )
+
+
+def appointment_item(appointment: Appointment) -> dict[str, Any]:
+    return {
+        "appointmentId": appointment.appointment_id,
+        "dealerId": appointment.dealer_id,
+        "serviceDateHour": appointment.service_date_hour,
+        "username": appointment.username,
+        "vin": appointment.vin,
+        "timeslotKey": appointment.timeslot_key,
+        "registrationKey": appointment.registration_key,
+        "createdAt": appointment.created_at.isoformat(),
+    }
+
+
+def appointment_from(item: Mapping[str, Any]) -> Appointment:
+    return Appointment(
+        appointment_id=item["appointmentId"],
+        dealer_id=item["dealerId"],
+        service_date_hour=item["serviceDateHour"],
+        username=item["username"],
+        vin=item["vin"],
+        timeslot_key=item["timeslotKey"],
+        registration_key=item["registrationKey"],
+        created_at=item["createdAt"],
+    )
+
+
+def event_item(event: VehicleEvent) -> dict[str, Any]:
+    return {
+        "vin": event.vin,
+        "eventId": event.event_id,
+        "vinType": compound_key(event.vin, event.type),
+        "type": event.type,
+        "code": event.code,
+        "message": event.message,
+        "timestamp": event.timestamp.isoformat(),
+        "expiresAt": event.expires_at,
+    }
+
+
+def event_from(item: Mapping[str, Any]) -> VehicleEvent:
+    return VehicleEvent(
+        vin=item["vin"],
+        event_id=item["eventId"],
+        type=item["type"],
+        code=item["code"],
+        message=item["message"],
+        timestamp=item["timestamp"],
+        expires_at=int(item["expiresAt"]),
+    )
+
+
+# --- the repository ---------------------------------------------------------------------------------
+
+class ConnectedCarRepository:
+    def __init__(self, tables: TableNames):
+        self.tables = tables
+
+    # dealers and timeslots
+
+    def put_dealer(self, dealer: Dealer) -> Dealer:
+        """Create or replace a dealer (PutItem)."""
+        item = {"dealerId": dealer.dealer_id, "name": dealer.name}
+        if dealer.address is not None:
+            item["address"] = dealer.address
+        ddb.table(self.tables.dealer).put_item(Item=item)
+        return dealer
+
+    def get_dealer(self, dealer_id: str) -> Dealer | None:
+        item = ddb.table(self.tables.dealer).get_item(Key={"dealerId": dealer_id}).get("Item")
+        return None if item is None else dealer_from(item)
+
+    def put_timeslot(self, dealer_id: str, service_date_hour: str, bay_count: int) -> Timeslot:
+        """Create a timeslot or change its bay count, in one transaction with a check that the dealer exists.
+
+        Bookings are kept: lowering the count below the bays already booked is a 409 BAYS_IN_USE.
+        """
+        key = {"dealerId": dealer_id, "serviceDateHour": service_date_hour}
+        actions = [
+            _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId"),
+            {
+                "Update": {
+                    "TableName": self.tables.timeslot,
+                    "Key": key,
+                    "UpdateExpression": (
+                        "SET serviceBayCount = :count, bookedCount = if_not_exists(bookedCount, :zero), "
+                        "availableBays = :count - if_not_exists(bookedCount, :zero)"
+                    ),
+                    "ConditionExpression": "attribute_not_exists(dealerId) OR bookedCount <= :count",
+                    "ExpressionAttributeValues": {":count": bay_count, ":zero": 0},
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                }
+            },
+        ]
+        failed = _transact(actions)
+        if failed == 0:
+            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
+        if failed == 1:
+            raise ConflictError(
+                f"more than {bay_count} bays are booked at {service_date_hour}; cancel appointments first",
+                code="BAYS_IN_USE",
+            )
+        return self.get_timeslot(dealer_id, service_date_hour, consistent=True)  # type: ignore[return-value]
+
+    def get_timeslot(self, dealer_id: str, service_date_hour: str, *, consistent: bool = False) -> Timeslot | None:
+        item = (
+            ddb.table(self.tables.timeslot)
+            .get_item(Key={"dealerId": dealer_id, "serviceDateHour": service_date_hour}, ConsistentRead=consistent)
+            .get("Item")
+        )
+        return None if item is None else timeslot_from(item)
+
+    def timeslots_of(
+        self, dealer_id: str, *, first: str, last: str, min_available: int | None, limit: int, start_key: StartKey
+    ) -> Page:
+        """A dealer's timeslots from `first` to `last` (serviceDateHour, inclusive): Query on the table's keys.
+
+        `minAvailableBays` filters the result of that key query only (the seed's note on serviceBayCount): it
+        never reads another dealer's or another range's timeslots.
+        """
+        query: dict[str, Any] = {
+            "KeyConditionExpression": Key("dealerId").eq(dealer_id) & Key("serviceDateHour").between(first, last)
+        }
+        if min_available is not None:
+            query["FilterExpression"] = Attr("availableBays").gte(min_available)
+        return _page(self.tables.timeslot, timeslot_from, limit, start_key, **query)
+
+    # customers, vehicles, registrations
+
+    def put_customer(self, username: str, name: str, email: str) -> Customer:
+        """Create or update a customer's name and email; isActive belongs to the stream consumer."""
+        response = ddb.table(self.tables.customer).update_item(
+            Key={"username": username},
+            UpdateExpression=(
+                "SET #name = :name, email = :email, isActive = if_not_exists(isActive, :false), "
+                "regVersion = if_not_exists(regVersion, :zero)"
+            ),
+            ExpressionAttributeNames={"#name": "name"},
+            ExpressionAttributeValues={":name": name, ":email": email, ":false": False, ":zero": 0},
+            ReturnValues="ALL_NEW",
+        )
+        return customer_from(response["Attributes"])
+
+    def get_customer(self, username: str) -> Customer | None:
+        item = ddb.table(self.tables.customer).get_item(Key={"username": username}).get("Item")
+        return None if item is None else customer_from(item)
+
+    def active_customers(self, *, limit: int, start_key: StartKey) -> Page:
+        """Customers with an active registration: Query the sparse ActiveCustomerIndex (only they are in it)."""
+        return _page(
+            self.tables.customer,
+            customer_from,
+            limit,
+            start_key,
+            IndexName=ACTIVE_CUSTOMER_INDEX,
+            KeyConditionExpression=Key("activeFlag").eq(ACTIVE_FLAG),
+        )
+
+    def put_vehicle(self, vehicle: Vehicle) -> Vehicle:
+        ddb.table(self.tables.vehicle).put_item(
+            Item={"vin": vehicle.vin, "make": vehicle.make, "model": vehicle.model, "year": vehicle.year}
+        )
+        return vehicle
+
+    def get_vehicle(self, vin: str) -> Vehicle | None:
+        item = ddb.table(self.tables.vehicle).get_item(Key={"vin": vin}).get("Item")
+        return None if item is None else vehicle_from(item)
+
+    def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> Registration:
+        """Register a vehicle to a customer or change the registration's status, in one transaction that
+        checks the vehicle exists and bumps the customer's regVersion (which also checks the customer exists)."""
+        actions = [
+            _exists_check(self.tables.vehicle, {"vin": vin}, "vin"),
+            {
+                "Update": {
+                    "TableName": self.tables.customer,
+                    "Key": {"username": username},
+                    "UpdateExpression": "ADD regVersion :one",
+                    "ConditionExpression": "attribute_exists(username)",
+                    "ExpressionAttributeValues": {":one": 1},
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.tables.registration,
+                    "Key": {"username": username, "vin": vin},
+                    "UpdateExpression": (
+                        "SET statusCode = :status, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)"
+                    ),
+                    "ExpressionAttributeValues": {":status": status_code, ":now": now.isoformat()},
+                }
+            },
+        ]
+        failed = _transact(actions)
+        if failed == 0:
+            raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
+        if failed == 1:
+            raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND")
+        return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
+
+    def get_registration(self, username: str, vin: str) -> Registration | None:
+        item = ddb.table(self.tables.registration).get_item(Key={"username": username, "vin": vin}).get("Item")
+        return None if item is None else registration_from(item)
+
+    def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
+        """Query the Registration table on its partition key."""
+        return _page(
+            self.tables.registration, registration_from, limit, start_key,
+            KeyConditionExpression=Key("username").eq(username),
+        )
+
+    def registrations_of_vehicle(self, vin: str, *, limit: int, start_key: StartKey) -> Page:
+        """Query VehicleRegistrationIndex, the seed's reversed keys."""
+        return _page(
+            self.tables.registration, registration_from, limit, start_key,
+            IndexName=VEHICLE_REGISTRATION_INDEX, KeyConditionExpression=Key("vin").eq(vin),
+        )
+
+    # appointments
+
+    def book(self, appointment: Appointment) -> Appointment:
+        """Book a bay: check the registration is active, take a bay, store the appointment — all or nothing."""
+        timeslot_key = {"dealerId": appointment.dealer_id, "serviceDateHour": appointment.service_date_hour}
+        actions = [
+            {
+                "ConditionCheck": {
+                    "TableName": self.tables.registration,
+                    "Key": {"username": appointment.username, "vin": appointment.vin},
+                    "ConditionExpression": "statusCode = :active",
+                    "ExpressionAttributeValues": {":active": ACTIVE},
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.tables.timeslot,
+                    "Key": timeslot_key,
+                    "UpdateExpression": "SET bookedCount = bookedCount + :one, availableBays = availableBays - :one",
+                    "ConditionExpression": "attribute_exists(dealerId) AND availableBays > :zero",
+                    "ExpressionAttributeValues": {":one": 1, ":zero": 0},
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                }
+            },
+            {
+                "Put": {
+                    "TableName": self.tables.appointment,
+                    "Item": appointment_item(appointment),
+                    "ConditionExpression": "attribute_not_exists(appointmentId)",
+                }
+            },
+        ]
+        try:
+            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
+        except ClientError as error:
+            reasons = ddb.cancellation_reasons(error)
+            if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
+                raise
+            old = ddb.cancellation_items(error)
+            if reasons[0] == "ConditionalCheckFailed":
+                if old[0] is None:
+                    raise NotFoundError(
+                        f"{appointment.username} has not registered {appointment.vin}", code="REGISTRATION_NOT_FOUND"
+                    ) from error
+                raise ConflictError(
+                    f"the registration of {appointment.vin} to {appointment.username} is not active",
+                    code="REGISTRATION_INACTIVE",
+                ) from error
+            if reasons[1] == "ConditionalCheckFailed":
+                if old[1] is None:
+                    raise NotFoundError(
+                        f"no timeslot {appointment.service_date_hour} at dealer {appointment.dealer_id}",
+                        code="TIMESLOT_NOT_FOUND",
+                    ) from error
+                raise ConflictError("every service bay of this timeslot is booked", code="TIMESLOT_FULL") from error
+            if reasons[2] == "ConditionalCheckFailed":
+                raise ConflictError("an appointment with this id exists", code="ALREADY_EXISTS") from error
+            raise
+        return appointment
+
+    def get_appointment(self, appointment_id: str, *, consistent: bool = False) -> Appointment | None:
+        item = (
+            ddb.table(self.tables.appointment)
+            .get_item(Key={"appointmentId": appointment_id}, ConsistentRead=consistent)
+            .get("Item")
+        )
+        return None if item is None else appointment_from(item)
+
+    def cancel(self, appointment: Appointment) -> None:
+        """Delete the appointment and give its bay back, all or nothing. The delete is conditioned on the
+        appointment still being there, so two concurrent cancels free one bay, not two."""
+        actions = [
+            {
+                "Delete": {
+                    "TableName": self.tables.appointment,
+                    "Key": {"appointmentId": appointment.appointment_id},
+                    "ConditionExpression": "attribute_exists(appointmentId)",
+                }
+            },
+            {
+                "Update": {
+                    "TableName": self.tables.timeslot,
+                    "Key": {"dealerId": appointment.dealer_id, "serviceDateHour": appointment.service_date_hour},
+                    "UpdateExpression": "SET bookedCount = bookedCount - :one, availableBays = availableBays + :one",
+                    "ConditionExpression": "attribute_exists(dealerId) AND bookedCount > :zero",
+                    "ExpressionAttributeValues": {":one": 1, ":zero": 0},
+                }
+            },
+        ]
+        failed = _transact(actions)
+        if failed == 0:
+            raise NotFoundError(f"no appointment {appointment.appointment_id}", code="APPOINTMENT_NOT_FOUND")
+        if failed == 1:  # cannot happen while every booking goes through book(); never free a bay twice
+            raise ConflictError("the timeslot has no booked bay to free", code="TIMESLOT_INCONSISTENT")
+
+    def appointments_of_timeslot(
+        self, dealer_id: str, service_date_hour: str, *, limit: int, start_key: StartKey
+    ) -> Page:
+        """Query TimeslotAppointmentIndex on timeslotKey = dealerId#serviceDateHour."""
+        return _page(
+            self.tables.appointment, appointment_from, limit, start_key,
+            IndexName=TIMESLOT_APPOINTMENT_INDEX,
+            KeyConditionExpression=Key("timeslotKey").eq(compound_key(dealer_id, service_date_hour)),
+        )
+
+    def appointments_of_registration(self, username: str, vin: str, *, limit: int, start_key: StartKey) -> Page:
+        """Query RegistrationAppointmentIndex on registrationKey = username#vin, in service time order."""
+        return _page(
+            self.tables.appointment, appointment_from, limit, start_key,
+            IndexName=REGISTRATION_APPOINTMENT_INDEX,
+            KeyConditionExpression=Key("registrationKey").eq(compound_key(username, vin)),
+        )
+
+    # vehicle events
+
+    def put_event(self, event: VehicleEvent) -> VehicleEvent:
+        """Store a vehicle's event, in one transaction with a check that the vehicle exists."""
+        actions = [
+            _exists_check(self.tables.vehicle, {"vin": event.vin}, "vin"),
+            {
+                "Put": {
+                    "TableName": self.tables.event,
+                    "Item": event_item(event),
+                    "ConditionExpression": "attribute_not_exists(eventId)",
+                }
+            },
+        ]
+        failed = _transact(actions)
+        if failed == 0:
+            raise NotFoundError(f"no vehicle {event.vin}", code="VEHICLE_NOT_FOUND")
+        if failed == 1:
+            raise ConflictError("an event with this id exists", code="ALREADY_EXISTS")
+        return event
+
+    def events_of(
+        self,
+        vin: str,
+        *,
+        first: str,
+        last: str,
+        event_type: str | None,
+        now_epoch: int,
+        limit: int,
+        start_key: StartKey,
+    ) -> Page:
+        """A vehicle's events with `first <= eventId <= last`, newest first.
+
+        Without a type: Query the table on vin; with one: Query VehicleEventTypeIndex on "<vin>#<type>", so
+        the read never touches the other type's events. The caller clamps `first` to the retention window, so
+        expired items are outside the key range; the filter on `expiresAt` only drops the ones a shorter
+        retention setting expired early (DynamoDB deletes expired items within days, not at once).
+        """
+        if event_type is None:
+            key = Key("vin").eq(vin) & Key("eventId").between(first, last)
+            index: dict[str, Any] = {}
+        else:
+            key = Key("vinType").eq(compound_key(vin, event_type)) & Key("eventId").between(first, last)
+            index = {"IndexName": VEHICLE_EVENT_TYPE_INDEX}
+        return _page(
+            self.tables.event, event_from, limit, start_key,
+            KeyConditionExpression=key,
+            FilterExpression=Attr("expiresAt").gt(now_epoch),
+            ScanIndexForward=False,
+            **index,
+        )
+
+
+# --- low-level helpers ------------------------------------------------------------------------------
+
+def _page(table_name: str, convert, limit: int, start_key: StartKey, **query: Any) -> Page:
+    page = query_page(ddb.table(table_name).query, limit=limit, start_key=start_key, **query)
+    page.items = [convert(item) for item in page.items]
+    return page
+
+
+def _exists_check(table_name: str, key: dict[str, str], attribute: str) -> dict[str, Any]:
+    return {
+        "ConditionCheck": {
+            "TableName": table_name,
+            "Key": key,
+            "ConditionExpression": f"attribute_exists({attribute})",
+        }
+    }
+
+
+def _transact(actions: list[dict[str, Any]]) -> int | None:
+    """Run a transaction; the index of the action whose condition failed (None when it succeeded).
+
+    Other cancellations (throttling, conflicts) propagate and the resolver answers 429.
+    """
+    try:
+        # The resource's client takes plain Python values, as the Table methods do.
+        ddb.resource().meta.client.transact_write_items(TransactItems=actions)
+    except ClientError as error:
+        reasons = ddb.cancellation_reasons(error)
+        if ddb.error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
+            raise
+        return reasons.index("ConditionalCheckFailed")
+    return None

@@ -1,0 +1,193 @@
+"""ConnectedCar rules that are not storage: ids, time ranges, event retention, who may act for whom."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable
+from datetime import date, datetime, timedelta, timezone
+from typing import Any
+
+from functions.connected_car.models import (
+    Appointment,
+    AppointmentIn,
+    Customer,
+    Registration,
+    Timeslot,
+    VehicleEvent,
+    VehicleEventIn,
+    check_service_date_hour,
+)
+from functions.connected_car.repository import ConnectedCarRepository
+from functions.connected_car.schema import compound_key
+from functions.shared.auth import ADMIN, Caller
+from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError
+from functions.shared.pagination import Page
+
+VEHICLE_GROUP = "vehicle"
+DEFAULT_EVENT_RETENTION_DAYS = 30
+FIRST_HOUR = "0000-01-01T00"
+LAST_HOUR = "9999-12-31T23"
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def event_retention() -> timedelta:
+    return timedelta(days=int(os.environ.get("EVENT_RETENTION_DAYS") or DEFAULT_EVENT_RETENTION_DAYS))
+
+
+def event_time_key(moment: datetime) -> str:
+    """Sortable UTC time with milliseconds, the first part of an eventId: 2026-12-01T09:15:02.123Z."""
+    utc = moment.astimezone(timezone.utc)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def hour_bound(value: str | None, field: str, *, end: bool) -> str | None:
+    """A `from`/`to` of the timeslot range as a serviceDateHour: a day means its first (from) or last (to) hour."""
+    if value is None:
+        return None
+    try:
+        if len(value) == 10:
+            return f"{date.fromisoformat(value).isoformat()}T{'23' if end else '00'}"
+        return check_service_date_hour(value)
+    except ValueError as error:
+        raise InvalidInputError(
+            f"{field} must be YYYY-MM-DD or YYYY-MM-DDTHH",
+            details=[{"field": f"query.{field}", "message": "not a day or an hour"}],
+        ) from error
+
+
+def moment_bound(value: str | None, field: str) -> datetime | None:
+    """A `from`/`to` of the event range: an ISO-8601 time (UTC if it names no offset) or a day (its start)."""
+    if value is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError as error:
+        raise InvalidInputError(
+            f"{field} must be an ISO-8601 time or day",
+            details=[{"field": f"query.{field}", "message": "not an ISO-8601 time"}],
+        ) from error
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def ordered(first: Any, last: Any) -> None:
+    if first is not None and last is not None and first > last:
+        raise InvalidInputError(
+            "from is after to", details=[{"field": "query.from", "message": "must not be after to"}]
+        )
+
+
+class ConnectedCarService:
+    def __init__(self, repository: ConnectedCarRepository, clock: Callable[[], datetime] = utc_now):
+        self.repository = repository
+        self._clock = clock
+
+    # who may act
+
+    @staticmethod
+    def require_self_or_admin(caller: Caller, username: str) -> None:
+        if caller.username != username and not caller.is_in(ADMIN):
+            raise ForbiddenError("only the customer themself or an admin may do this")
+
+    def require_vehicle_reader(self, caller: Caller, vin: str) -> None:
+        """A vehicle's events: the vehicle itself (group `vehicle`), an admin, or its actively registered owner."""
+        if caller.is_in(VEHICLE_GROUP) or caller.is_in(ADMIN):
+            return
+        registration = self.repository.get_registration(caller.username, vin)
+        if registration is None or registration.status_code != "active":
+            raise ForbiddenError("only the vehicle, its registered customer or an admin may read its events")
+
+    # timeslots
+
+    def timeslots_of(
+        self, dealer_id: str, *, first: str | None, last: str | None, min_available: int | None, limit: int,
+        start_key: dict[str, Any] | None,
+    ) -> Page:
+        first_hour = hour_bound(first, "from", end=False)
+        last_hour = hour_bound(last, "to", end=True)
+        ordered(first_hour, last_hour)
+        page = self.repository.timeslots_of(
+            dealer_id, first=first_hour or FIRST_HOUR, last=last_hour or LAST_HOUR, min_available=min_available,
+            limit=limit, start_key=start_key,
+        )
+        if not page.items and start_key is None and self.repository.get_dealer(dealer_id) is None:
+            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
+        return page
+
+    def register(self, username: str, vin: str, status_code: str) -> Registration:
+        return self.repository.put_registration(username, vin, status_code, self._clock())
+
+    def get_customer(self, username: str) -> Customer:
+        customer = self.repository.get_customer(username)
+        if customer is None:
+            raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND")
+        return customer
+
+    # appointments
+
+    def book(self, request: AppointmentIn) -> Appointment:
+        appointment = Appointment(
+            appointment_id=str(uuid.uuid4()),
+            dealer_id=request.dealer_id,
+            service_date_hour=request.service_date_hour,
+            username=request.username,
+            vin=request.vin,
+            timeslot_key=compound_key(request.dealer_id, request.service_date_hour),
+            registration_key=compound_key(request.username, request.vin),
+            created_at=self._clock(),
+        )
+        return self.repository.book(appointment)
+
+    def appointment_for(self, caller: Caller, appointment_id: str) -> Appointment:
+        appointment = self.repository.get_appointment(appointment_id, consistent=True)
+        if appointment is None:
+            raise NotFoundError(f"no appointment {appointment_id}", code="APPOINTMENT_NOT_FOUND")
+        self.require_self_or_admin(caller, appointment.username)
+        return appointment
+
+    def cancel(self, caller: Caller, appointment_id: str) -> None:
+        self.repository.cancel(self.appointment_for(caller, appointment_id))
+
+    def timeslot(self, dealer_id: str, service_date_hour: str) -> Timeslot:
+        timeslot = self.repository.get_timeslot(dealer_id, service_date_hour)
+        if timeslot is None:
+            raise NotFoundError(f"no timeslot {service_date_hour} at dealer {dealer_id}", code="TIMESLOT_NOT_FOUND")
+        return timeslot
+
+    # vehicle events
+
+    def submit_event(self, vin: str, request: VehicleEventIn) -> VehicleEvent:
+        now = self._clock()
+        event = VehicleEvent(
+            vin=vin,
+            event_id=f"{event_time_key(now)}#{uuid.uuid4().hex[:12]}",
+            timestamp=now,
+            expires_at=int((now + event_retention()).timestamp()),
+            **request.model_dump(),
+        )
+        return self.repository.put_event(event)
+
+    def events_of(
+        self, vin: str, *, first: str | None, last: str | None, event_type: str | None, limit: int,
+        start_key: dict[str, Any] | None,
+    ) -> Page:
+        """Events in [from, to), newest first, never older than the retention (expired means absent)."""
+        now = self._clock()
+        start = moment_bound(first, "from")
+        end = moment_bound(last, "to")
+        ordered(start, end)
+        oldest = now - event_retention()
+        start = oldest if start is None or start < oldest else start
+        end = end or now + timedelta(seconds=1)
+        if start >= end:
+            return Page(items=[])
+        page = self.repository.events_of(
+            vin, first=event_time_key(start), last=event_time_key(end), event_type=event_type,
+            now_epoch=int(now.timestamp()), limit=limit, start_key=start_key,
+        )
+        if not page.items and start_key is None and self.repository.get_vehicle(vin) is None:
+            raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
+        return page
