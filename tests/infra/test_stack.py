@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from aws_cdk.assertions import Match
 
+from functions.connected_car.api import app as connected_car_app
 from functions.contacts.api import app as contacts_app
 from functions.contacts.schema import CONTACT_TABLE
 from functions.platform.api import app as platform_app
+from infra.domains import connected_car as connected_car_domain
 from infra.domains import contacts as contacts_domain
 from infra.domains import platform as platform_domain
 
@@ -119,9 +121,12 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
     in_template = {(m, normalize(p)) for m, p in template_routes(raw)}
     contacts = resolver_routes(contacts_app)
     assert {(r.method, normalize(r.path)) for r in contacts_domain.ROUTES} == contacts
+    connected_car = resolver_routes(connected_car_app)
+    assert {(r.method, normalize(r.path)) for r in connected_car_domain.ROUTES} == connected_car
     platform = {(r.method, normalize(r.path)) for r in platform_domain.ROUTES}
     assert platform <= resolver_routes(platform_app)
-    assert in_template == contacts | platform
+    assert contacts | connected_car <= resolver_routes(platform_app)  # /docs describes every domain
+    assert in_template == contacts | connected_car | platform
 
 
 def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
@@ -159,9 +164,10 @@ def test_stage_throttles_and_writes_json_access_logs(dev, prod):
         })
 
 
-def test_user_pool_has_the_admin_group_and_no_self_sign_up(dev):
-    _, template, _ = dev
-    template.has_resource_properties("AWS::Cognito::UserPoolGroup", {"GroupName": "admin"})
+def test_user_pool_has_the_admin_and_vehicle_groups_and_no_self_sign_up(dev):
+    _, template, raw = dev
+    groups = {g["Properties"]["GroupName"] for g in resources(raw, "AWS::Cognito::UserPoolGroup").values()}
+    assert groups == {"admin", "vehicle"}
     template.has_resource_properties("AWS::Cognito::UserPool", {
         "AdminCreateUserConfig": {"AllowAdminCreateUserOnly": True},
     })
@@ -220,6 +226,7 @@ def test_functions_run_python_313_with_the_powertools_layer(dev):
     functions = resources(raw, "AWS::Lambda::Function")
     assert {f["Properties"]["Handler"] for f in functions.values()} == {
         "functions.contacts.api.lambda_handler", "functions.platform.api.lambda_handler",
+        "functions.connected_car.api.lambda_handler", "functions.connected_car.active_customers.lambda_handler",
     }
     for function in functions.values():
         props = function["Properties"]

@@ -1,0 +1,164 @@
+"""ConnectedCar in the template: the seed's tables and indexes, the isActive stream consumer, exact grants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aws_cdk as cdk
+import pytest
+from aws_cdk import RemovalPolicy
+
+from functions.connected_car.schema import REGISTRATION_TABLE, TABLES, TIMESLOT_TABLE
+from infra.constructs.api_function import SharedCode
+from infra.constructs.spec_table import SpecTable
+from infra.constructs.stream_consumer import StreamConsumer
+from tests.infra.test_stack import function_policy, logical_id, resources
+
+
+def table_id(raw: dict[str, Any], construct_id: str) -> str:
+    return logical_id(raw, "AWS::DynamoDB::Table", f"ConnectedCar{construct_id}")
+
+
+def test_seed_tables_keys_and_indexes(dev):
+    _, _, raw = dev
+    expected = {
+        "DealerTable": ([("dealerId", "HASH")], {}),
+        "TimeslotTable": ([("dealerId", "HASH"), ("serviceDateHour", "RANGE")], {}),
+        "CustomerTable": ([("username", "HASH")], {"ActiveCustomerIndex": [("activeFlag", "HASH"), ("username", "RANGE")]}),
+        "VehicleTable": ([("vin", "HASH")], {}),
+        "RegistrationTable": (
+            [("username", "HASH"), ("vin", "RANGE")],
+            {"VehicleRegistrationIndex": [("vin", "HASH"), ("username", "RANGE")]},
+        ),
+        "AppointmentTable": (
+            [("appointmentId", "HASH")],
+            {
+                "TimeslotAppointmentIndex": [("timeslotKey", "HASH"), ("appointmentId", "RANGE")],
+                "RegistrationAppointmentIndex": [("registrationKey", "HASH"), ("serviceDateHour", "RANGE")],
+            },
+        ),
+        "EventTable": ([("vin", "HASH"), ("eventId", "RANGE")], {"VehicleEventTypeIndex": [("vinType", "HASH"), ("eventId", "RANGE")]}),
+    }
+    assert {spec.construct_id for spec in TABLES} == set(expected)
+    for construct_id, (keys, indexes) in expected.items():
+        props = raw["Resources"][table_id(raw, construct_id)]["Properties"]
+        assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == keys, construct_id
+        found = {
+            gsi["IndexName"]: [(k["AttributeName"], k["KeyType"]) for k in gsi["KeySchema"]]
+            for gsi in props.get("GlobalSecondaryIndexes", [])
+        }
+        assert found == indexes, construct_id
+        assert props["BillingMode"] == "PAY_PER_REQUEST"
+
+
+def test_events_expire_by_ttl_and_registrations_stream_their_keys(dev):
+    _, _, raw = dev
+    event = raw["Resources"][table_id(raw, "EventTable")]["Properties"]
+    assert event["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    registration = raw["Resources"][table_id(raw, "RegistrationTable")]["Properties"]
+    assert registration["StreamSpecification"] == {"StreamViewType": "KEYS_ONLY"}
+    streams = [
+        spec.construct_id
+        for spec in TABLES
+        if "StreamSpecification" in raw["Resources"][table_id(raw, spec.construct_id)]["Properties"]
+    ]
+    assert streams == ["RegistrationTable"]
+
+
+def test_active_customers_consumer_has_bounded_retries_bisect_max_age_and_a_dlq(dev):
+    _, _, raw = dev
+    (mapping,) = resources(raw, "AWS::Lambda::EventSourceMapping").values()
+    queue = logical_id(raw, "AWS::SQS::Queue", "ConnectedCarActiveCustomersDeadLetterQueue")
+    assert mapping["Properties"] == {
+        "BatchSize": 50,
+        "BisectBatchOnFunctionError": True,
+        "DestinationConfig": {"OnFailure": {"Destination": {"Fn::GetAtt": [queue, "Arn"]}}},
+        "EventSourceArn": {"Fn::GetAtt": [table_id(raw, "RegistrationTable"), "StreamArn"]},
+        "FunctionName": {"Ref": logical_id(raw, "AWS::Lambda::Function", "ConnectedCarActiveCustomersConsumerFunction")},
+        "FunctionResponseTypes": ["ReportBatchItemFailures"],
+        "MaximumBatchingWindowInSeconds": 0,
+        "MaximumRecordAgeInSeconds": 6 * 3600,
+        "MaximumRetryAttempts": 5,
+        "StartingPosition": "TRIM_HORIZON",
+    }
+    (queue_policy,) = resources(raw, "AWS::SQS::QueuePolicy").values()
+    (deny,) = queue_policy["Properties"]["PolicyDocument"]["Statement"]
+    assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
+    assert raw["Resources"][queue]["Properties"]["SqsManagedSseEnabled"] is True
+
+
+def _table_actions(statements: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """{resource (table logical id, or table/index/name): sorted dynamodb actions}."""
+    granted: dict[str, list[str]] = {}
+    for statement in statements:
+        actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+        if not all(a.startswith("dynamodb:") for a in actions):
+            continue
+        targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        for target in targets:
+            if target == "*":
+                name = "*"
+            elif "Fn::GetAtt" in target:
+                name = target["Fn::GetAtt"][0] + ("" if target["Fn::GetAtt"][1] == "Arn" else f".{target['Fn::GetAtt'][1]}")
+            else:
+                parts = target["Fn::Join"][1]
+                name = parts[0]["Fn::GetAtt"][0] + parts[1]
+            granted[name] = sorted(granted.get(name, []) + [a.removeprefix("dynamodb:") for a in actions])
+    return granted
+
+
+def test_api_function_gets_exactly_what_its_repository_calls(dev):
+    _, _, raw = dev
+    t = {spec.construct_id: table_id(raw, spec.construct_id) for spec in TABLES}
+    granted = _table_actions(function_policy(raw, "ConnectedCarApiRole"))
+    idempotency = logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable")
+    assert granted == {
+        t["DealerTable"]: ["ConditionCheckItem", "GetItem", "PutItem"],
+        t["TimeslotTable"]: ["GetItem", "Query", "UpdateItem"],
+        t["CustomerTable"]: ["GetItem", "Query", "UpdateItem"],
+        t["CustomerTable"] + "/index/ActiveCustomerIndex": ["GetItem", "Query", "UpdateItem"],
+        t["VehicleTable"]: ["ConditionCheckItem", "GetItem", "PutItem"],
+        t["RegistrationTable"]: ["ConditionCheckItem", "GetItem", "Query", "UpdateItem"],
+        t["RegistrationTable"] + "/index/VehicleRegistrationIndex": ["ConditionCheckItem", "GetItem", "Query", "UpdateItem"],
+        t["AppointmentTable"]: ["DeleteItem", "GetItem", "PutItem", "Query"],
+        t["AppointmentTable"] + "/index/TimeslotAppointmentIndex": ["DeleteItem", "GetItem", "PutItem", "Query"],
+        t["AppointmentTable"] + "/index/RegistrationAppointmentIndex": ["DeleteItem", "GetItem", "PutItem", "Query"],
+        t["EventTable"]: ["PutItem", "Query"],
+        t["EventTable"] + "/index/VehicleEventTypeIndex": ["PutItem", "Query"],
+        idempotency: ["DeleteItem", "GetItem", "PutItem", "UpdateItem"],
+    }
+
+
+def test_consumer_reads_only_its_stream_and_writes_only_customers(dev):
+    _, _, raw = dev
+    registration = table_id(raw, "RegistrationTable")
+    granted = _table_actions(function_policy(raw, "ConnectedCarActiveCustomersConsumerRole"))
+    assert granted == {
+        "*": ["ListStreams"],  # no resource-level permission exists for it
+        f"{registration}.StreamArn": ["DescribeStream", "GetRecords", "GetShardIterator"],
+        table_id(raw, "CustomerTable"): ["GetItem", "UpdateItem"],
+        registration: ["Query"],
+    }
+
+
+# --- the StreamConsumer construct on its own -------------------------------------------------------------
+
+def _scope() -> tuple[cdk.Stack, SharedCode]:
+    stack = cdk.Stack(cdk.App())
+    return stack, SharedCode(stack, "Shared")
+
+
+def test_stream_consumer_refuses_a_table_without_a_stream():
+    stack, shared = _scope()
+    table = SpecTable(stack, TIMESLOT_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False)
+    with pytest.raises(ValueError, match="has no stream"):
+        StreamConsumer(stack, "C", table=table, shared=shared, handler="h.h", service="s", environment={},
+                       removal_policy=RemovalPolicy.DESTROY)
+
+
+def test_stream_consumer_refuses_unbounded_retries():
+    stack, shared = _scope()
+    table = SpecTable(stack, REGISTRATION_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False)
+    with pytest.raises(ValueError, match="bounded"):
+        StreamConsumer(stack, "C", table=table, shared=shared, handler="h.h", service="s", environment={},
+                       removal_policy=RemovalPolicy.DESTROY, retry_attempts=-1)
