@@ -11,7 +11,8 @@ from __future__ import annotations
 import logging
 import os
 import socket
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import boto3
@@ -79,11 +80,9 @@ class MotoService:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> MotoService:
-        from moto.server import ThreadedMotoServer  # heavy import, only when actually serving
-
         _check_port_free(self.host, self.requested_port, "LOCAL_AWS_PORT")
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call otherwise
-        self._server = ThreadedMotoServer(
+        self._server = _serialized_dynamodb_server()(
             ip_address=self.host, port=self.requested_port, verbose=False
         )
         self._server.start()
@@ -105,6 +104,48 @@ class MotoService:
             aws_secret_access_key=FAKE_SECRET_KEY,
             config=Config(account_id_endpoint_mode="disabled", retries={"max_attempts": 2}),
         )
+
+
+class SerializedDynamoDB:
+    """WSGI middleware: one DynamoDB (or Streams) request at a time.
+
+    moto's backend has no locks: two TransactWriteItems on one item, served by two threads, can both pass
+    their conditions and both apply (measured: 5 of 9 concurrent bookings of a 3-bay slot succeeded). DynamoDB
+    applies each write and transaction atomically, so the local endpoint serializes DynamoDB requests to keep
+    that guarantee; other services stay concurrent.
+    """
+
+    def __init__(self, app: Callable[..., Iterable[bytes]]) -> None:
+        self._app = app
+        self._lock = threading.Lock()
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        if not environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB"):
+            return self._app(environ, start_response)
+        with self._lock:
+            return list(self._app(environ, start_response))  # the body is built under the lock too
+
+
+def _serialized_dynamodb_server() -> type:
+    """moto's ThreadedMotoServer with SerializedDynamoDB around its app (imported late: moto is heavy)."""
+    from moto.moto_server.threaded_moto_server import ThreadedMotoServer
+    from moto.moto_server.werkzeug_app import (
+        DomainDispatcherApplication,
+        MotoRequestHandler,
+        create_backend_app,
+    )
+    from werkzeug.serving import make_server
+
+    class Server(ThreadedMotoServer):
+        def _server_entry(self) -> None:  # moto's own, with the app wrapped
+            app = SerializedDynamoDB(DomainDispatcherApplication(create_backend_app))
+            self._server = make_server(
+                self._ip_address, self._port, app, True, request_handler=MotoRequestHandler
+            )
+            self._server_ready_event.set()
+            self._server.serve_forever()
+
+    return Server
 
 
 def _check_port_free(host: str, port: int, env_name: str) -> None:
