@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test test-unit test-functional test-infra test-e2e synth lint-template deploy token bench clean
+.PHONY: setup run test test-unit test-functional test-infra test-e2e synth lint-template deploy token dlq bench clean
 
 setup: $(STAMP)
 
@@ -28,6 +28,9 @@ run: setup
 
 token: setup
 	@$(PY) -m local token --user "$(USER)" $(if $(GROUPS),--groups "$(GROUPS)")
+
+dlq: setup
+	@$(PY) -m local dlq
 
 test: setup
 	$(PY) -m pytest

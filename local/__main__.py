@@ -1,12 +1,14 @@
-"""`python -m local run | token | synth`: the developer's entry points (used by the Makefile).
+"""`python -m local run | token | synth | dlq`: the developer's entry points (used by the Makefile).
 
 stdout carries only what scripts read (the `ready <url>` line and an example call for `run`, the
-bare token for `token`, the assembly path for `synth`); every log line goes to stderr.
+bare token for `token`, the assembly path for `synth`, the JSON of the on-failure queues for
+`dlq`); every log line goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import signal
@@ -109,6 +111,33 @@ def _synth(args: argparse.Namespace) -> int:
     return 0
 
 
+def _dlq(args: argparse.Namespace) -> int:
+    """Print what the running runtime's stream mappings sent to their on-failure queues."""
+    import boto3
+    from botocore.config import Config
+    from botocore.exceptions import EndpointConnectionError
+
+    from local.aws import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, region_from_env
+    from local.dlq import on_failure_messages
+
+    endpoint = f"http://127.0.0.1:{args.aws_port}"
+    sqs = boto3.session.Session().client(
+        "sqs",
+        endpoint_url=endpoint,
+        region_name=region_from_env(),
+        aws_access_key_id=FAKE_ACCESS_KEY,
+        aws_secret_access_key=FAKE_SECRET_KEY,
+        config=Config(retries={"max_attempts": 1}),
+    )
+    try:
+        messages = on_failure_messages(sqs)
+    except EndpointConnectionError:
+        logging.getLogger("local").error("no local runtime at %s (run: make run)", endpoint)
+        return 1
+    print(json.dumps(messages, indent=2))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m local", description=__doc__)
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
@@ -133,6 +162,12 @@ def main(argv: list[str] | None = None) -> int:
     synth.add_argument("--stage", default=None)
     synth.add_argument("--repo", default=None, help=argparse.SUPPRESS)
     synth.set_defaults(handler=_synth)
+
+    dlq = commands.add_parser(
+        "dlq", help="print the stream mappings' on-failure queues of the running runtime (JSON)"
+    )
+    dlq.add_argument("--aws-port", type=int, default=_port("LOCAL_AWS_PORT", DEFAULT_AWS_PORT))
+    dlq.set_defaults(handler=_dlq)
 
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)

@@ -6,9 +6,14 @@
         requests.get(rt.url + "/contacts/persons", headers=...)
         rt.invoke("ContactsApiFunction1234", event)
 
-Later features plug in here: stream pollers read `rt.stacks[i].tables[...].stream_arn` and call
-`rt.functions.invoke(...)` for each `AWS::Lambda::EventSourceMapping`; a TTL sweeper uses
-`TableInfo.ttl_attribute`. Both would be started after seeding and stopped first in `stop()`.
+Background emulation starts once resources and functions exist, before the seeds load (a deployed
+app has its event source mappings before any data is written, so seed writes reach consumers):
+`rt.streams` (`local/streams.py`) polls every table stream with an `AWS::Lambda::EventSourceMapping`
+and invokes the consumer's workers; `rt.ttl` (`local/ttl.py`) deletes expired items. `stop()` stops
+both first, before the functions, servers and moto they use.
+
+    rt.streams.wait_idle(timeout=5.0)   # every write so far has reached its consumers
+    rt.dlq_messages()                   # failure records in the mappings' on-failure queues
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 from local.apigw import RestApi, build_rest_api
 from local.auth import load_keys, verify_token
 from local.aws import EnvironmentPatch, MotoService, client_environment, region_from_env
+from local.dlq import on_failure_messages
 from local.functions import (
     DEFAULT_MAX_CONCURRENCY,
     PACKAGE_ROOT,
@@ -33,9 +39,11 @@ from local.functions import (
     stderr_sink,
     validate,
 )
-from local.resources import Clients, StackResources
+from local.resources import Clients, StackResources, TableInfo
 from local.server import ApiServer, Gateway
+from local.streams import MappingSpec, Streams, mapping_specs
 from local.template import StackTemplate, TemplateError, load_assembly, synth
+from local.ttl import ServiceDeletes, TtlSweeper, sweep_seconds_from_env
 
 log = logging.getLogger("local.runtime")
 
@@ -43,6 +51,8 @@ DEFAULT_STAGE = "dev"
 DEFAULT_PORT = 3000
 # The developer's own AWS settings must never leak into the local runtime's clients.
 _REMOVED_AWS_VARIABLES = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN")
+# How long `stop()` lets in-flight stream batches finish before it stops the functions under them.
+_STREAMS_STOP_GRACE = 2.0
 
 
 def stage_from_env() -> str:
@@ -64,7 +74,10 @@ class Runtime:
         self.stacks: list[StackResources] = []
         self.functions: Functions | None = None
         self.api: RestApi | None = None
+        self.streams: Streams | None = None
+        self.ttl: TtlSweeper | None = None
         self.keys_dir: Path | None = None  # where the token keys live (None: <repo>/.local/keys)
+        self._clients: Clients | None = None
         self._server: ApiServer | None = None
         self._env_patch: EnvironmentPatch | None = None
         self._stopped = False
@@ -138,13 +151,14 @@ class Runtime:
             self.moto.endpoint,
         )
         moto = self.moto
-        clients = Clients(lambda service: moto.client(service, self.region))
+        clients = self._clients = Clients(lambda service: moto.client(service, self.region))
         self.stacks = _provision(templates, clients, self.region)
 
         specs = [(r.stack.name, spec) for r in self.stacks for spec in function_specs(r)]
         for problem in validate(spec for _, spec in specs):
             log.warning("function will fail when invoked: %s", problem)
         self.functions = Functions(specs, aws_env, max_workers=max_concurrency, sink=log_sink)
+        self._start_background(clients)
 
         if seed:
             from local.seeds import load_all  # imported late: seed modules may import boto3
@@ -177,6 +191,24 @@ class Runtime:
                 method.authorization_type,
             )
 
+    def _start_background(self, clients: Clients) -> None:
+        """Stream pollers and the TTL sweeper: what AWS runs beside the app, not in it."""
+        assert self.functions is not None
+        deletes = ServiceDeletes()
+        self.streams = Streams(
+            _stream_mappings(self.stacks, self.functions),
+            clients=clients,
+            invoke=self.functions.invoke,
+            region=self.region,
+            identity=deletes.identity,
+        )
+        self.streams.start()
+        tables = [table for stack in self.stacks for table in stack.tables.values()]
+        interval = sweep_seconds_from_env(os.environ)
+        if interval > 0:
+            self.ttl = TtlSweeper(tables, clients["dynamodb"], deletes=deletes, interval=interval)
+            self.ttl.start()
+
     # public API -------------------------------------------------------------------------------
 
     @property
@@ -196,6 +228,15 @@ class Runtime:
             raise RuntimeError("runtime not started")
         return self.functions.invoke(function, event)
 
+    def dlq_messages(self) -> dict[str, list[Any]]:
+        """Messages of every stream mapping's on-failure queue, by queue ARN, oldest first.
+
+        They stay in their queues (what `python -m local dlq` prints, from another process).
+        """
+        if self._clients is None:
+            raise RuntimeError("runtime not started")
+        return on_failure_messages(self._clients["sqs"])
+
     def seed_environment(self) -> dict[str, str]:
         """All functions' resolved template variables, merged (what seed modules receive)."""
         merged: dict[str, str] = {}
@@ -207,14 +248,20 @@ class Runtime:
         return merged
 
     def stop(self) -> None:
-        """Stop serving, kill every worker, stop moto, restore the environment. Idempotent."""
+        """Stop the stream pollers and the TTL sweeper, stop serving, kill every worker, stop
+        moto, restore the environment. Idempotent."""
         if self._stopped:
             return
         self._stopped = True
+        streams_stopped = self.streams.stop(_STREAMS_STOP_GRACE) if self.streams else True
+        if self.ttl is not None:
+            self.ttl.stop()
         if self._server is not None:
             self._server.stop()
         if self.functions is not None:
             self.functions.close()
+        if not streams_stopped and self.streams is not None:
+            self.streams.stop()  # their workers are gone: the last in-flight batches end now
         if self.moto is not None:
             self.moto.stop()
         if self._env_patch is not None:
@@ -249,6 +296,24 @@ def _provision(
                 exports[export_name] = resources.resolver.resolve(output.get("Value"), where)
         provisioned.append(resources)
     return provisioned
+
+
+def _stream_mappings(stacks: list[StackResources], functions: Functions) -> list[MappingSpec]:
+    """Every stack's mappings on a table stream of the app whose consumer is a known function."""
+    streams: dict[str, TableInfo] = {
+        table.stream_arn: table
+        for stack in stacks
+        for table in stack.tables.values()
+        if table.stream_arn
+    }
+    mappings = []
+    for stack in stacks:
+        for spec in mapping_specs(stack, streams):
+            if spec.function in functions:
+                mappings.append(spec)
+            else:
+                log.warning("%s: consumer %s is not a function of the app", spec.id, spec.function)
+    return mappings
 
 
 __all__ = ["Runtime", "TemplateError"]

@@ -1,0 +1,466 @@
+"""Stream pollers without workers: starting positions, record age, shard lineage, failures, parsing.
+
+The consumer here is a Python callable, so each test controls exactly what an invocation returns.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from botocore.exceptions import ClientError
+
+from local.aws import MotoService
+from local.dlq import on_failure_messages
+from local.functions import FunctionError
+from local.resources import Clients, StackResources, TableInfo
+from local.streams import (
+    MappingSpec,
+    Streams,
+    item_failures,
+    lambda_record,
+    mapping_specs,
+)
+from local.template import TemplateError
+from tests.unit.local.conftest import stack_of, stack_resources
+from tests.unit.local.stream_support import wait_for
+
+STREAM_TABLE = {
+    "Type": "AWS::DynamoDB::Table",
+    "Properties": {
+        "KeySchema": [{"AttributeName": "PK", "KeyType": "HASH"}],
+        "AttributeDefinitions": [{"AttributeName": "PK", "AttributeType": "S"}],
+        "StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
+    },
+}
+FUNCTION_ARN = "arn:aws:lambda:us-east-1:123456789012:function:consumer"
+
+
+class Consumer:
+    """Records every batch per function; `behaviour` decides what an invocation does."""
+
+    def __init__(self) -> None:
+        self.batches: dict[str, list[list[str]]] = {}
+        self.behaviour: Callable[[str, list[str]], Any] = lambda function, ids: None
+
+    def __call__(self, function: str, event: Any, request_id: str) -> Any:
+        ids = [r["dynamodb"]["Keys"]["PK"]["S"] for r in event["Records"]]
+        self.batches.setdefault(function, []).append(ids)
+        return self.behaviour(function, ids)
+
+
+@pytest.fixture(scope="module")
+def moto() -> Iterator[MotoService]:
+    service = MotoService(0).start()
+    yield service
+    service.stop()
+
+
+@pytest.fixture
+def clients(moto: MotoService) -> Clients:
+    return Clients(lambda service: moto.client(service, "us-east-1"))
+
+
+@pytest.fixture
+def table(clients: Clients) -> TableInfo:
+    resources = StackResources(stack_of({"Table": STREAM_TABLE}), clients, region="us-east-1")
+    resources.provision()
+    return resources.tables["Table"]
+
+
+def put(clients: Clients, table: TableInfo, *pks: str) -> None:
+    """One BatchWriteItem: the poller sees all of these records in one read."""
+    requests = [{"PutRequest": {"Item": {"PK": {"S": pk}}}} for pk in pks]
+    clients["dynamodb"].batch_write_item(RequestItems={table.name: requests})
+
+
+def spec(table: TableInfo, function: str = "consumer", **settings: Any) -> MappingSpec:
+    return MappingSpec(
+        id=f"Test/{function}", function=function, function_arn=FUNCTION_ARN, table=table, **settings
+    )
+
+
+@pytest.fixture
+def streams_of(clients: Clients) -> Iterator[Callable[..., Streams]]:
+    """Builds and starts `Streams`; stops them after the test."""
+    started: list[Streams] = []
+
+    def build(mappings: list[MappingSpec], consumer: Consumer, **options: Any) -> Streams:
+        streams = Streams(
+            mappings,
+            clients=options.pop("clients", clients),
+            invoke=consumer,
+            region="us-east-1",
+            **options,
+        )
+        streams.start()
+        started.append(streams)
+        return streams
+
+    yield build
+    for streams in started:
+        assert streams.stop(timeout=5)
+
+
+def test_latest_skips_earlier_records_and_trim_horizon_reads_them(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    put(clients, table, "before-1", "before-2")
+    consumer = Consumer()
+    streams = streams_of(
+        [
+            spec(table, "latest", starting_position="LATEST"),
+            spec(table, "trim", starting_position="TRIM_HORIZON"),
+        ],
+        consumer,
+    )
+    put(clients, table, "after")
+    assert streams.wait_idle(timeout=5)
+    delivered = {
+        f: [pk for batch in batches for pk in batch] for f, batches in consumer.batches.items()
+    }
+    assert delivered == {"latest": ["after"], "trim": ["before-1", "before-2", "after"]}
+
+
+def test_records_too_old_on_arrival_go_to_the_dlq_uninvoked(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    sqs = clients["sqs"]
+    url = sqs.create_queue(QueueName="aged-dlq")["QueueUrl"]
+    attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
+    arn = attributes["Attributes"]["QueueArn"]
+    consumer = Consumer()
+    hour_later = lambda: time.time() + 3600  # noqa: E731 - a clock an hour ahead
+    streams = streams_of(
+        [spec(table, max_record_age=60, on_failure=arn, starting_position="TRIM_HORIZON")],
+        consumer,
+        clock=hour_later,
+    )
+    put(clients, table, "old-1", "old-2")
+    assert streams.wait_idle(timeout=5)
+    assert consumer.batches == {}
+    (failure,) = on_failure_messages(sqs)[arn]
+    assert failure["requestContext"]["condition"] == "RecordAgeExceeded"
+    assert failure["requestContext"]["approximateInvokeCount"] == 0
+    assert failure["requestContext"]["functionArn"] == FUNCTION_ARN
+    assert "responseContext" not in failure
+    assert failure["DDBStreamBatchInfo"]["batchSize"] == 2
+    sqs.delete_queue(QueueUrl=url)  # moto's state outlives this server: leave no tagged queue
+
+
+def test_a_crashing_poller_is_logged_and_does_not_stop_the_others(
+    clients: Clients,
+    table: TableInfo,
+    streams_of: Callable[..., Streams],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    consumer = Consumer()
+    broken = {"on": True}
+
+    def behaviour(function: str, ids: list[str]) -> Any:
+        if function == "broken" and broken["on"]:
+            raise KeyError("a bug in the runtime, not a function error")
+        return None
+
+    consumer.behaviour = behaviour
+    streams = streams_of([spec(table, "broken"), spec(table, "healthy")], consumer)
+    put(clients, table, "x")
+    wait_for(lambda: consumer.batches.get("healthy") == [["x"]])
+    wait_for(lambda: any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records))
+    assert "Test/broken shard" in caplog.text and "poller error" in caplog.text
+    broken["on"] = False
+    assert streams.wait_idle(timeout=5)
+    assert consumer.batches["broken"][-1] == ["x"]  # retried from memory: nothing lost
+    assert consumer.batches["healthy"] == [["x"]]
+
+
+class FlakyStreams:
+    """The real Streams client, but the first `failures` GetRecords calls fail."""
+
+    def __init__(self, real: Any, failures: int) -> None:
+        self._real = real
+        self.failures = failures
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def get_records(self, **kwargs: Any) -> Any:
+        if self.failures:
+            self.failures -= 1
+            raise ClientError({"Error": {"Code": "InternalServerError"}}, "GetRecords")
+        return self._real.get_records(**kwargs)
+
+
+def test_failing_get_records_is_retried_with_backoff(
+    moto: MotoService,
+    table: TableInfo,
+    clients: Clients,
+    streams_of: Callable[..., Streams],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    flaky = FlakyStreams(moto.client("dynamodbstreams", "us-east-1"), failures=2)
+    flaky_clients = Clients(lambda s: flaky if s == "dynamodbstreams" else clients[s])
+    consumer = Consumer()
+    put(clients, table, "y")
+    streams = streams_of(
+        [spec(table, starting_position="TRIM_HORIZON")], consumer, clients=flaky_clients
+    )
+    assert streams.wait_idle(timeout=5)
+    assert consumer.batches == {"consumer": [["y"]]}
+    retries = [
+        r.getMessage() for r in caplog.records if "reading the stream failed" in r.getMessage()
+    ]
+    assert len(retries) == 2 and "retrying in 0.2s" in retries[0] and "0.4s" in retries[1]
+
+
+def test_moto_forgets_the_iterators_a_poller_used(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    from moto.dynamodbstreams.models import dynamodbstreams_backends
+
+    iterators = dynamodbstreams_backends["123456789012"]["us-east-1"].shard_iterators
+    before = len(iterators)
+    streams = streams_of([spec(table)], Consumer())
+    time.sleep(0.6)  # about six idle polls
+    assert streams.pollers()[0].fetches >= 4
+    assert len(iterators) - before <= 2  # the current one (and one in flight)
+
+
+def _raw(sequence: int, pk: str) -> dict[str, Any]:
+    return {
+        "eventID": f"id-{sequence}",
+        "eventName": "INSERT",
+        "dynamodb": {
+            "ApproximateCreationDateTime": datetime.now(UTC),
+            "Keys": {"PK": {"S": pk}},
+            "SequenceNumber": str(sequence),
+            "SizeBytes": 10,
+            "StreamViewType": "KEYS_ONLY",
+        },
+    }
+
+
+class SplitStream:
+    """A fake Streams client: a closed parent shard, its open child and an unrelated shard."""
+
+    def __init__(self) -> None:
+        self.records = {"parent": [_raw(1, "p1"), _raw(2, "p2")], "child": [_raw(3, "c1")]}
+        self.records["other"] = [_raw(4, "o1")]
+        self.requested: list[tuple[str, str]] = []
+
+    def describe_stream(self, **kwargs: Any) -> Any:
+        closed = {"StartingSequenceNumber": "1", "EndingSequenceNumber": "2"}
+        return {
+            "StreamDescription": {
+                "Shards": [
+                    {"ShardId": "child", "ParentShardId": "parent", "SequenceNumberRange": {}},
+                    {"ShardId": "parent", "SequenceNumberRange": closed},
+                    {"ShardId": "other", "SequenceNumberRange": {}},
+                ]
+            }
+        }
+
+    def get_shard_iterator(self, *, ShardId: str, ShardIteratorType: str, **_: Any) -> Any:  # noqa: N803
+        self.requested.append((ShardId, ShardIteratorType))
+        start = len(self.records[ShardId]) if ShardIteratorType == "LATEST" else 0
+        return {"ShardIterator": f"{ShardId}:{start}"}
+
+    def get_records(self, *, ShardIterator: str, **_: Any) -> Any:  # noqa: N803
+        shard, position = ShardIterator.split(":")
+        records = self.records[shard][int(position) :]
+        done = shard == "parent" and records == [] and int(position) > 0
+        following = None if done else f"{shard}:{int(position) + len(records)}"
+        return {"Records": records, "NextShardIterator": following}
+
+
+def test_a_child_shard_is_read_after_its_parent(
+    table: TableInfo, clients: Clients, streams_of: Callable[..., Streams]
+) -> None:
+    fake = SplitStream()
+    consumer = Consumer()
+    streams = streams_of(
+        [spec(table, starting_position="TRIM_HORIZON")],
+        consumer,
+        clients=Clients(lambda s: fake if s == "dynamodbstreams" else clients[s]),
+    )
+    assert streams.wait_idle(timeout=5)
+    batches = consumer.batches["consumer"]
+    assert sorted(batches) == [["c1"], ["o1"], ["p1", "p2"]]
+    assert batches.index(["p1", "p2"]) < batches.index(["c1"])
+    assert ("child", "TRIM_HORIZON") in fake.requested
+
+
+def test_latest_skips_closed_shards(
+    table: TableInfo, clients: Clients, streams_of: Callable[..., Streams]
+) -> None:
+    fake = SplitStream()
+    streams = streams_of(
+        [spec(table, starting_position="LATEST")],
+        Consumer(),
+        clients=Clients(lambda s: fake if s == "dynamodbstreams" else clients[s]),
+    )
+    assert streams.wait_idle(timeout=5)
+    assert sorted(fake.requested) == [("child", "LATEST"), ("other", "LATEST")]
+
+
+def test_an_invocation_error_fails_the_whole_batch(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    consumer = Consumer()
+    calls = {"n": 0}
+
+    def behaviour(function: str, ids: list[str]) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise FunctionError("consumer", "Sandbox.Timedout", "Task timed out after 3.00 seconds")
+        return None
+
+    consumer.behaviour = behaviour
+    streams = streams_of([spec(table, report_item_failures=True)], consumer)
+    put(clients, table, "t1", "t2")
+    assert streams.wait_idle(timeout=5)
+    assert consumer.batches["consumer"] == [["t1", "t2"], ["t1", "t2"]]
+
+
+@pytest.mark.parametrize(
+    ("result", "expected"),
+    [
+        (None, []),
+        ({}, []),
+        ({"batchItemFailures": None}, []),
+        ({"batchItemFailures": []}, []),
+        ({"statusCode": 200}, []),
+        ({"batchItemFailures": [{"itemIdentifier": "3"}, {"itemIdentifier": "2"}]}, [1, 2]),
+        ({"batchItemFailures": [{"itemIdentifier": ""}]}, None),
+        ({"batchItemFailures": [{"itemIdentifier": None}]}, None),
+        ({"batchItemFailures": [{"itemId": "2"}]}, None),
+        ({"batchItemFailures": [{"itemIdentifier": "9"}]}, None),  # not in the batch
+        ({"batchItemFailures": [{"itemIdentifier": 2}]}, None),  # not a string
+        ({"batchItemFailures": "2"}, None),
+        ("ok", None),
+    ],
+)
+def test_item_failures_follow_lambdas_rules(result: Any, expected: list[int] | None) -> None:
+    assert item_failures(result, ["1", "2", "3"]) == expected
+
+
+def test_lambda_record_fills_in_what_moto_omits() -> None:
+    created = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    raw = {
+        "eventID": "abc",
+        "eventName": "REMOVE",
+        "eventVersion": "1.0",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": "us-east-1",
+        "dynamodb": {
+            "ApproximateCreationDateTime": created,
+            "Keys": {"PK": {"S": "k"}},
+            "OldImage": {"PK": {"S": "k"}},
+            "SequenceNumber": "1100000000017454423009",
+            "SizeBytes": 42,
+            "StreamViewType": "OLD_IMAGE",
+        },
+    }
+    identity = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+    record = lambda_record(raw, stream_arn="arn:stream", region="eu-west-1", user_identity=identity)
+    assert record.event == {
+        "eventID": "abc",
+        "eventName": "REMOVE",
+        "eventVersion": "1.1",
+        "eventSource": "aws:dynamodb",
+        "awsRegion": "eu-west-1",
+        "dynamodb": {
+            "ApproximateCreationDateTime": float(int(created.timestamp())),
+            "Keys": {"PK": {"S": "k"}},
+            "OldImage": {"PK": {"S": "k"}},
+            "SequenceNumber": "1100000000017454423009",
+            "SizeBytes": 42,
+            "StreamViewType": "OLD_IMAGE",
+        },
+        "eventSourceARN": "arn:stream",
+        "userIdentity": identity,
+    }
+    assert record.sequence == 1100000000017454423009
+    assert record.arrival == created.timestamp()
+
+
+STREAM_ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2026-01-01T00:00:00.000"
+TABLE_INFO = TableInfo("Table", "T", "arn:table", STREAM_ARN, None, ())
+
+
+def _mapping(**properties: Any) -> dict[str, Any]:
+    return {
+        "Type": "AWS::Lambda::EventSourceMapping",
+        "Properties": {"EventSourceArn": STREAM_ARN, "FunctionName": {"Ref": "Fn"}, **properties},
+    }
+
+
+def test_mapping_properties_are_read_with_lambdas_defaults() -> None:
+    resources = stack_resources(
+        {
+            "Fn": {"Type": "AWS::Lambda::Function", "Properties": {"FunctionName": "consumer"}},
+            "Plain": _mapping(StartingPosition="TRIM_HORIZON"),
+            "Tuned": _mapping(
+                StartingPosition="LATEST",
+                BatchSize=10,
+                MaximumBatchingWindowInSeconds=2,
+                FunctionResponseTypes=["ReportBatchItemFailures"],
+                MaximumRetryAttempts=3,
+                BisectBatchOnFunctionError=True,
+                MaximumRecordAgeInSeconds=3600,
+                DestinationConfig={"OnFailure": {"Destination": "arn:aws:sqs:us-east-1:1:dlq"}},
+                FilterCriteria={"Filters": [{"Pattern": '{"eventName": ["INSERT"]}'}]},
+                Enabled=False,
+                ParallelizationFactor=4,
+            ),
+            "Aliased": _mapping(FunctionName="arn:aws:lambda:us-east-1:1:function:other:live"),
+            "Queue": _mapping(EventSourceArn="arn:aws:sqs:us-east-1:1:jobs"),
+        }
+    )
+    plain, tuned, aliased = mapping_specs(resources, {STREAM_ARN: TABLE_INFO})
+    assert plain == MappingSpec(
+        id="Test-dev/Plain",
+        function="Test-dev/Fn",
+        function_arn="arn:aws:lambda:us-east-1:123456789012:function:consumer",
+        table=TABLE_INFO,
+        starting_position="TRIM_HORIZON",
+    )
+    assert (plain.batch_size, plain.max_retries, plain.max_record_age) == (100, -1, -1)
+    assert tuned == MappingSpec(
+        id="Test-dev/Tuned",
+        function="Test-dev/Fn",
+        function_arn=plain.function_arn,
+        table=TABLE_INFO,
+        batch_size=10,
+        starting_position="LATEST",
+        batching_window=2.0,
+        filters=({"eventName": ["INSERT"]},),
+        report_item_failures=True,
+        max_retries=3,
+        bisect=True,
+        max_record_age=3600.0,
+        on_failure="arn:aws:sqs:us-east-1:1:dlq",
+        enabled=False,
+        parallelization_factor=4,
+    )
+    assert aliased.function == aliased.function_arn == "arn:aws:lambda:us-east-1:1:function:other"
+    assert aliased.starting_position == "LATEST"
+
+
+@pytest.mark.parametrize(
+    ("properties", "message"),
+    [
+        ({"StartingPosition": "AT_TIMESTAMP"}, "StartingPosition"),
+        ({"FilterCriteria": {"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]}}, "Filter"),
+    ],
+)
+def test_invalid_mappings_fail_loudly(properties: dict[str, Any], message: str) -> None:
+    resources = stack_resources(
+        {"Fn": {"Type": "AWS::Lambda::Function", "Properties": {}}, "Bad": _mapping(**properties)}
+    )
+    with pytest.raises(TemplateError, match=message):
+        mapping_specs(resources, {STREAM_ARN: TABLE_INFO})
