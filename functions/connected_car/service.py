@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import re
 import uuid
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
 
 from functions.connected_car.models import (
+    SERVICE_DATE_HOUR_PATTERN,
     Appointment,
     AppointmentIn,
     Customer,
@@ -26,6 +28,7 @@ from functions.shared.pagination import Page
 
 VEHICLE_GROUP = "vehicle"
 DEFAULT_EVENT_RETENTION_DAYS = 30
+DAY_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 FIRST_HOUR = "0000-01-01T00"
 LAST_HOUR = "9999-12-31T23"
 
@@ -49,9 +52,13 @@ def hour_bound(value: str | None, field: str, *, end: bool) -> str | None:
     if value is None:
         return None
     try:
-        if len(value) == 10:
+        # Only the two canonical forms: the bound is compared as a string with the sort key, so "2026-12-1T9"
+        # (which strptime takes) or an ISO week day (which date.fromisoformat takes) must not get through.
+        if DAY_PATTERN.match(value):
             return f"{date.fromisoformat(value).isoformat()}T{'23' if end else '00'}"
-        return check_service_date_hour(value)
+        if re.match(SERVICE_DATE_HOUR_PATTERN, value):
+            return check_service_date_hour(value)
+        raise ValueError(value)
     except ValueError as error:
         raise InvalidInputError(
             f"{field} must be YYYY-MM-DD or YYYY-MM-DDTHH",
@@ -182,12 +189,13 @@ class ConnectedCarService:
         oldest = now - event_retention()
         start = oldest if start is None or start < oldest else start
         end = end or now + timedelta(seconds=1)
-        if start >= end:
-            return Page(items=[])
-        page = self.repository.events_of(
-            vin, first=event_time_key(start), last=event_time_key(end), event_type=event_type,
-            now_epoch=int(now.timestamp()), limit=limit, start_key=start_key,
-        )
+        if start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
+            page = Page(items=[])
+        else:
+            page = self.repository.events_of(
+                vin, first=event_time_key(start), last=event_time_key(end), event_type=event_type,
+                now_epoch=int(now.timestamp()), limit=limit, start_key=start_key,
+            )
         if not page.items and start_key is None and self.repository.get_vehicle(vin) is None:
             raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
         return page

@@ -1,0 +1,199 @@
+"""Shared by the ConnectedCar functional tests: the seven tables, a DynamoDB call recorder, a settable clock,
+and the Registration table's stream read back from moto as the Lambda event source mapping delivers it."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import boto3
+
+from functions.connected_car import active_customers, api
+from functions.connected_car.repository import ConnectedCarRepository, TableNames
+from functions.connected_car.schema import REGISTRATION_TABLE, TABLES
+from functions.connected_car.service import ConnectedCarService
+from functions.shared import ddb
+from functions.shared.table_spec import TableSpec
+from infra.domains.connected_car import ROUTES
+from tests.functional.conftest import Client, LambdaContext
+
+ADMIN = ("admin",)
+VEHICLE = ("vehicle",)
+VIN = "1HGCM82633A004352"
+VIN2 = "JH4KA7561PC008269"
+VIN3 = "WDBRF40J53F372436"
+VIN4 = "5YJSA1E26HF000337"
+DEALER = "denver-1"
+HOUR = "2026-12-01T09"
+PREFIX = "/connected-car"
+
+
+def connected_car_client() -> Client:
+    return Client(api.lambda_handler, [route.path for route in ROUTES])
+
+
+def make_tables(monkeypatch, prefix: str = "test", specs: tuple[TableSpec, ...] = TABLES) -> dict[str, str]:
+    """The tables on moto as conftest.make_table builds them (`<prefix>-<construct id>`, env var set), with
+    one client for all of them; api.service is cleared so that it reads the new names. Env var -> table name."""
+    client = boto3.client("dynamodb")
+    names = {}
+    for spec in specs:
+        names[spec.env_var] = f"{prefix}-{spec.construct_id}"
+        client.create_table(**spec.create_table_kwargs(names[spec.env_var]))
+        monkeypatch.setenv(spec.env_var, names[spec.env_var])
+    api.service.cache_clear()
+    return names
+
+
+def table_items(name: str) -> list[dict[str, Any]]:
+    """Every item of a table (a test-side check, never the code under test)."""
+    return ddb.table(name).scan(ConsistentRead=True)["Items"]
+
+
+def raw_item(name: str, key: dict[str, Any]) -> dict[str, Any] | None:
+    return ddb.table(name).get_item(Key=key, ConsistentRead=True).get("Item")
+
+
+@dataclass
+class Calls:
+    """Every DynamoDB call made through the shared resource: (operation, request params, parsed response)."""
+
+    recorded: list[tuple[str, dict, dict]] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return [name for name, _, _ in self.recorded]
+
+    def of(self, operation: str) -> list[tuple[dict, dict]]:
+        return [(params, response) for name, params, response in self.recorded if name == operation]
+
+    def clear(self) -> None:
+        self.recorded.clear()
+
+
+@contextmanager
+def recording() -> Iterator[Calls]:
+    calls = Calls()
+    events = ddb.resource().meta.client.meta.events
+
+    def before(params, model, context, **kwargs):
+        context["params"] = dict(params)
+
+    def after(http_response, parsed, model, **kwargs):
+        calls.recorded.append((model.name, kwargs.get("context", {}).get("params", {}), parsed))
+
+    events.register("before-parameter-build.dynamodb", before)
+    events.register("after-call.dynamodb", after)
+    try:
+        yield calls
+    finally:
+        events.unregister("before-parameter-build.dynamodb", before)
+        events.unregister("after-call.dynamodb", after)
+
+
+class Clock:
+    """The service's clock, set by the test."""
+
+    def __init__(self, now: datetime):
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+    def advance(self, **delta: float) -> None:
+        self.now += timedelta(**delta)
+
+
+def use_clock(monkeypatch, clock: Clock) -> None:
+    """Route handlers get a service on this clock (api.service is an lru_cache read at each request)."""
+    service = ConnectedCarService(ConnectedCarRepository(TableNames.from_env(os.environ)), clock=clock)
+    monkeypatch.setattr(api, "service", lambda: service)
+
+
+def utc(*parts: int) -> datetime:
+    return datetime(*parts, tzinfo=timezone.utc)
+
+
+# --- the Registration stream, as Lambda's event source mapping hands it over -----------------------------
+
+class RegistrationStream:
+    """Reads the Registration table's stream on moto (DescribeStream, GetShardIterator, GetRecords) and turns
+    each record into the shape of a Lambda DynamoDB stream event record.
+
+    moto emits two INSERT records for an UpdateItem that creates an item; DynamoDB never emits two INSERTs for
+    one key without a REMOVE between, so the second is moto's and is dropped: one record per write, as in AWS.
+    """
+
+    def __init__(self, table_name: str):
+        description = boto3.client("dynamodb").describe_table(TableName=table_name)["Table"]
+        self.arn = description["LatestStreamArn"]
+        self._client = boto3.client("dynamodbstreams")
+        self._iterators: dict[str, str | None] = {}
+        self._last_event: dict[str, str] = {}
+        self._delivered: list[dict[str, Any]] = []
+
+    def new(self) -> list[dict[str, Any]]:
+        """The records written since the last call, in shard order."""
+        fresh: list[dict[str, Any]] = []
+        if not self._iterators:
+            shards = self._client.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]
+            for shard in shards:
+                self._iterators[shard["ShardId"]] = self._client.get_shard_iterator(
+                    StreamArn=self.arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+                )["ShardIterator"]
+        for shard_id, iterator in self._iterators.items():
+            while iterator:
+                response = self._client.get_records(ShardIterator=iterator)
+                iterator = response.get("NextShardIterator")
+                self._iterators[shard_id] = iterator
+                if not response["Records"]:
+                    break
+                fresh += [self._lambda_record(r) for r in response["Records"] if not self._moto_duplicate(r)]
+        self._delivered += fresh
+        return fresh
+
+    def all(self) -> list[dict[str, Any]]:
+        """Every record since the stream began."""
+        self.new()
+        return list(self._delivered)
+
+    def _moto_duplicate(self, record: dict[str, Any]) -> bool:
+        key = json.dumps(record["dynamodb"]["Keys"], sort_keys=True)
+        previous, self._last_event[key] = self._last_event.get(key), record["eventName"]
+        return record["eventName"] == "INSERT" and previous == "INSERT"
+
+    def _lambda_record(self, record: dict[str, Any]) -> dict[str, Any]:
+        change = record["dynamodb"]
+        assert change["StreamViewType"] == "KEYS_ONLY" and set(change["Keys"]) == {"username", "vin"}
+        return {
+            "eventID": record["eventID"],
+            "eventName": record["eventName"],
+            "eventVersion": "1.1",
+            "eventSource": "aws:dynamodb",
+            "awsRegion": record["awsRegion"],
+            "dynamodb": {
+                "ApproximateCreationDateTime": int(change["ApproximateCreationDateTime"].timestamp()),
+                "Keys": change["Keys"],
+                "SequenceNumber": change["SequenceNumber"],
+                "SizeBytes": change["SizeBytes"],
+                "StreamViewType": change["StreamViewType"],
+            },
+            "eventSourceARN": self.arn,
+        }
+
+
+def registration_stream() -> RegistrationStream:
+    return RegistrationStream(os.environ[REGISTRATION_TABLE.env_var])
+
+
+def deliver(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """One invocation of the isActive consumer with a batch of stream records."""
+    return active_customers.lambda_handler({"Records": records}, LambdaContext())
+
+
+def username_of(record: dict[str, Any]) -> str:
+    return record["dynamodb"]["Keys"]["username"]["S"]
