@@ -1,0 +1,108 @@
+"""Voting API (seed 002, "Real-time voting"): polls, my ballot, results, recount."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.shared.auth import admin_only, caller_of
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, once
+from functions.shared.observability import logger, metrics, tracer
+from functions.voting.models import POLL_ID_PATTERN, Poll, PollIn, Recount, Results, Vote, VoteIn, dump
+from functions.voting.repository import TableNames, VotingRepository
+from functions.voting.service import VotingService
+
+TAGS = ["voting"]
+router = Router()
+
+PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
+
+
+@lru_cache(maxsize=1)
+def service() -> VotingService:
+    return VotingService(VotingRepository(TableNames.from_env(os.environ)))
+
+
+def _json(status: int, body: dict) -> Response:
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+@router.put(
+    "/voting/polls/<poll_id>", middlewares=[admin_only], tags=TAGS,
+    responses={200: {"description": "the same poll existed already"}, 201: {"description": "created"}},
+)
+def put_poll(poll_id: PollIdPath, poll: PollIn) -> Response[Poll]:
+    stored, created = service().create_poll(poll_id, poll)
+    return _json(201 if created else 200, dump(stored))
+
+
+@router.get("/voting/polls/<poll_id>", tags=TAGS)
+def get_poll(poll_id: PollIdPath) -> Poll:
+    return service().poll(poll_id)
+
+
+@router.post(
+    "/voting/polls/<poll_id>/votes", tags=TAGS,
+    responses={201: {"description": "counted (results show it within a second or two)"}},
+)
+def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
+    caller = caller_of(app)
+    body = once(
+        key=idempotency_key,
+        caller=caller.user_id,
+        operation="voting.vote",
+        body={"pollId": poll_id, **ballot.model_dump(mode="json")},
+        run=lambda: dump(service().vote(poll_id, caller.user_id, ballot.candidate)),
+        lambda_context=app.lambda_context,
+    )
+    metrics.add_metric(name="VoteCast", unit="Count", value=1)
+    return _json(201, body)
+
+
+@router.get("/voting/polls/<poll_id>/votes/me", tags=TAGS)
+def my_vote(poll_id: PollIdPath) -> Vote:
+    return service().my_vote(poll_id, caller_of(app).user_id)
+
+
+@router.put("/voting/polls/<poll_id>/votes/me", tags=TAGS)
+def change_vote(poll_id: PollIdPath, ballot: VoteIn) -> Vote:
+    return service().change_vote(poll_id, caller_of(app).user_id, ballot.candidate)
+
+
+@router.delete("/voting/polls/<poll_id>/votes/me", tags=TAGS, responses={204: {"description": "withdrawn"}})
+def withdraw_vote(poll_id: PollIdPath) -> Response[None]:
+    service().withdraw(poll_id, caller_of(app).user_id)
+    return Response(status_code=204)
+
+
+@router.get("/voting/polls/<poll_id>/results", tags=TAGS)
+def results(poll_id: PollIdPath) -> Results:
+    return service().results(poll_id)
+
+
+@router.post("/voting/polls/<poll_id>/recount", middlewares=[admin_only], tags=TAGS)
+def recount(poll_id: PollIdPath) -> Recount:
+    outcome = service().recount(poll_id)
+    if outcome.corrected:
+        logger.warning("recount corrected drift", extra={"pollId": poll_id, "corrected": outcome.corrected})
+        metrics.add_metric(name="VoteDriftCorrected", unit="Count", value=1)
+    return outcome
+
+
+app = build_resolver()
+app.include_router(router)
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+@metrics.log_metrics
+def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    return app.resolve(event, context)

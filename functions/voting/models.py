@@ -1,0 +1,66 @@
+"""API shapes of the voting domain (camelCase on the wire, times in UTC)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+from functions.shared.models import ApiModel
+
+POLL_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+# A candidate is part of an aggregate's sort key (TOTAL#<candidate>#<segment>): no "#", no control characters,
+# no surrounding spaces (so "A" and "A " cannot be two candidates that look alike).
+CANDIDATE_PATTERN = r"^[^#\x00-\x1f\x7f\s](?:[^#\x00-\x1f\x7f]{0,62}[^#\x00-\x1f\x7f\s])?$"
+MIN_CANDIDATES = 2
+MAX_CANDIDATES = 50
+
+Candidate = Annotated[str, StringConstraints(pattern=CANDIDATE_PATTERN)]
+
+
+def distinct(candidates: list[str]) -> list[str]:
+    if len(set(candidates)) != len(candidates):
+        raise ValueError("candidates must be distinct")
+    return candidates
+
+
+class PollIn(ApiModel):
+    question: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=300)]
+    candidates: Annotated[
+        list[Candidate], Field(min_length=MIN_CANDIDATES, max_length=MAX_CANDIDATES), AfterValidator(distinct)
+    ]
+
+
+class Poll(ApiModel):
+    poll_id: str
+    question: str
+    candidates: list[str]
+    created_at: datetime
+
+
+class VoteIn(ApiModel):
+    candidate: Candidate
+
+
+class Vote(ApiModel):
+    poll_id: str
+    candidate: str
+    voted_at: datetime
+    updated_at: datetime
+
+
+class Results(ApiModel):
+    poll_id: str
+    totals: dict[str, int] = Field(description="votes per candidate, every candidate of the poll")
+    total_votes: int
+
+
+class Recount(Results):
+    corrected: dict[str, int] = Field(
+        description="the drift corrected per candidate (recounted minus aggregated); empty when there was none"
+    )
+
+
+def dump(model: ApiModel) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, mode="json")

@@ -1,0 +1,381 @@
+"""Voting table access: one method per access pattern, the only module here that talks to DynamoDB.
+
+Rules held by DynamoDB itself, each in one request:
+- one ballot per voter and poll: casting a vote is an UpdateItem conditioned on the item having no `candidate`
+  (absent, or withdrawn); changing and withdrawing are conditioned on it having one;
+- a poll's definition never changes: creating it is a PutItem conditioned on the poll not existing;
+- the aggregates move exactly once per stream record: each flush is one transaction with the shard's checkpoint,
+  conditioned on the checkpoint the flush started from (functions/voting/aggregator.py);
+- a recount's correction is one transaction conditioned on the poll's recount version, so two recounts cannot
+  both correct the same drift.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from boto3.dynamodb.conditions import Key
+from botocore.exceptions import ClientError
+
+from functions.shared import ddb
+from functions.shared.errors import ConflictError, NotFoundError
+from functions.voting.models import Poll, Vote
+from functions.voting.schema import (
+    APPLIED_PREFIX,
+    CHECKPOINT_SK,
+    POLL_SK,
+    RAW_VOTES_TABLE,
+    TOTAL_PREFIX,
+    VOTES_TABLE,
+    applied_sk,
+    checkpoint_pk,
+    total_sk,
+)
+
+
+@dataclass(frozen=True)
+class TableNames:
+    raw_votes: str
+    votes: str
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> TableNames:
+        return cls(raw_votes=env[RAW_VOTES_TABLE.env_var], votes=env[VOTES_TABLE.env_var])
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    """A poll's item collection in Votes, from one Query: the poll and the sum of its aggregate segments."""
+
+    poll: Poll | None
+    totals: dict[str, int]
+    applied_changes: int  # RawVotes changes the aggregator has applied (sum of the APPLIED segments' `changes`)
+    recount_version: int
+    snapshot: tuple[tuple[str, int], ...]  # every segment's (sk, value): two equal reads saw the same data
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A poll's ballots counted from RawVotes (the truth)."""
+
+    totals: dict[str, int]
+    accepted_changes: int  # sum of the items' `version`: every write the API accepted for this poll
+    last_change_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Shard:
+    stream_arn: str
+    shard_id: str
+
+
+@dataclass(frozen=True)
+class Flush:
+    """What one aggregator transaction applies: vote deltas per poll and candidate, applied changes per poll (the
+    records' version increments), how many records that is, and the checkpoint move from `expected` to `through`."""
+
+    deltas: Mapping[str, Mapping[str, int]]
+    changes: Mapping[str, int]
+    records: int
+    expected: str | None
+    through: str
+    segment: int
+
+
+class CheckpointMovedError(Exception):
+    """Another invocation advanced the shard's checkpoint after this one read it: read it again."""
+
+
+class TransactionConflictError(Exception):
+    """A concurrent transaction held one of the items (another shard flushing the same segment): retry."""
+
+
+def poll_item(poll: Poll) -> dict[str, Any]:
+    return {
+        "pollId": poll.poll_id,
+        "sk": POLL_SK,
+        "question": poll.question,
+        "candidates": list(poll.candidates),
+        "createdAt": poll.created_at.isoformat(),
+    }
+
+
+def poll_from(item: Mapping[str, Any]) -> Poll:
+    return Poll(
+        poll_id=item["pollId"],
+        question=item["question"],
+        candidates=list(item["candidates"]),
+        created_at=item["createdAt"],
+    )
+
+
+def vote_from(item: Mapping[str, Any]) -> Vote:
+    return Vote(
+        poll_id=item["pollId"], candidate=item["candidate"], voted_at=item["votedAt"], updated_at=item["updatedAt"]
+    )
+
+
+class VotingRepository:
+    def __init__(self, tables: TableNames):
+        self.tables = tables
+
+    # polls
+
+    def create_poll(self, poll: Poll) -> tuple[Poll, bool]:
+        """Store a poll unless one with this id exists (PutItem, attribute_not_exists). Returns the stored poll and
+        whether it was created now; the caller compares an existing one with what was asked."""
+        try:
+            ddb.table(self.tables.votes).put_item(
+                Item=poll_item(poll),
+                ConditionExpression="attribute_not_exists(pollId)",
+                ReturnValuesOnConditionCheckFailure="ALL_OLD",
+            )
+        except ClientError as error:
+            if ddb.error_code(error) != "ConditionalCheckFailedException":
+                raise
+            return poll_from(ddb.plain(error.response["Item"])), False
+        return poll, True
+
+    def get_poll(self, poll_id: str, *, consistent: bool = False) -> Poll | None:
+        """Get a poll: GetItem (pollId, "#poll")."""
+        item = (
+            ddb.table(self.tables.votes)
+            .get_item(Key={"pollId": poll_id, "sk": POLL_SK}, ConsistentRead=consistent)
+            .get("Item")
+        )
+        return None if item is None else poll_from(item)
+
+    # ballots
+
+    def cast_vote(self, poll_id: str, user_id: str, candidate: str, now: datetime) -> Vote:
+        """Vote: UpdateItem on RawVotes (pollId, userId) if the voter holds no vote (none yet, or withdrawn)."""
+        return vote_from(self._write_ballot(
+            poll_id, user_id,
+            update="SET #candidate = :candidate, votedAt = :now, updatedAt = :now REMOVE withdrawnAt ADD #version :one",
+            condition="attribute_not_exists(#candidate)",
+            values={":candidate": candidate, ":now": now.isoformat(), ":one": 1},
+            refusal=ConflictError("you have already voted in this poll; change your vote instead", code="ALREADY_VOTED"),
+        ))
+
+    def change_vote(self, poll_id: str, user_id: str, candidate: str, now: datetime) -> Vote:
+        """Change my vote: UpdateItem on RawVotes if the voter holds a vote."""
+        return vote_from(self._write_ballot(
+            poll_id, user_id,
+            update="SET #candidate = :candidate, votedAt = :now, updatedAt = :now ADD #version :one",
+            condition="attribute_exists(#candidate)",
+            values={":candidate": candidate, ":now": now.isoformat(), ":one": 1},
+            refusal=_no_vote(),
+        ))
+
+    def withdraw_vote(self, poll_id: str, user_id: str, now: datetime) -> None:
+        """Withdraw my vote: UpdateItem leaving a tombstone (no candidate; version kept) if the voter holds a vote."""
+        self._write_ballot(
+            poll_id, user_id,
+            update="REMOVE #candidate, votedAt SET updatedAt = :now, withdrawnAt = :now ADD #version :one",
+            condition="attribute_exists(#candidate)",
+            values={":now": now.isoformat(), ":one": 1},
+            refusal=_no_vote(),
+        )
+
+    def get_vote(self, poll_id: str, user_id: str) -> Vote | None:
+        """My vote: GetItem on RawVotes, strongly consistent (a voter reads their own write); a tombstone is none."""
+        item = (
+            ddb.table(self.tables.raw_votes)
+            .get_item(Key={"pollId": poll_id, "userId": user_id}, ConsistentRead=True)
+            .get("Item")
+        )
+        return None if item is None or "candidate" not in item else vote_from(item)
+
+    def _write_ballot(
+        self, poll_id: str, user_id: str, *, update: str, condition: str, values: dict[str, Any],
+        refusal: Exception,
+    ) -> dict[str, Any]:
+        try:
+            response = ddb.table(self.tables.raw_votes).update_item(
+                Key={"pollId": poll_id, "userId": user_id},
+                UpdateExpression=update,
+                ConditionExpression=condition,
+                ExpressionAttributeNames={"#candidate": "candidate", "#version": "version"},
+                ExpressionAttributeValues=values,
+                ReturnValues="ALL_NEW",
+            )
+        except ClientError as error:
+            if ddb.error_code(error) == "ConditionalCheckFailedException":
+                raise refusal from error
+            raise
+        return response["Attributes"]
+
+    # results and recount
+
+    def aggregates(self, poll_id: str, *, consistent: bool = False) -> Aggregates:
+        """Results: one Query over the poll's item collection in Votes (the poll and its aggregate segments)."""
+        poll: Poll | None = None
+        recount_version = 0
+        totals: Counter[str] = Counter()
+        applied = 0
+        snapshot = []
+        for item in _query_all(
+            self.tables.votes, KeyConditionExpression=Key("pollId").eq(poll_id), ConsistentRead=consistent
+        ):
+            if item["sk"] == POLL_SK:
+                poll = poll_from(item)
+                recount_version = int(item.get("recountVersion", 0))
+            elif item["sk"].startswith(TOTAL_PREFIX):
+                votes = int(item.get("votes", 0))
+                totals[item["candidate"]] += votes
+                snapshot.append((item["sk"], votes))
+            elif item["sk"].startswith(APPLIED_PREFIX):
+                changes = int(item.get("changes", 0))
+                applied += changes
+                snapshot.append((item["sk"], changes))
+        return Aggregates(poll, dict(totals), applied, recount_version, tuple(snapshot))
+
+    def tally(self, poll_id: str) -> Tally:
+        """Recount: Query RawVotes on the poll's partition, strongly consistent, page by page."""
+        totals: Counter[str] = Counter()
+        accepted = 0
+        last: str | None = None
+        for item in _query_all(
+            self.tables.raw_votes,
+            KeyConditionExpression=Key("pollId").eq(poll_id),
+            ProjectionExpression="#candidate, #version, updatedAt",
+            ExpressionAttributeNames={"#candidate": "candidate", "#version": "version"},
+            ConsistentRead=True,
+        ):
+            if "candidate" in item:
+                totals[item["candidate"]] += 1
+            accepted += int(item.get("version", 0))
+            if last is None or item["updatedAt"] > last:
+                last = item["updatedAt"]
+        return Tally(dict(totals), accepted, None if last is None else datetime.fromisoformat(last))
+
+    def correct(self, poll_id: str, corrections: Mapping[str, int], changes: int, recount_version: int) -> None:
+        """A recount's correction: ADD the drift to segment 1 of each candidate, and the accepted changes that will
+        never be applied to the applied counter, in one transaction with the poll's recount version."""
+        actions: list[dict[str, Any]] = [
+            {
+                "Update": {
+                    "TableName": self.tables.votes,
+                    "Key": {"pollId": poll_id, "sk": POLL_SK},
+                    "UpdateExpression": "SET recountVersion = :next",
+                    "ConditionExpression": (
+                        "attribute_exists(pollId) AND "
+                        + ("attribute_not_exists(recountVersion)" if recount_version == 0 else "recountVersion = :seen")
+                    ),
+                    "ExpressionAttributeValues": {":next": recount_version + 1}
+                    | ({} if recount_version == 0 else {":seen": recount_version}),
+                }
+            }
+        ]
+        for candidate, delta in sorted(corrections.items()):
+            actions.append(_total_update(self.tables.votes, poll_id, candidate, 1, delta))
+        if changes:
+            actions.append(_applied_update(self.tables.votes, poll_id, 1, changes))
+        try:
+            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
+        except ClientError as error:
+            reasons = ddb.cancellation_reasons(error)
+            if ddb.error_code(error) == "TransactionCanceledException" and reasons[:1] == ["ConditionalCheckFailed"]:
+                raise ConflictError("another recount corrected this poll meanwhile; recount again", code="RECOUNT_BUSY") from error
+            raise
+
+    # the aggregator's checkpoints and flushes
+
+    def checkpoint(self, shard: Shard) -> str | None:
+        """The last sequence number applied from a stream shard (zero-padded), strongly consistent; None at first."""
+        item = (
+            ddb.table(self.tables.votes)
+            .get_item(Key={"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK},
+                      ConsistentRead=True)
+            .get("Item")
+        )
+        return None if item is None else str(item["sequenceNumber"])
+
+    def flush(self, shard: Shard, flush: Flush, now: datetime) -> int:
+        """Apply a flush: one TransactWriteItems with an ADD per (poll, candidate) segment and the shard checkpoint,
+        conditioned on the checkpoint still being `flush.expected`. Returns the number of items written."""
+        actions: list[dict[str, Any]] = []
+        for poll_id in sorted(set(flush.deltas) | set(flush.changes)):
+            for candidate, delta in sorted(flush.deltas.get(poll_id, {}).items()):
+                if delta:
+                    actions.append(_total_update(self.tables.votes, poll_id, candidate, flush.segment, delta))
+            if flush.changes.get(poll_id):
+                actions.append(_applied_update(self.tables.votes, poll_id, flush.segment, flush.changes[poll_id]))
+        key = {"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK}
+        values: dict[str, Any] = {
+            ":through": flush.through, ":now": now.isoformat(), ":records": flush.records,
+            ":writes": len(actions) + 1, ":one": 1,
+        }
+        if flush.expected is None:
+            condition = "attribute_not_exists(pollId)"
+        else:
+            condition = "sequenceNumber = :expected"
+            values[":expected"] = flush.expected
+        actions.append(
+            {
+                "Update": {
+                    "TableName": self.tables.votes,
+                    "Key": key,
+                    "UpdateExpression": (
+                        "SET sequenceNumber = :through, updatedAt = :now "
+                        "ADD appliedRecords :records, itemWrites :writes, flushes :one"
+                    ),
+                    "ConditionExpression": condition,
+                    "ExpressionAttributeValues": values,
+                }
+            }
+        )
+        try:
+            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
+        except ClientError as error:
+            reasons = ddb.cancellation_reasons(error)
+            if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
+                raise
+            if reasons[-1] == "ConditionalCheckFailed":
+                raise CheckpointMovedError(shard.shard_id) from error
+            if "TransactionConflict" in reasons:
+                raise TransactionConflictError(shard.shard_id) from error
+            raise
+        return len(actions)
+
+
+def _total_update(table: str, poll_id: str, candidate: str, segment: int, votes: int) -> dict[str, Any]:
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": {"pollId": poll_id, "sk": total_sk(candidate, segment)},
+            "UpdateExpression": "SET candidate = :candidate ADD votes :votes",
+            "ExpressionAttributeValues": {":candidate": candidate, ":votes": votes},
+        }
+    }
+
+
+def _applied_update(table: str, poll_id: str, segment: int, changes: int) -> dict[str, Any]:
+    return {
+        "Update": {
+            "TableName": table,
+            "Key": {"pollId": poll_id, "sk": applied_sk(segment)},
+            "UpdateExpression": "ADD changes :changes",
+            "ExpressionAttributeValues": {":changes": changes},
+        }
+    }
+
+
+def _query_all(table_name: str, **query: Any) -> list[dict[str, Any]]:
+    """Every item of one key condition, following LastEvaluatedKey (bounded by the poll's own items)."""
+    items: list[dict[str, Any]] = []
+    table = ddb.table(table_name)
+    while True:
+        response = table.query(**query)
+        items.extend(response.get("Items", []))
+        if "LastEvaluatedKey" not in response:
+            return items
+        query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+
+def _no_vote() -> NotFoundError:
+    return NotFoundError("you have no vote in this poll", code="NO_VOTE")

@@ -1,0 +1,491 @@
+"""The RawVotes stream aggregator on moto, fed hand-built Lambda events: deltas, exactly-once under every kind of
+redelivery Lambda does, bounded writes, write sharding, and the recount as the judge after each scenario."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections import Counter
+from datetime import timedelta
+
+import boto3
+import pytest
+from boto3.dynamodb.conditions import Key
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from functions.shared import ddb
+from functions.shared.errors import ConflictError
+from functions.voting import aggregator as aggregator_module
+from functions.voting.aggregator import Aggregator, MissingShardError, OutOfOrderError, aggregate, change_of
+from functions.voting.repository import VotingRepository
+from functions.voting.schema import DEFAULT_SEGMENTS, checkpoint_pk
+from tests.functional.voting_support import STREAM_ARN, Ballots, Clock, event_of, make_tables, service_for
+
+SHARD = "shardId-00000001-0001"
+
+
+@pytest.fixture
+def tables(aws, monkeypatch):
+    return make_tables(monkeypatch)
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def service(tables, clock):
+    return service_for(tables, clock)
+
+
+@pytest.fixture
+def aggregator(tables) -> Aggregator:
+    return Aggregator(VotingRepository(tables), DEFAULT_SEGMENTS, random.Random(4))
+
+
+@pytest.fixture
+def ballots(service) -> Ballots:
+    return Ballots(service, f"poll-{uuid.uuid4().hex[:8]}")
+
+
+@pytest.fixture
+def writes():
+    """Every TransactWriteItems the aggregator sends: the number of items each writes."""
+    recorded: list[int] = []
+    events = ddb.resource().meta.client.meta.events
+
+    def before(params, **_):
+        recorded.append(len(params["TransactItems"]))
+
+    events.register("before-parameter-build.dynamodb.TransactWriteItems", before)
+    yield recorded
+    events.unregister("before-parameter-build.dynamodb.TransactWriteItems", before)
+
+
+def deliver(aggregator: Aggregator, records, shard: str = SHARD) -> dict:
+    return aggregate(event_of(records, shard), aggregator=aggregator)
+
+
+def assert_exact(service, ballots: Ballots) -> None:
+    """Results equal the truth, and a recount of RawVotes finds the aggregator caught up and no drift."""
+    assert service.results(ballots.poll_id).totals == ballots.truth()
+    recount = service.recount(ballots.poll_id)
+    assert recount.totals == ballots.truth()
+    assert recount.corrected == {}
+
+
+def checkpoint(tables, shard: str = SHARD) -> str | None:
+    return VotingRepository(tables).checkpoint(aggregator_module.Shard(STREAM_ARN, shard))
+
+
+# --- deltas from images ------------------------------------------------------------------------------------
+
+def test_insert_modify_and_remove_move_the_totals(service, ballots, aggregator):
+    # Given votes, a change, a change to the same candidate, a withdrawal and an item deleted outside the API
+    ballots.vote("u1", "A")
+    ballots.vote("u2", "A")
+    ballots.vote("u3", "B")
+    ballots.change("u2", "C")  # A -1, C +1
+    ballots.change("u3", "B")  # same candidate: no delta, but a change to count
+    ballots.withdraw("u1")  # A -1 (a tombstone: MODIFY without a new candidate)
+    ballots.vote("u4", "C")
+    ballots.delete_item("u4")  # REMOVE: C -1
+    assert [r["eventName"] for r in ballots.records] == ["INSERT"] * 3 + ["MODIFY"] * 3 + ["INSERT", "REMOVE"]
+
+    # When the shard's records arrive in one batch
+    response = deliver(aggregator, ballots.records)
+
+    # Then every delta is applied, and the checkpoint is the last record's sequence number, zero-padded
+    assert response == {"batchItemFailures": [], "state": {}}
+    assert service.results(ballots.poll_id).totals == {"A": 0, "B": 1, "C": 1} == ballots.truth()
+    assert checkpoint(aggregator.repository.tables) == ballots.records[-1]["dynamodb"]["SequenceNumber"].zfill(40)
+    assert_exact(service, ballots)
+
+
+def test_change_of_reads_the_images():
+    record = aggregator_module.DynamoDBRecord({
+        "eventName": "MODIFY",
+        "dynamodb": {
+            "Keys": {"pollId": {"S": "p"}, "userId": {"S": "u"}},
+            "OldImage": {"candidate": {"S": "A"}, "version": {"N": "1"}},
+            "NewImage": {"candidate": {"S": "B"}, "version": {"N": "2"}},
+            "SequenceNumber": "1",
+        },
+    })
+    assert change_of(record, "1".zfill(40)) == aggregator_module.Change("1".zfill(40), "p", "A", "B", 1)
+
+
+# --- exactly once ------------------------------------------------------------------------------------------
+
+def test_the_same_batch_delivered_twice_counts_once(service, ballots, aggregator, writes):
+    for n in range(6):
+        ballots.vote(f"u{n}", "AB"[n % 2])
+    deliver(aggregator, ballots.records)
+    transactions = len(writes)
+
+    # When Lambda delivers the batch again (an at-least-once redelivery)
+    response = deliver(aggregator, ballots.records)
+
+    # Then nothing is written and nothing moves
+    assert response == {"batchItemFailures": [], "state": {}}
+    assert len(writes) == transactions
+    assert_exact(service, ballots)
+
+
+def test_a_crash_after_the_flush_then_redelivery_and_bisected_halves_count_once(
+    service, ballots, aggregator, monkeypatch
+):
+    for n in range(10):
+        ballots.vote(f"u{n}", "ABC"[n % 3])
+    for n in range(4):
+        ballots.change(f"u{n}", "C")
+    records = ballots.records
+
+    # Given an invocation that flushes and then fails (a timeout after the commit, say)
+    real_apply = Aggregator.apply
+
+    def apply_then_crash(self, *args, **kwargs):
+        real_apply(self, *args, **kwargs)
+        raise TimeoutError("the invocation timed out after its flush")
+
+    monkeypatch.setattr(Aggregator, "apply", apply_then_crash)
+    with pytest.raises(TimeoutError):
+        deliver(aggregator, records)
+    monkeypatch.setattr(Aggregator, "apply", real_apply)
+    assert service.results(ballots.poll_id).totals == ballots.truth()
+
+    # When Lambda retries the whole batch, then (bisecting on the function error) its halves
+    deliver(aggregator, records)
+    deliver(aggregator, records[: len(records) // 2])
+    deliver(aggregator, records[len(records) // 2:])
+
+    # Then the totals are still exact
+    assert_exact(service, ballots)
+
+
+def test_a_partial_failure_flushes_only_before_the_failed_record_and_the_retry_finishes(
+    service, ballots, aggregator, monkeypatch
+):
+    for n in range(8):
+        ballots.vote(f"u{n}", "ABC"[n % 3])
+    records = ballots.records
+    failing = records[5]["dynamodb"]["SequenceNumber"]
+
+    # Given record 5 fails once (a transient error in its handling)
+    real_change_of = aggregator_module.change_of
+    failed = []
+
+    def flaky(record, sequence):
+        if record.dynamodb.sequence_number == failing and not failed:
+            failed.append(sequence)
+            raise RuntimeError("transient")
+        return real_change_of(record, sequence)
+
+    monkeypatch.setattr(aggregator_module, "change_of", flaky)
+
+    # When the batch is delivered
+    response = deliver(aggregator, records)
+
+    # Then the response names record 5, and only records 0..4 are counted: Lambda redelivers 5.. anyway
+    assert response == {"batchItemFailures": [{"itemIdentifier": failing}], "state": {}}
+    expected = Counter(r["dynamodb"]["NewImage"]["candidate"]["S"] for r in records[:5])
+    assert service.results(ballots.poll_id).totals == {c: expected.get(c, 0) for c in "ABC"}
+    with pytest.raises(ConflictError) as busy:  # 3 votes accepted, not applied yet: not drift
+        service.recount(ballots.poll_id)
+    assert busy.value.code == "RECOUNT_BUSY"
+
+    # When Lambda retries from the failed record
+    assert deliver(aggregator, records[5:]) == {"batchItemFailures": [], "state": {}}
+
+    # Then every vote is counted once
+    assert_exact(service, ballots)
+
+
+def test_a_poison_record_is_reported_and_nothing_after_it_is_applied(service, ballots, aggregator):
+    for n in range(4):
+        ballots.vote(f"u{n}", "A")
+    records = [dict(r) for r in ballots.records]
+    poison = {**records[2], "dynamodb": {**records[2]["dynamodb"], "NewImage": {"candidate": {"N": "7"}}}}
+    response = deliver(aggregator, [records[0], records[1], poison, records[3]])
+    assert response["batchItemFailures"] == [{"itemIdentifier": poison["dynamodb"]["SequenceNumber"]}]
+    assert service.results(ballots.poll_id).totals["A"] == 2
+
+
+def test_a_racing_invocation_of_the_same_shard_cannot_apply_a_record_twice(service, ballots, aggregator, monkeypatch):
+    for n in range(5):
+        ballots.vote(f"u{n}", "B")
+    deliver(aggregator, ballots.records)
+
+    # Given a second invocation that read the checkpoint before the first one moved it (a slow predecessor)
+    real_checkpoint = VotingRepository.checkpoint
+    reads = []
+
+    def stale_first(self, shard):
+        reads.append(shard)
+        return None if len(reads) == 1 else real_checkpoint(self, shard)
+
+    monkeypatch.setattr(VotingRepository, "checkpoint", stale_first)
+    ballots.vote("u9", "C")
+
+    # When it flushes the old records plus a new one
+    deliver(aggregator, ballots.records)
+
+    # Then its conditional flush fails, it reads the checkpoint again and applies only the new record
+    assert len(reads) == 2
+    monkeypatch.setattr(VotingRepository, "checkpoint", real_checkpoint)
+    assert_exact(service, ballots)
+
+
+def test_shards_keep_their_own_checkpoints(service, tables, aggregator):
+    # Two shards whose sequence numbers interleave (they are only ordered within a shard)
+    first = Ballots(service, "poll-one")
+    second = Ballots(service, "poll-two")
+    first._sequence = iter(range(10**20 + 1, 10**21, 2))
+    second._sequence = iter(range(10**20 + 2, 10**21, 2))
+    for n in range(4):
+        first.vote(f"u{n}", "A")
+        second.vote(f"u{n}", "B")
+    # When shard B is processed first: its checkpoint is above every sequence number of shard A
+    deliver(aggregator, second.records, shard="shardId-B")
+    deliver(aggregator, first.records, shard="shardId-A")
+    # Then shard A's records are not taken for applied ones
+    assert_exact(service, first)
+    assert_exact(service, second)
+    assert checkpoint(tables, "shardId-A") == first.records[-1]["dynamodb"]["SequenceNumber"].zfill(40)
+
+
+def test_an_event_without_a_shard_is_refused_and_a_final_window_invocation_is_a_no_op(aggregator):
+    with pytest.raises(MissingShardError, match="tumbling window"):
+        aggregate({"Records": [{"eventSourceARN": STREAM_ARN, "dynamodb": {}}]}, aggregator=aggregator)
+    assert aggregate(event_of([], final=True), aggregator=aggregator) == {"batchItemFailures": [], "state": {}}
+
+
+def test_records_out_of_order_fail_the_invocation(ballots, aggregator):
+    ballots.vote("u1", "A")
+    ballots.vote("u2", "B")
+    with pytest.raises(OutOfOrderError):
+        deliver(aggregator, list(reversed(ballots.records)))
+
+
+# --- bounded writes, write sharding ------------------------------------------------------------------------
+
+def test_writes_grow_with_distinct_candidates_not_with_votes(service, ballots, aggregator, writes):
+    # Given 100 votes for 3 candidates, one of them taking 80%
+    for n in range(100):
+        ballots.vote(f"u{n}", "A" if n % 5 else "BC"[n % 2])
+
+    deliver(aggregator, ballots.records)
+
+    # Then one transaction: 3 candidate segments + the poll's applied counter + the checkpoint
+    assert writes == [5]
+    assert_exact(service, ballots)
+
+
+def test_a_batch_beyond_a_transactions_100_items_is_flushed_in_chunks_each_with_its_checkpoint(
+    service, tables, aggregator, writes, monkeypatch
+):
+    # Given 26 polls x 3 candidates: 104 aggregate items (78 totals, 26 applied counters) to touch in one batch
+    polls = [Ballots(service, f"wide-{n}") for n in range(26)]
+    records = []
+    for poll in polls:
+        for n, candidate in enumerate("ABC"):
+            poll.vote(f"u{n}", candidate)
+        records += poll.records  # one shared sequence: already in stream order
+
+    # When the flush of the second chunk fails once (after the first committed), and the batch is redelivered
+    calls = []
+    real_flush = VotingRepository.flush
+
+    def second_fails(self, shard, flush, now):
+        calls.append(flush.records)
+        if len(calls) == 2:
+            raise RuntimeError("lost connection")
+        return real_flush(self, shard, flush, now)
+
+    monkeypatch.setattr(VotingRepository, "flush", second_fails)
+    with pytest.raises(RuntimeError):
+        deliver(aggregator, records)
+    monkeypatch.setattr(VotingRepository, "flush", real_flush)
+    deliver(aggregator, records)
+
+    # Then each transaction stayed within 100 items, and every poll is exact
+    assert all(size <= 100 for size in writes) and len(writes) == 2
+    for poll in polls:
+        assert service.results(poll.poll_id).totals == {"A": 1, "B": 1, "C": 1}
+    assert_exact(service, polls[0])
+    assert_exact(service, polls[-1])
+
+
+def test_a_hot_candidates_flushes_spread_over_the_segments_and_results_sum_them(service, ballots, tables):
+    aggregator = Aggregator(VotingRepository(tables), 4, random.Random(7))
+    for n in range(40):
+        ballots.vote(f"u{n}", "A")
+        deliver(aggregator, ballots.records[-1:])  # 40 flushes
+    items = boto3.resource("dynamodb").Table(tables.votes).query(
+        KeyConditionExpression=Key("pollId").eq(ballots.poll_id) & Key("sk").begins_with("TOTAL#A#")
+    )["Items"]
+    assert sorted(i["sk"] for i in items) == [f"TOTAL#A#{s}" for s in (1, 2, 3, 4)]
+    assert sum(int(i["votes"]) for i in items) == 40
+    assert_exact(service, ballots)
+
+
+# --- the recount ---------------------------------------------------------------------------------------------
+
+def test_recount_corrects_drift_at_once_when_the_aggregator_is_caught_up(service, ballots, aggregator, tables):
+    for n in range(5):
+        ballots.vote(f"u{n}", "A")
+    deliver(aggregator, ballots.records)
+    # Given an aggregate changed behind the aggregator's back
+    boto3.resource("dynamodb").Table(tables.votes).update_item(
+        Key={"pollId": ballots.poll_id, "sk": "TOTAL#B#3"}, UpdateExpression="SET candidate = :c ADD votes :n",
+        ExpressionAttributeValues={":c": "B", ":n": 2},
+    )
+    recount = service.recount(ballots.poll_id)
+    assert recount.corrected == {"B": -2}
+    assert recount.totals == {"A": 5, "B": 0, "C": 0}
+    assert service.results(ballots.poll_id).totals == ballots.truth()
+    assert service.recount(ballots.poll_id).corrected == {}
+
+
+def test_recount_waits_for_votes_in_flight_and_corrects_lost_ones_once_the_poll_has_settled(
+    service, ballots, aggregator, clock
+):
+    for n in range(6):
+        ballots.vote(f"u{n}", "AB"[n % 2])
+    # Given the aggregator gave up on the last two records (they went to the DLQ)
+    deliver(aggregator, ballots.records[:4])
+
+    # Then while they could still arrive, the recount refuses to call them drift
+    with pytest.raises(ConflictError) as busy:
+        service.recount(ballots.poll_id)
+    assert busy.value.code == "RECOUNT_BUSY" and "2 accepted change(s)" in busy.value.message
+
+    # When the poll has been quiet for longer than a record can live in the stream mapping
+    clock.now += timedelta(hours=7)
+    recount = service.recount(ballots.poll_id)
+
+    # Then the lost votes are corrected, and the aggregator counts as caught up again
+    assert recount.corrected == {"A": 1, "B": 1}
+    assert service.results(ballots.poll_id).totals == ballots.truth()
+    ballots.vote("late", "C")
+    deliver(aggregator, ballots.records[-1:])
+    assert_exact(service, ballots)
+
+
+def test_recount_reads_again_when_a_flush_lands_while_it_counts(service, ballots, aggregator, monkeypatch):
+    for n in range(4):
+        ballots.vote(f"u{n}", "A")
+    deliver(aggregator, ballots.records)
+    ballots.vote("u9", "B")
+    real_tally = VotingRepository.tally
+    delivered = []
+
+    def tally_while_flushing(self, poll_id):
+        result = real_tally(self, poll_id)
+        if not delivered:
+            delivered.append(deliver(aggregator, ballots.records))  # lands between the two aggregate reads
+        return result
+
+    monkeypatch.setattr(VotingRepository, "tally", tally_while_flushing)
+    recount = service.recount(ballots.poll_id)
+    assert recount.corrected == {} and recount.totals == {"A": 4, "B": 1, "C": 0}
+
+
+# --- property: any interleaving of redeliveries and splits ---------------------------------------------------
+
+OPERATIONS = st.lists(
+    st.tuples(st.sampled_from(["vote", "change", "withdraw"]), st.integers(0, 11), st.sampled_from("ABC")),
+    min_size=1, max_size=30,
+)
+DELIVERY = st.lists(
+    st.tuples(
+        st.sampled_from(["batch", "redeliver", "crash-after-flush", "partial-failure", "bisect"]),
+        st.integers(1, 12),  # batch size
+        st.integers(0, 11),  # where a partial failure happens
+    ),
+    min_size=1, max_size=12,
+)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(operations=OPERATIONS, plan=DELIVERY, seed=st.integers(0, 2**16))
+def test_totals_always_equal_the_recount(service, tables, operations, plan, seed):
+    # Given random votes, changes and withdrawals by 12 users (refused ones write nothing and emit nothing)
+    ballots = Ballots(service, f"prop-{uuid.uuid4().hex[:10]}")
+    for action, user, candidate in operations:
+        holds = ballots.state.get(f"u{user}", (None, 0))[0] is not None
+        if action == "vote" and not holds:
+            ballots.vote(f"u{user}", candidate)
+        elif action == "change" and holds:
+            ballots.change(f"u{user}", candidate)
+        elif action == "withdraw" and holds:
+            ballots.withdraw(f"u{user}")
+    records = ballots.records
+    aggregator = Aggregator(VotingRepository(tables), 3, random.Random(seed))
+    shard = f"shard-{uuid.uuid4().hex[:8]}"
+
+    # When the shard is delivered as Lambda may: batches of any size, redeliveries of what was already
+    # delivered, crashes after a flush, partial failures retried from the failed record, bisected retries
+    position = 0  # Lambda's checkpoint: everything before it was acknowledged
+    for kind, size, fail_at in plan + [("batch", len(records) or 1, 0)] * 2:
+        batch = records[position:position + size]
+        if kind == "redeliver" and position:
+            start = random.Random(seed + position).randrange(position)
+            deliver(aggregator, records[start:position], shard)  # an earlier batch again
+            continue
+        if not batch:
+            continue
+        if kind == "crash-after-flush":
+            with pytest.MonkeyPatch.context() as patch:
+                real = Aggregator.apply
+                patch.setattr(Aggregator, "apply", lambda self, *a: (real(self, *a), _crash())[0])
+                with pytest.raises(TimeoutError):
+                    deliver(aggregator, batch, shard)
+            continue  # not acknowledged: Lambda delivers it again
+        if kind == "bisect" and len(batch) > 1:
+            half = len(batch) // 2
+            deliver(aggregator, batch[:half], shard)
+            deliver(aggregator, batch[half:], shard)
+            position += len(batch)
+            continue
+        if kind == "partial-failure":
+            failing = batch[fail_at % len(batch)]["dynamodb"]["SequenceNumber"]
+            with pytest.MonkeyPatch.context() as patch:
+                real_change_of = aggregator_module.change_of
+
+                def flaky(record, sequence, failing=failing):
+                    if record.dynamodb.sequence_number == failing:
+                        raise RuntimeError("transient")
+                    return real_change_of(record, sequence)
+
+                patch.setattr(aggregator_module, "change_of", flaky)
+                try:
+                    response = deliver(aggregator, batch, shard)
+                except Exception:  # every record failed: a function error, nothing acknowledged
+                    continue
+            failures = response["batchItemFailures"]  # none if the failing record had been applied already
+            sequences = [r["dynamodb"]["SequenceNumber"] for r in batch]
+            position += sequences.index(failures[0]["itemIdentifier"]) if failures else len(batch)
+            continue
+        deliver(aggregator, batch, shard)
+        position += len(batch)
+
+    # Then the totals equal the ballots, and the recount agrees: caught up, no drift
+    assert position >= len(records)
+    assert_exact(service, ballots)
+
+
+def _crash():
+    raise TimeoutError("crashed after the flush")
+
+
+def test_checkpoint_items_are_keyed_per_stream_and_shard(tables, ballots, aggregator):
+    ballots.vote("u1", "A")
+    deliver(aggregator, ballots.records)
+    item = boto3.resource("dynamodb").Table(tables.votes).get_item(
+        Key={"pollId": checkpoint_pk(STREAM_ARN, SHARD), "sk": "#checkpoint"}
+    )["Item"]
+    assert item["sequenceNumber"] == ballots.records[0]["dynamodb"]["SequenceNumber"].zfill(40)
+    assert (int(item["appliedRecords"]), int(item["itemWrites"]), int(item["flushes"])) == (1, 3, 1)
