@@ -6,7 +6,7 @@ for every mapping on a table's stream the runtime polls moto's DynamoDB Streams 
 Lambda sends, honouring the mapping's properties: BatchSize, StartingPosition,
 MaximumBatchingWindowInSeconds, FilterCriteria, FunctionResponseTypes (ReportBatchItemFailures),
 MaximumRetryAttempts, BisectBatchOnFunctionError, MaximumRecordAgeInSeconds,
-DestinationConfig.OnFailure (an SQS queue) and Enabled.
+DestinationConfig.OnFailure (an SQS queue), TumblingWindowInSeconds and Enabled.
 
 Shape of the work: one `ShardPoller` thread per mapping and shard (moto has one shard per table;
 child shards after a split are picked up once their parent is done). A shard's records are
@@ -49,6 +49,7 @@ MAX_EVENT_BYTES = 6 * 1024 * 1024 - 4096  # Lambda's invoke payload limit, minus
 RETRY_DELAY = 0.1  # first pause before retrying a failed batch; doubles up to RETRY_DELAY_MAX
 RETRY_DELAY_MAX = 3.0
 ERROR_DELAY_MAX = 5.0  # longest pause after a failing GetRecords
+MAX_TUMBLING_WINDOW = 900  # seconds, Lambda's limit
 
 # (function, event, request id) -> result; raises FunctionError as Lambda fails an invocation
 Invoke = Callable[[str, Any, str], Any]
@@ -76,6 +77,7 @@ class MappingSpec:
     max_record_age: float = -1  # seconds; -1: no limit
     on_failure: str | None = None  # destination ARN
     enabled: bool = True
+    tumbling_window: int = 0  # seconds; 0: no window (and no shardId, state or window in the event)
     parallelization_factor: int = 1  # read, not honoured: one batch per shard at once
 
     @property
@@ -127,8 +129,9 @@ def _mapping_spec(
         filters = parse_filters((prop("FilterCriteria") or {}).get("Filters"))
     except FilterError as exc:
         raise TemplateError(f"{where}.FilterCriteria: {exc}") from exc
-    if prop("TumblingWindowInSeconds"):
-        log.warning("%s: TumblingWindowInSeconds is not supported locally; ignored", where)
+    window = int(prop("TumblingWindowInSeconds", 0))
+    if not 0 <= window <= MAX_TUMBLING_WINDOW:
+        raise TemplateError(f"{where}.TumblingWindowInSeconds: {window} is not within 0..{MAX_TUMBLING_WINDOW}")
     destination = ((prop("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
     return MappingSpec(
         id=f"{stack.name}/{logical_id}",
@@ -146,6 +149,7 @@ def _mapping_spec(
         on_failure=str(destination) if destination else None,
         enabled=_truthy(prop("Enabled", True)),
         parallelization_factor=int(prop("ParallelizationFactor", 1)),
+        tumbling_window=window,
     )
 
 
@@ -259,6 +263,7 @@ class Outcome:
     failed_from: int | None = None  # position of the first record to retry; None: success
     item_failures: int = 0  # records the response named as failed (0: the whole batch failed)
     error: FunctionError | None = None  # the function itself failed (raised, timed out, crashed)
+    invalid: str | None = None  # why Lambda rejected the response (the whole batch failed)
 
     @classmethod
     def from_response(
@@ -274,6 +279,8 @@ class Outcome:
     def describe(self, records: Sequence[StreamRecord]) -> str:
         if self.error is not None:
             return f"function error {self.error.error_type}: {self.error.message}"
+        if self.invalid is not None:
+            return f"{self.invalid}: whole batch failed"
         if self.failed_from is None:
             return "ok"
         if not self.item_failures:
@@ -378,6 +385,11 @@ class ShardPoller:
         self._last_outcome: Outcome | None = None
         self._drained = False  # the last GetRecords returned nothing
         self._closed = False  # the shard has ended (no NextShardIterator)
+        # Tumbling window (TumblingWindowInSeconds): the window of the records delivered last, its state as the
+        # function returned it, and failed attempts of its final invocation.
+        self._window: float | None = None
+        self._window_state: dict[str, Any] = {}
+        self._final_attempts = 0
         self._wake = threading.Event()
         # Progress counters for `Streams.wait_idle`, guarded by `mapping.progress`.
         self.fetches = 0  # GetRecords calls started
@@ -426,6 +438,9 @@ class ShardPoller:
         if not self._pending:
             if len(self._buffer) < self.spec.batch_size and not self._closed:
                 self._fetch()
+            if self._window_over():
+                self._final_invocation()
+                return True
             segment = self._next_batch()
             if segment is None:
                 if self._closed and not self._buffer:
@@ -509,6 +524,8 @@ class ShardPoller:
         while self._buffer and len(records) < self.spec.batch_size:
             if size + self._buffer[0].size > MAX_EVENT_BYTES:
                 break
+            if self._window_of(self._buffer[0]) != self._window_of(records[0]):
+                break  # a batch never spans two tumbling windows
             size += self._buffer[0].size
             records.append(self._buffer.popleft())
         return _Segment(tuple(records))
@@ -546,15 +563,79 @@ class ShardPoller:
 
     def _invoke(self, records: Sequence[StreamRecord]) -> Outcome:
         request_id = str(uuid.uuid4())
-        event = {"Records": [record.event for record in records]}
+        event: dict[str, Any] = {"Records": [record.event for record in records]}
+        if self.spec.tumbling_window:
+            window = self._window_of(records[0])
+            if window != self._window:
+                self._window, self._window_state = window, {}
+            event.update(self._window_fields(final=False))
         try:
             result = self.mapping.invoke(self.spec.function, event, request_id)
         except FunctionError as exc:
             return Outcome(request_id, failed_from=0, error=exc)
+        if self.spec.tumbling_window:
+            state = result.get("state") if isinstance(result, Mapping) else None
+            if not isinstance(state, Mapping):
+                return Outcome(request_id, failed_from=0, invalid="response without a state object")
+            self._window_state = dict(state)
         if not self.spec.report_item_failures:
             return Outcome(request_id)
         sequence_numbers = [record.sequence_number for record in records]
         return Outcome.from_response(request_id, result, sequence_numbers)
+
+    # tumbling windows ----------------------------------------------------------------------------
+
+    def _window_of(self, record: StreamRecord) -> float | None:
+        """Start of the record's window: windows are aligned to multiples of their length since the epoch."""
+        size = self.spec.tumbling_window
+        return None if not size else (record.arrival // size) * size
+
+    def _window_fields(self, *, final: bool) -> dict[str, Any]:
+        start = self._window or 0.0
+        return {
+            "window": {"start": _iso(start), "end": _iso(start + self.spec.tumbling_window)},
+            "state": dict(self._window_state),
+            "shardId": self.shard_id,
+            "eventSourceARN": self.spec.stream_arn,
+            "isFinalInvokeForWindow": final,
+            "isWindowTerminatedEarly": False,
+        }
+
+    def _window_over(self) -> bool:
+        """The window of the records delivered last has ended and none of its records is left to deliver."""
+        if self._window is None:
+            return False
+        if self._buffer:
+            return self._window_of(self._buffer[0]) != self._window
+        return self._closed or self.mapping.clock() >= self._window + self.spec.tumbling_window
+
+    def _final_invocation(self) -> None:
+        """The window's last invocation: no records, its state, `isFinalInvokeForWindow`. Lambda holds the shard
+        until it succeeds; here retries follow the mapping's retry limit, then the window is dropped."""
+        request_id = str(uuid.uuid4())
+        event = {"Records": [], **self._window_fields(final=True)}
+        try:
+            result = self.mapping.invoke(self.spec.function, event, request_id)
+            ok = isinstance(result, Mapping) and isinstance(result.get("state"), Mapping)
+            outcome = "ok" if ok else "response without a state object"
+        except FunctionError as exc:
+            ok, outcome = False, f"function error {exc.error_type}: {exc.message}"
+        self._final_attempts += 1
+        log.info(
+            "%s <- %s %s: final invocation of window %s, attempt %d: %s",
+            self.spec.function_label,
+            self.spec.table.logical_id,
+            self.shard_id,
+            event["window"]["start"],
+            self._final_attempts,
+            outcome,
+        )
+        if not ok and not 0 <= self.spec.max_retries < self._final_attempts:
+            self._sleep(min(RETRY_DELAY * 2 ** (self._final_attempts - 1), RETRY_DELAY_MAX))
+            return
+        if not ok:
+            log.warning("%s: gave up on the final invocation of window %s", self.spec.id, event["window"]["start"])
+        self._window, self._window_state, self._final_attempts = None, {}, 0
 
     def _handle(self, segment: _Segment, outcome: Outcome) -> None:
         records = segment.records

@@ -416,6 +416,7 @@ def test_mapping_properties_are_read_with_lambdas_defaults() -> None:
                 FilterCriteria={"Filters": [{"Pattern": '{"eventName": ["INSERT"]}'}]},
                 Enabled=False,
                 ParallelizationFactor=4,
+                TumblingWindowInSeconds=60,
             ),
             "Aliased": _mapping(FunctionName="arn:aws:lambda:us-east-1:1:function:other:live"),
             "Queue": _mapping(EventSourceArn="arn:aws:sqs:us-east-1:1:jobs"),
@@ -446,6 +447,7 @@ def test_mapping_properties_are_read_with_lambdas_defaults() -> None:
         on_failure="arn:aws:sqs:us-east-1:1:dlq",
         enabled=False,
         parallelization_factor=4,
+        tumbling_window=60,
     )
     assert aliased.function == aliased.function_arn == "arn:aws:lambda:us-east-1:1:function:other"
     assert aliased.starting_position == "LATEST"
@@ -456,6 +458,7 @@ def test_mapping_properties_are_read_with_lambdas_defaults() -> None:
     [
         ({"StartingPosition": "AT_TIMESTAMP"}, "StartingPosition"),
         ({"FilterCriteria": {"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]}}, "Filter"),
+        ({"TumblingWindowInSeconds": 901}, "TumblingWindowInSeconds"),
     ],
 )
 def test_invalid_mappings_fail_loudly(properties: dict[str, Any], message: str) -> None:
@@ -464,3 +467,63 @@ def test_invalid_mappings_fail_loudly(properties: dict[str, Any], message: str) 
     )
     with pytest.raises(TemplateError, match=message):
         mapping_specs(resources, {STREAM_ARN: TABLE_INFO})
+
+
+# --- tumbling windows ---------------------------------------------------------------------------------------
+
+
+class WindowConsumer:
+    """Keeps every event; answers with a state counting the window's records so far (and no state if told)."""
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.omit_state_once = False
+
+    def __call__(self, function: str, event: Any, request_id: str) -> Any:
+        self.events.append(event)
+        if self.omit_state_once:
+            self.omit_state_once = False
+            return {"batchItemFailures": []}
+        seen = int(event["state"].get("seen", "0")) + len(event["Records"])
+        return {"state": {"seen": str(seen)}, "batchItemFailures": []}
+
+
+def test_a_tumbling_window_puts_the_shard_and_state_in_events_and_ends_with_a_final_invocation(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    consumer = WindowConsumer()
+    streams = streams_of(
+        [spec(table, starting_position="TRIM_HORIZON", tumbling_window=1, report_item_failures=True)], consumer
+    )
+    put(clients, table, "a", "b")
+    wait_for(lambda: any(e["isFinalInvokeForWindow"] for e in consumer.events), timeout=5)
+    (poller,) = streams.pollers()
+
+    first, *_, final = consumer.events
+    assert first["shardId"] == poller.shard_id and first["eventSourceARN"] == table.stream_arn
+    assert first["state"] == {} and first["isFinalInvokeForWindow"] is False
+    assert first["isWindowTerminatedEarly"] is False
+    start = datetime.fromisoformat(first["window"]["start"].replace("Z", "+00:00"))
+    end = datetime.fromisoformat(first["window"]["end"].replace("Z", "+00:00"))
+    assert (end - start).total_seconds() == 1 and start.timestamp() % 1 == 0
+    # The final invocation has no records, the window's accumulated state, the same window
+    assert final["Records"] == [] and final["window"] == first["window"]
+    assert final["state"] == {"seen": "2"}
+
+    # A later record opens a new window with a fresh state
+    put(clients, table, "c")
+    wait_for(lambda: len([e for e in consumer.events if e["Records"]]) >= 2 and consumer.events[-1]["Records"])
+    assert consumer.events[-1]["state"] == {} and consumer.events[-1]["window"] != first["window"]
+
+
+def test_a_windowed_response_without_state_fails_the_batch(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    consumer = WindowConsumer()
+    consumer.omit_state_once = True
+    streams = streams_of([spec(table, starting_position="TRIM_HORIZON", tumbling_window=60)], consumer)
+    put(clients, table, "x")
+    assert streams.wait_idle(timeout=5)
+    wait_for(lambda: len(consumer.events) >= 2)
+    assert [[r["dynamodb"]["Keys"]["PK"]["S"] for r in e["Records"]] for e in consumer.events[:2]] == [["x"], ["x"]]
+    assert consumer.events[1]["state"] == {}
