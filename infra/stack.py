@@ -17,6 +17,7 @@ from infra.constructs.spec_table import SpecTable
 from infra.domains.connected_car import ConnectedCarDomain
 from infra.domains.contacts import ContactsDomain
 from infra.domains.platform import PlatformDomain
+from infra.domains.voting import VotingDomain
 
 GROUPS = {
     "admin": "may write reference data",
@@ -100,6 +101,13 @@ class BlueprintsStack(Stack):
             self,
             "ConnectedCar",
             cursor_secret=self.cursor_secret,
+            idempotency=self.idempotency,
+            deletion_protection=stage.deletion_protection,
+            **common,
+        )
+        self.voting = VotingDomain(
+            self,
+            "Voting",
             idempotency=self.idempotency,
             deletion_protection=stage.deletion_protection,
             **common,

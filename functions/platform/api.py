@@ -13,10 +13,12 @@ from functions.connected_car.api import router as connected_car_router
 from functions.contacts.api import router as contacts_router
 from functions.shared.http import build_resolver
 from functions.shared.observability import logger
+from functions.voting.api import router as voting_router
 
 app = build_resolver(public=True)
 app.include_router(contacts_router)
 app.include_router(connected_car_router)
+app.include_router(voting_router)
 app.enable_swagger(
     path="/docs",
     title="Blueprints API",

@@ -9,6 +9,8 @@ Lambda's event source mapping defaults retry a failing batch until its records a
 - an SQS on-failure destination (the DLQ, `enforce_ssl`, 14 days retention) that receives the description of
   every batch given up on, so nothing is skipped silently.
 Records after a failed one are redelivered, so every consumer write must be safe to repeat.
+A `tumbling_window` is the only way Lambda tells a DynamoDB stream consumer which shard a batch came from
+(`shardId` in the event; it also pins the parallelization factor to 1): consumers that checkpoint per shard use it.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ class StreamConsumer(Construct):
         max_record_age: Duration = DEFAULT_MAX_RECORD_AGE,
         filters: Sequence[Mapping[str, Any]] = (),
         timeout: Duration = Duration.seconds(30),
+        tumbling_window: Duration | None = None,
     ):
         super().__init__(scope, construct_id)
         if table.spec.stream_view is None:
@@ -93,5 +96,6 @@ class StreamConsumer(Construct):
             report_batch_item_failures=True,
             on_failure=sources.SqsDlq(self.dead_letter_queue),
             filters=[lambda_.FilterCriteria.filter(dict(pattern)) for pattern in filters] or None,
+            tumbling_window=tumbling_window,
         )
         self.function.add_event_source(self.event_source)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 log = logging.getLogger("local.seeds")
 
-SEED_MODULES: tuple[str, ...] = ("local.seeds.contacts", "local.seeds.connected_car")
+SEED_MODULES: tuple[str, ...] = ("local.seeds.contacts", "local.seeds.connected_car", "local.seeds.voting")
 
 
 def load_all(env: Mapping[str, str], modules: tuple[str, ...] = SEED_MODULES) -> list[str]:

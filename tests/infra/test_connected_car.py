@@ -67,7 +67,9 @@ def test_events_expire_by_ttl_and_registrations_stream_their_keys(dev):
 
 def test_active_customers_consumer_has_bounded_retries_bisect_max_age_and_a_dlq(dev):
     _, _, raw = dev
-    (mapping,) = resources(raw, "AWS::Lambda::EventSourceMapping").values()
+    consumer = logical_id(raw, "AWS::Lambda::Function", "ConnectedCarActiveCustomersConsumerFunction")
+    (mapping,) = [m for m in resources(raw, "AWS::Lambda::EventSourceMapping").values()
+                  if m["Properties"]["FunctionName"] == {"Ref": consumer}]
     queue = logical_id(raw, "AWS::SQS::Queue", "ConnectedCarActiveCustomersDeadLetterQueue")
     assert mapping["Properties"] == {
         "BatchSize": 50,
@@ -81,7 +83,8 @@ def test_active_customers_consumer_has_bounded_retries_bisect_max_age_and_a_dlq(
         "MaximumRetryAttempts": 5,
         "StartingPosition": "TRIM_HORIZON",
     }
-    (queue_policy,) = resources(raw, "AWS::SQS::QueuePolicy").values()
+    (queue_policy,) = [p for p in resources(raw, "AWS::SQS::QueuePolicy").values()
+                       if p["Properties"]["Queues"] == [{"Ref": queue}]]
     (deny,) = queue_policy["Properties"]["PolicyDocument"]["Statement"]
     assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     assert raw["Resources"][queue]["Properties"]["SqsManagedSseEnabled"] is True

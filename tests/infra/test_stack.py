@@ -17,9 +17,11 @@ from functions.connected_car.api import app as connected_car_app
 from functions.contacts.api import app as contacts_app
 from functions.contacts.schema import CONTACT_TABLE
 from functions.platform.api import app as platform_app
+from functions.voting.api import app as voting_app
 from infra.domains import connected_car as connected_car_domain
 from infra.domains import contacts as contacts_domain
 from infra.domains import platform as platform_domain
+from infra.domains import voting as voting_domain
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 
@@ -123,10 +125,12 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
     assert {(r.method, normalize(r.path)) for r in contacts_domain.ROUTES} == contacts
     connected_car = resolver_routes(connected_car_app)
     assert {(r.method, normalize(r.path)) for r in connected_car_domain.ROUTES} == connected_car
+    voting = resolver_routes(voting_app)
+    assert {(r.method, normalize(r.path)) for r in voting_domain.ROUTES} == voting
     platform = {(r.method, normalize(r.path)) for r in platform_domain.ROUTES}
     assert platform <= resolver_routes(platform_app)
-    assert contacts | connected_car <= resolver_routes(platform_app)  # /docs describes every domain
-    assert in_template == contacts | connected_car | platform
+    assert contacts | connected_car | voting <= resolver_routes(platform_app)  # /docs describes every domain
+    assert in_template == contacts | connected_car | voting | platform
 
 
 def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
@@ -227,6 +231,7 @@ def test_functions_run_python_313_with_the_powertools_layer(dev):
     assert {f["Properties"]["Handler"] for f in functions.values()} == {
         "functions.contacts.api.lambda_handler", "functions.platform.api.lambda_handler",
         "functions.connected_car.api.lambda_handler", "functions.connected_car.active_customers.lambda_handler",
+        "functions.voting.api.lambda_handler", "functions.voting.aggregator.lambda_handler",
     }
     for function in functions.values():
         props = function["Properties"]

@@ -1,0 +1,103 @@
+"""Voting in the template: RawVotes (streamed) and Votes, the aggregator's mapping (tumbling window for the shard id,
+bounded retries, bisect, max age, DLQ), its configuration, and exact grants."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from functions.voting.schema import DEFAULT_SEGMENTS
+from infra.domains.voting import SETTLED_AFTER
+from tests.infra.test_connected_car import _table_actions
+from tests.infra.test_stack import function_policy, logical_id, resources
+
+
+def table_id(raw: dict[str, Any], construct_id: str) -> str:
+    return logical_id(raw, "AWS::DynamoDB::Table", f"Voting{construct_id}")
+
+
+def variables(raw: dict[str, Any], prefix: str) -> dict[str, Any]:
+    function = raw["Resources"][logical_id(raw, "AWS::Lambda::Function", prefix)]
+    return function["Properties"]["Environment"]["Variables"]
+
+
+def test_raw_votes_is_keyed_by_poll_and_voter_and_streams_both_images(dev):
+    _, _, raw = dev
+    props = raw["Resources"][table_id(raw, "RawVotesTable")]["Properties"]
+    assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("userId", "RANGE")]
+    assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    assert "GlobalSecondaryIndexes" not in props
+
+
+def test_votes_holds_each_poll_as_one_item_collection_with_no_index_or_stream(dev):
+    _, _, raw = dev
+    props = raw["Resources"][table_id(raw, "VotesTable")]["Properties"]
+    assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("sk", "RANGE")]
+    # No LSI: DynamoDB may then split a hot poll's item collection across partitions by sort key (its segments)
+    assert not {"LocalSecondaryIndexes", "GlobalSecondaryIndexes", "StreamSpecification"} & set(props)
+
+
+def test_aggregator_mapping_has_a_tumbling_window_bounded_retries_bisect_max_age_and_a_dlq(dev):
+    _, _, raw = dev
+    consumer = logical_id(raw, "AWS::Lambda::Function", "VotingAggregatorConsumerFunction")
+    (mapping,) = [m for m in resources(raw, "AWS::Lambda::EventSourceMapping").values()
+                  if m["Properties"]["FunctionName"] == {"Ref": consumer}]
+    queue = logical_id(raw, "AWS::SQS::Queue", "VotingAggregatorDeadLetterQueue")
+    assert mapping["Properties"] == {
+        "BatchSize": 500,
+        "BisectBatchOnFunctionError": True,
+        "DestinationConfig": {"OnFailure": {"Destination": {"Fn::GetAtt": [queue, "Arn"]}}},
+        "EventSourceArn": {"Fn::GetAtt": [table_id(raw, "RawVotesTable"), "StreamArn"]},
+        "FunctionName": {"Ref": consumer},
+        "FunctionResponseTypes": ["ReportBatchItemFailures"],
+        "MaximumBatchingWindowInSeconds": 1,
+        "MaximumRecordAgeInSeconds": 6 * 3600,
+        "MaximumRetryAttempts": 5,
+        "StartingPosition": "TRIM_HORIZON",
+        # The only way Lambda names the shard in a DynamoDB stream event; it also keeps ParallelizationFactor at 1
+        "TumblingWindowInSeconds": 900,
+    }
+    assert raw["Resources"][queue]["Properties"]["SqsManagedSseEnabled"] is True
+    function = raw["Resources"][consumer]["Properties"]
+    assert function["Handler"] == "functions.voting.aggregator.lambda_handler" and function["Timeout"] == 30
+
+
+def test_segments_and_the_recounts_settling_time_come_from_the_stacks_configuration(dev):
+    _, _, raw = dev
+    aggregator = variables(raw, "VotingAggregatorConsumerFunction")
+    assert aggregator["VOTE_SEGMENTS"] == str(DEFAULT_SEGMENTS) == "4"
+    assert aggregator["VOTES_TABLE_NAME"] == {"Ref": table_id(raw, "VotesTable")}
+    api = variables(raw, "VotingApiFunction")
+    # max record age (6 h) + the aggregator's timeout (30 s) + 5 minutes of clock skew
+    assert api["VOTE_SETTLED_AFTER_SECONDS"] == str(int(SETTLED_AFTER.to_seconds())) == str(6 * 3600 + 30 + 300)
+    assert "CURSOR_SECRET_ARN" not in api  # no list routes: no cursor key to read
+
+
+def test_api_function_gets_exactly_what_its_repository_calls(dev):
+    _, _, raw = dev
+    granted = _table_actions(function_policy(raw, "VotingApiRole"))
+    assert granted == {
+        table_id(raw, "RawVotesTable"): ["GetItem", "Query", "UpdateItem"],
+        table_id(raw, "VotesTable"): ["GetItem", "PutItem", "Query", "UpdateItem"],
+        logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable"): ["DeleteItem", "GetItem", "PutItem", "UpdateItem"],
+    }
+    statements = function_policy(raw, "VotingApiRole")
+    assert not [s for s in statements if any(a.startswith("secretsmanager:") for a in _actions(s))]
+
+
+def test_aggregator_reads_only_its_stream_and_writes_only_votes(dev):
+    _, _, raw = dev
+    raw_votes = table_id(raw, "RawVotesTable")
+    statements = function_policy(raw, "VotingAggregatorConsumerRole")
+    assert _table_actions(statements) == {
+        "*": ["ListStreams"],  # no resource-level permission exists for it
+        f"{raw_votes}.StreamArn": ["DescribeStream", "GetRecords", "GetShardIterator"],
+        table_id(raw, "VotesTable"): ["GetItem", "UpdateItem"],
+    }
+    (send,) = [s for s in statements if any(a.startswith("sqs:") for a in _actions(s))]
+    assert send["Resource"] == {"Fn::GetAtt": [logical_id(raw, "AWS::SQS::Queue", "VotingAggregatorDeadLetterQueue"), "Arn"]}
+
+
+def _actions(statement: dict[str, Any]) -> list[str]:
+    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
