@@ -1,4 +1,8 @@
-"""The local runtime, started once per session: synth, moto, workers, HTTP. Tests are its clients."""
+"""The local runtime, started once for the e2e tests: synth, moto, workers, HTTP. Tests are its clients.
+
+Package-scoped, so it stops when the e2e tests are done: left running, its stream pollers would keep reading a moto
+that later suites reset (mock_aws) and fill their captured logs with errors.
+"""
 
 from __future__ import annotations
 
@@ -34,7 +38,7 @@ class Api:
         return self.session.request(method, self.url + path, headers=headers, timeout=30, **kwargs)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def runtime(tmp_path_factory) -> Iterator[Runtime]:
     os.environ.setdefault("JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION", "1")
     keys_dir = tmp_path_factory.mktemp("keys")
@@ -46,6 +50,6 @@ def runtime(tmp_path_factory) -> Iterator[Runtime]:
         rt.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def api(runtime) -> Api:
     return Api(runtime.url, runtime.keys_dir)
