@@ -80,7 +80,10 @@ class MotoService:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> MotoService:
+        from local import moto_fidelity
+
         _check_port_free(self.host, self.requested_port, "LOCAL_AWS_PORT")
+        moto_fidelity.apply()  # the server runs in this process: its streams behave like DynamoDB's
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call otherwise
         self._server = _serialized_dynamodb_server()(
             ip_address=self.host, port=self.requested_port, verbose=False

@@ -40,7 +40,7 @@ from functions.connected_car.models import (
     dump,
 )
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
-from functions.connected_car.service import VEHICLE_GROUP, ConnectedCarService
+from functions.connected_car.service import ConnectedCarService
 from functions.shared.auth import ADMIN, admin_only, caller_of
 from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError
 from functions.shared.http import build_resolver
@@ -242,8 +242,7 @@ def cancel(appointment_id: IdPath) -> Response[None]:
 @router.post("/connected-car/vehicles/<vin>/events", tags=TAGS, responses={201: {"description": "stored"}})
 def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: IdempotencyKey = None) -> Response[VehicleEvent]:
     caller = caller_of(app)
-    if not (caller.is_in(VEHICLE_GROUP) or caller.is_in(ADMIN)):
-        raise ForbiddenError(f"submitting events needs the '{VEHICLE_GROUP}' group")
+    service().require_vehicle_writer(caller, vin)
     body = once(
         key=idempotency_key,
         caller=caller.user_id,

@@ -46,10 +46,11 @@ from functions.connected_car.schema import (
     compound_key,
 )
 from functions.shared import ddb
-from functions.shared.errors import ConflictError, NotFoundError
+from functions.shared.errors import ConflictError, NotFoundError, ThrottledError
 from functions.shared.pagination import Page, query_page
 
 StartKey = dict[str, Any] | None
+_REGISTRATION_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
@@ -265,8 +266,12 @@ class ConnectedCarRepository:
         )
 
     def put_vehicle(self, vehicle: Vehicle) -> Vehicle:
-        ddb.table(self.tables.vehicle).put_item(
-            Item={"vin": vehicle.vin, "make": vehicle.make, "model": vehicle.model, "year": vehicle.year}
+        """Create or update a vehicle's description (UpdateItem: its active registration holder is kept)."""
+        ddb.table(self.tables.vehicle).update_item(
+            Key={"vin": vehicle.vin},
+            UpdateExpression="SET make = :make, model = :model, #year = :year",
+            ExpressionAttributeNames={"#year": "year"},
+            ExpressionAttributeValues={":make": vehicle.make, ":model": vehicle.model, ":year": vehicle.year},
         )
         return vehicle
 
@@ -276,35 +281,72 @@ class ConnectedCarRepository:
 
     def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> Registration:
         """Register a vehicle to a customer or change the registration's status, in one transaction that
-        checks the vehicle exists and bumps the customer's regVersion (which also checks the customer exists)."""
-        actions = [
-            _exists_check(self.tables.vehicle, {"vin": vin}, "vin"),
-            {
-                "Update": {
-                    "TableName": self.tables.customer,
-                    "Key": {"username": username},
-                    "UpdateExpression": "ADD regVersion :one",
-                    "ConditionExpression": "attribute_exists(username)",
-                    "ExpressionAttributeValues": {":one": 1},
+        - holds the vehicle's `activeUsername`: a vehicle has at most one active registration (409 otherwise),
+        - bumps the customer's regVersion (which also checks the customer exists),
+        - writes the registration.
+
+        Deactivating releases the vehicle only if this customer holds it; otherwise the vehicle is only checked.
+        Which of the two applies is itself a condition, so a concurrent change makes us try again (bounded).
+        """
+        customer_update = {
+            "Update": {
+                "TableName": self.tables.customer,
+                "Key": {"username": username},
+                "UpdateExpression": "ADD regVersion :one",
+                "ConditionExpression": "attribute_exists(username)",
+                "ExpressionAttributeValues": {":one": 1},
+            }
+        }
+        registration_update = {
+            "Update": {
+                "TableName": self.tables.registration,
+                "Key": {"username": username, "vin": vin},
+                "UpdateExpression": "SET statusCode = :status, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)",
+                "ExpressionAttributeValues": {":status": status_code, ":now": now.isoformat()},
+            }
+        }
+        for vehicle_action in self._vehicle_actions(vin, username, status_code):
+            try:
+                ddb.resource().meta.client.transact_write_items(
+                    TransactItems=[vehicle_action, customer_update, registration_update]
+                )
+            except ClientError as error:
+                reasons = ddb.cancellation_reasons(error)
+                if ddb.error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
+                    raise
+                if reasons[1] == "ConditionalCheckFailed":
+                    raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND") from error
+                vehicle = ddb.cancellation_items(error)[0]
+                if vehicle is None:
+                    raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND") from error
+                if status_code == ACTIVE:
+                    raise ConflictError(
+                        f"{vin} has an active registration to another customer", code="VEHICLE_ALREADY_REGISTERED"
+                    ) from error
+                continue  # deactivating: who holds the vehicle changed under us; take the other branch
+            return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
+        raise ThrottledError("the vehicle's registration kept changing; retry")
+
+    def _vehicle_actions(self, vin: str, username: str, status_code: str):
+        """The vehicle's part of a registration transaction, in the order to try them."""
+        key = {"vin": vin}
+        values = {":u": username}
+        if status_code == ACTIVE:
+            yield _vehicle_update(self.tables.vehicle, key, "SET activeUsername = :u",
+                                  "attribute_exists(vin) AND (attribute_not_exists(activeUsername) OR activeUsername = :u)",
+                                  values)
+            return
+        for _ in range(_REGISTRATION_ATTEMPTS):
+            yield _vehicle_update(self.tables.vehicle, key, "REMOVE activeUsername", "activeUsername = :u", values)
+            yield {
+                "ConditionCheck": {
+                    "TableName": self.tables.vehicle,
+                    "Key": key,
+                    "ConditionExpression": "attribute_exists(vin) AND (attribute_not_exists(activeUsername) OR activeUsername <> :u)",
+                    "ExpressionAttributeValues": values,
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
-            },
-            {
-                "Update": {
-                    "TableName": self.tables.registration,
-                    "Key": {"username": username, "vin": vin},
-                    "UpdateExpression": (
-                        "SET statusCode = :status, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)"
-                    ),
-                    "ExpressionAttributeValues": {":status": status_code, ":now": now.isoformat()},
-                }
-            },
-        ]
-        failed = _transact(actions)
-        if failed == 0:
-            raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
-        if failed == 1:
-            raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND")
-        return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
+            }
 
     def get_registration(self, username: str, vin: str) -> Registration | None:
         item = ddb.table(self.tables.registration).get_item(Key={"username": username, "vin": vin}).get("Item")
@@ -498,6 +540,19 @@ def _page(table_name: str, convert, limit: int, start_key: StartKey, **query: An
     page = query_page(ddb.table(table_name).query, limit=limit, start_key=start_key, **query)
     page.items = [convert(item) for item in page.items]
     return page
+
+
+def _vehicle_update(table_name: str, key: dict[str, str], update: str, condition: str, values: dict[str, str]) -> dict[str, Any]:
+    return {
+        "Update": {
+            "TableName": table_name,
+            "Key": key,
+            "UpdateExpression": update,
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": values,
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
+    }
 
 
 def _exists_check(table_name: str, key: dict[str, str], attribute: str) -> dict[str, Any]:

@@ -99,9 +99,20 @@ class ConnectedCarService:
         if caller.username != username and not caller.is_in(ADMIN):
             raise ForbiddenError("only the customer themself or an admin may do this")
 
+    @staticmethod
+    def is_vehicle(caller: Caller, vin: str) -> bool:
+        """A connected vehicle signs in as a member of group `vehicle` whose username is its VIN."""
+        return caller.is_in(VEHICLE_GROUP) and caller.username == vin
+
+    def require_vehicle_writer(self, caller: Caller, vin: str) -> None:
+        if not (self.is_vehicle(caller, vin) or caller.is_in(ADMIN)):
+            raise ForbiddenError(
+                f"only the vehicle itself (group '{VEHICLE_GROUP}', username = VIN) or an admin may submit its events"
+            )
+
     def require_vehicle_reader(self, caller: Caller, vin: str) -> None:
-        """A vehicle's events: the vehicle itself (group `vehicle`), an admin, or its actively registered owner."""
-        if caller.is_in(VEHICLE_GROUP) or caller.is_in(ADMIN):
+        """A vehicle's events: the vehicle itself, an admin, or the customer actively registered to it."""
+        if self.is_vehicle(caller, vin) or caller.is_in(ADMIN):
             return
         registration = self.repository.get_registration(caller.username, vin)
         if registration is None or registration.status_code != "active":

@@ -195,7 +195,7 @@ def test_appointments_of_a_registration_in_time_order(api, customer):
 
 def test_vehicle_events_submitted_and_read_by_owner(api, customer):
     username, vin = customer
-    post = api.call("POST", f"{BASE}/vehicles/{vin}/events", user=f"car-{vin}", groups=("vehicle",),
+    post = api.call("POST", f"{BASE}/vehicles/{vin}/events", user=vin, groups=("vehicle",),
                     json={"type": "error", "code": "P0420", "message": "Catalyst efficiency below threshold"})
     assert post.status_code == 201, post.text
     assert api.call("GET", f"{BASE}/vehicles/{vin}/events", user=username).status_code == 403  # not registered

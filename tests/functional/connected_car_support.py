@@ -122,10 +122,8 @@ def utc(*parts: int) -> datetime:
 
 class RegistrationStream:
     """Reads the Registration table's stream on moto (DescribeStream, GetShardIterator, GetRecords) and turns
-    each record into the shape of a Lambda DynamoDB stream event record.
-
-    moto emits two INSERT records for an UpdateItem that creates an item; DynamoDB never emits two INSERTs for
-    one key without a REMOVE between, so the second is moto's and is dropped: one record per write, as in AWS.
+    each record into the shape of a Lambda DynamoDB stream event record (moto's streams corrected by
+    local/moto_fidelity.py, applied in tests/conftest.py).
     """
 
     def __init__(self, table_name: str):
@@ -133,7 +131,6 @@ class RegistrationStream:
         self.arn = description["LatestStreamArn"]
         self._client = boto3.client("dynamodbstreams")
         self._iterators: dict[str, str | None] = {}
-        self._last_event: dict[str, str] = {}
         self._delivered: list[dict[str, Any]] = []
 
     def new(self) -> list[dict[str, Any]]:
@@ -152,7 +149,7 @@ class RegistrationStream:
                 self._iterators[shard_id] = iterator
                 if not response["Records"]:
                     break
-                fresh += [self._lambda_record(r) for r in response["Records"] if not self._moto_duplicate(r)]
+                fresh += [self._lambda_record(r) for r in response["Records"]]
         self._delivered += fresh
         return fresh
 
@@ -160,11 +157,6 @@ class RegistrationStream:
         """Every record since the stream began."""
         self.new()
         return list(self._delivered)
-
-    def _moto_duplicate(self, record: dict[str, Any]) -> bool:
-        key = json.dumps(record["dynamodb"]["Keys"], sort_keys=True)
-        previous, self._last_event[key] = self._last_event.get(key), record["eventName"]
-        return record["eventName"] == "INSERT" and previous == "INSERT"
 
     def _lambda_record(self, record: dict[str, Any]) -> dict[str, Any]:
         change = record["dynamodb"]

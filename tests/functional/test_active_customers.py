@@ -18,6 +18,7 @@ from functions.connected_car.schema import (
     ACTIVE_FLAG,
     CUSTOMER_TABLE,
     REGISTRATION_TABLE,
+    VEHICLE_TABLE,
 )
 from tests.functional.connected_car_support import (
     ADMIN,
@@ -313,33 +314,34 @@ VINS = [VIN, VIN2, VIN3, VIN4]
 examples = itertools.count()
 
 
-@pytest.fixture
-def fleet(tables) -> list[str]:
-    """The vehicles, once for every example (examples only write registrations and isActive)."""
-    for vin in VINS:
-        api.service().repository.put_vehicle(Vehicle(vin=vin, make="Honda", model="Accord", year=2003))
-    return VINS
-
-
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
-def test_isactive_converges_to_the_registrations_whatever_the_delivery(fleet, monkeypatch, data):
-    # Fresh Customer and Registration tables (and so a fresh stream) for every example.
-    fresh = make_tables(monkeypatch, f"pbt{next(examples)}", (CUSTOMER_TABLE, REGISTRATION_TABLE))
+def test_isactive_converges_to_the_registrations_whatever_the_delivery(tables, monkeypatch, data):
+    # Fresh Customer, Vehicle and Registration tables (and so a fresh stream) for every example.
+    fresh = make_tables(monkeypatch, f"pbt{next(examples)}", (CUSTOMER_TABLE, VEHICLE_TABLE, REGISTRATION_TABLE))
     client = connected_car_client()
     stream = registration_stream()
     users = USERS[: data.draw(st.integers(3, 4), label="customers")]
-    vins = fleet[: data.draw(st.integers(3, 4), label="vehicles")]
+    vins = VINS[: data.draw(st.integers(3, 4), label="vehicles")]
     for user in users:  # as the API writes them (tested elsewhere)
         api.service().repository.put_customer(user, user.title(), f"{user}@example.com")
+    for vin in vins:
+        api.service().repository.put_vehicle(Vehicle(vin=vin, make="Honda", model="Accord", year=2003))
 
     statuses: dict[tuple[str, str], str] = {}  # what has been written, to know the truth between deliveries
     for _ in range(data.draw(st.integers(1, 8), label="steps")):
         if not statuses or data.draw(st.booleans(), label="write?"):
             user = data.draw(st.sampled_from(users), label="user")
             vin = data.draw(st.sampled_from(vins), label="vin")
-            statuses[user, vin] = data.draw(st.sampled_from(["active", "inactive"]), label="status")
-            register(client, user, vin, statuses[user, vin])
+            status = data.draw(st.sampled_from(["active", "inactive"]), label="status")
+            held_by_other = any(s == "active" and v == vin and u != user for (u, v), s in statuses.items())
+            if status == "active" and held_by_other:  # one active registration per vehicle
+                reply = client.call("PUT", f"{PREFIX}/customers/{user}/registrations/{vin}",
+                                    body={"statusCode": status}, user=user)
+                assert (reply.status, reply.body["error"]["code"]) == (409, "VEHICLE_ALREADY_REGISTERED")
+                continue
+            statuses[user, vin] = status
+            register(client, user, vin, status)
         else:
             # any records so far: a redelivery, duplicates, any order, stale ones late
             batch = data.draw(st.lists(st.sampled_from(stream.all()), min_size=1, max_size=4), label="batch")

@@ -17,6 +17,7 @@ from functions.connected_car.schema import (
     REGISTRATION_TABLE,
     TIMESLOT_TABLE,
     VEHICLE_EVENT_TYPE_INDEX,
+    VEHICLE_TABLE,
 )
 from functions.shared.errors import NotFoundError
 from infra.domains.connected_car import ROUTES
@@ -471,6 +472,24 @@ def test_registration_is_written_by_self_or_admin_and_needs_customer_and_vehicle
     assert snapshot(tables) == before  # neither a registration nor a regVersion bump
 
 
+def test_a_vehicle_has_at_most_one_active_registration(garage, tables):
+    url = f"{PREFIX}/customers/bob/registrations/{VIN}"  # VIN is alice's, active
+    before = snapshot(tables)
+    assert error(garage.call("PUT", url, body={"statusCode": "active"}, user="bob")) == (409, "VEHICLE_ALREADY_REGISTERED")
+    assert snapshot(tables) == before  # no registration, no regVersion bump
+    # an inactive registration by another customer does not release alice's hold
+    ok(garage.call("PUT", url, body={"statusCode": "inactive"}, user="bob"))
+    assert raw_item(tables[VEHICLE_TABLE.env_var], {"vin": VIN})["activeUsername"] == "alice"
+    assert error(garage.call("PUT", url, body={"statusCode": "active"}, user="bob")) == (409, "VEHICLE_ALREADY_REGISTERED")
+    # describing the vehicle again keeps the hold; alice deactivating releases it
+    ok(garage.call("PUT", f"{PREFIX}/vehicles/{VIN}", body={"make": "Honda", "model": "Civic", "year": 2004}, groups=ADMIN))
+    assert raw_item(tables[VEHICLE_TABLE.env_var], {"vin": VIN})["activeUsername"] == "alice"
+    ok(garage.call("PUT", f"{PREFIX}/customers/alice/registrations/{VIN}", body={"statusCode": "inactive"}, user="alice"))
+    assert "activeUsername" not in raw_item(tables[VEHICLE_TABLE.env_var], {"vin": VIN})
+    assert ok(garage.call("PUT", url, body={"statusCode": "active"}, user="bob"))["statusCode"] == "active"
+    assert raw_item(tables[VEHICLE_TABLE.env_var], {"vin": VIN})["activeUsername"] == "bob"
+
+
 def test_registrations_of_a_customer_and_of_a_vehicle(garage):
     ok(garage.call("PUT", f"{PREFIX}/customers/alice/registrations/{VIN2}", body={"statusCode": "inactive"}, user="alice"))
     of_alice = ok(garage.call("GET", f"{PREFIX}/customers/alice/registrations", user="alice"))
@@ -596,7 +615,8 @@ def test_timeslot_pages_cover_the_range_once_and_their_cursor_is_bound(calendar,
 
 
 def test_no_read_route_scans(calendar, calls, clock):
-    ok(calendar.call("POST", f"{PREFIX}/vehicles/{VIN}/events", body={"type": "error", "code": "P0300", "message": "m"}, groups=VEHICLE), 201)
+    ok(calendar.call("POST", f"{PREFIX}/vehicles/{VIN}/events", body={"type": "error", "code": "P0300", "message": "m"},
+                     user=VIN, groups=VEHICLE), 201)
     appointment = ok(calendar.call("GET", f"{PREFIX}/customers/alice/registrations/{VIN}/appointments"))["items"][0]["appointmentId"]
     calls.clear()
     reads = [  # (route, url, signed in as admin?)
@@ -626,7 +646,7 @@ def test_no_read_route_scans(calendar, calls, clock):
 
 def submit(client, event_type: str = "error", code: str = "P0300", message: str = "misfire", vin: str = VIN, **kwargs):
     kwargs.setdefault("groups", VEHICLE)
-    kwargs.setdefault("user", "car-1")
+    kwargs.setdefault("user", vin)  # a vehicle signs in with its VIN as username
     body = {"type": event_type, "code": code, "message": message}
     return client.call("POST", f"{PREFIX}/vehicles/{vin}/events", body=body, **kwargs)
 
@@ -649,6 +669,7 @@ def test_a_vehicle_submits_an_event(garage, tables, clock):
     assert ok(submit(garage, user="root", groups=ADMIN), 201)["type"] == "error"
     before = snapshot(tables)
     assert error(submit(garage, user="alice", groups=())) == (403, "FORBIDDEN")  # alice owns VIN, but is no vehicle
+    assert error(submit(garage, user=VIN3)) == (403, "FORBIDDEN")  # a vehicle speaks only for itself
     assert error(submit(garage, vin=VIN4)) == (404, "VEHICLE_NOT_FOUND")
     assert snapshot(tables) == before
 
@@ -657,7 +678,8 @@ def test_events_are_read_by_the_vehicle_admins_and_its_active_customer(garage, c
     ok(submit(garage), 201)
     ok(submit(garage, vin=VIN3), 201)
     url = f"{PREFIX}/vehicles/{VIN}/events"
-    assert codes(garage.call("GET", url, user="car-1", groups=VEHICLE)) == ["P0300"]
+    assert codes(garage.call("GET", url, user=VIN, groups=VEHICLE)) == ["P0300"]
+    assert error(garage.call("GET", url, user=VIN3, groups=VEHICLE)) == (403, "FORBIDDEN")  # another vehicle
     assert codes(garage.call("GET", url, user="root", groups=ADMIN)) == ["P0300"]
     assert codes(garage.call("GET", url, user="alice")) == ["P0300"]
     assert error(garage.call("GET", url, user="bob")) == (403, "FORBIDDEN")  # bob's car is VIN2

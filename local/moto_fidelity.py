@@ -1,0 +1,88 @@
+"""Three places where moto's DynamoDB Streams differ from DynamoDB, corrected in-process.
+
+Each one breaks a stream consumer that is correct in AWS (found by this project's tests):
+1. A cancelled TransactWriteItems: moto runs every action, appends their stream records, then rolls back by
+   swapping in deep copies of the tables. The records of writes that never happened stay in the old shard, and
+   every open shard iterator keeps reading that old shard, so no later write is ever seen. Here the rolled-back
+   records are dropped and the live shard moves to the restored table.
+2. An UpdateItem that creates an item: moto first stores the bare key (an INSERT whose image holds only the
+   key), then the updated item (a second INSERT). DynamoDB writes one INSERT. Here the first is dropped.
+3. A write that changes nothing: moto emits a MODIFY; DynamoDB writes no stream record (PITFALLS 4). Dropped.
+
+`apply()` patches moto's classes once per process; the local runtime calls it before serving (its moto server
+runs in-process), and the test suite calls it so that functional tests read the same streams.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+_applied = False
+
+
+def apply() -> None:
+    """Patch moto (idempotent)."""
+    global _applied
+    if _applied:
+        return
+    from moto.dynamodb.models import DynamoDBBackend
+    from moto.dynamodb.models.table import StreamShard
+
+    StreamShard.add = _skip_unchanged(StreamShard.add)  # type: ignore[method-assign]
+    DynamoDBBackend.update_item = _single_insert(DynamoDBBackend.update_item)  # type: ignore[method-assign]
+    DynamoDBBackend.transact_write_items = _streams_survive_rollback(  # type: ignore[method-assign]
+        DynamoDBBackend.transact_write_items
+    )
+    _applied = True
+
+
+def _skip_unchanged(add: Any) -> Any:
+    @functools.wraps(add)
+    def patched(self: Any, old: Any, new: Any) -> None:
+        if old is not None and new is not None and old.to_json() == new.to_json():
+            return  # DynamoDB writes no stream record for a write that changes nothing
+        add(self, old, new)
+
+    return patched
+
+
+def _single_insert(update_item: Any) -> Any:
+    @functools.wraps(update_item)
+    def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        table = self.get_table(kwargs["table_name"] if "table_name" in kwargs else args[0])
+        shard = table.stream_shard
+        before = len(shard.items) if shard is not None else 0
+        result = update_item(self, *args, **kwargs)
+        if shard is not None and table.stream_shard is shard:
+            added = shard.items[before:]
+            if len(added) == 2 and all(r.record["eventName"] == "INSERT" for r in added):
+                bare, full = added
+                full.record["dynamodb"]["SequenceNumber"] = bare.record["dynamodb"]["SequenceNumber"]
+                del shard.items[before]
+        return result
+
+    return patched
+
+
+def _streams_survive_rollback(transact_write_items: Any) -> Any:
+    @functools.wraps(transact_write_items)
+    def patched(self: Any, transact_items: list[dict[str, Any]]) -> Any:
+        live: dict[str, tuple[Any, int]] = {}
+        for action in transact_items:
+            (operation,) = action.values()
+            table = self.tables.get(operation.get("TableName"))
+            if table is not None and table.stream_shard is not None:
+                live[table.name] = (table.stream_shard, len(table.stream_shard.items))
+        try:
+            return transact_write_items(self, transact_items)
+        except Exception:
+            for name, (shard, length) in live.items():
+                del shard.items[length:]  # records of writes that were rolled back
+                restored = self.tables.get(name)
+                if restored is not None and restored.stream_shard is not shard:
+                    restored.stream_shard = shard
+                    shard.table = restored
+            raise
+
+    return patched
