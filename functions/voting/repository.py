@@ -26,6 +26,7 @@ from functions.shared.errors import ConflictError, NotFoundError
 from functions.voting.models import Poll, Vote
 from functions.voting.schema import (
     APPLIED_PREFIX,
+    CHECKPOINT_RETENTION_SECONDS,
     CHECKPOINT_SK,
     POLL_SK,
     RAW_VOTES_TABLE,
@@ -308,7 +309,7 @@ class VotingRepository:
         key = {"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK}
         values: dict[str, Any] = {
             ":through": flush.through, ":now": now.isoformat(), ":records": flush.records,
-            ":writes": len(actions) + 1, ":one": 1,
+            ":writes": len(actions) + 1, ":one": 1, ":expires": int(now.timestamp()) + CHECKPOINT_RETENTION_SECONDS,
         }
         if flush.expected is None:
             condition = "attribute_not_exists(pollId)"
@@ -321,7 +322,7 @@ class VotingRepository:
                     "TableName": self.tables.votes,
                     "Key": key,
                     "UpdateExpression": (
-                        "SET sequenceNumber = :through, updatedAt = :now "
+                        "SET sequenceNumber = :through, updatedAt = :now, expiresAt = :expires "
                         "ADD appliedRecords :records, itemWrites :writes, flushes :one"
                     ),
                     "ConditionExpression": condition,

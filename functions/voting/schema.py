@@ -13,7 +13,8 @@ Votes holds, per poll (one item collection, so results are one Query):
 - the applied-change counters (`sk = "APPLIED#<segment>"`, attribute `changes`): how many RawVotes changes (sum
   of version increments) the aggregator has applied, in the same transactions as their deltas;
 and, under their own partition keys, the aggregator's per-shard checkpoints (`pollId = "SHARD#<stream>#<shard>"`,
-`sk = "#checkpoint"`), which poll ids cannot collide with (they never contain "#").
+`sk = "#checkpoint"`, expiring by TTL two days after their last flush), which poll ids cannot collide with (they
+never contain "#").
 """
 
 from __future__ import annotations
@@ -36,6 +37,9 @@ VOTES_TABLE = TableSpec(
     env_var="VOTES_TABLE_NAME",
     partition_key=KeyAttribute("pollId"),
     sort_key=KeyAttribute("sk"),
+    # Only checkpoints carry it: a shard's records stay in the stream for 24 h, so two days after its last flush
+    # a checkpoint can never be needed again (shards roll over every few hours; this keeps them from piling up).
+    ttl_attribute="expiresAt",
 )
 
 TABLES = (RAW_VOTES_TABLE, VOTES_TABLE)
@@ -49,6 +53,7 @@ APPLIED_PREFIX = "APPLIED#"
 CHECKPOINT_SK = "#checkpoint"
 CHECKPOINT_PREFIX = "SHARD#"
 SEQUENCE_DIGITS = 40  # stream sequence numbers are 21..40 digits: beyond a Number's 38 (PITFALLS 14)
+CHECKPOINT_RETENTION_SECONDS = 2 * 24 * 3600
 
 # Aggregate segments per candidate, from seed 004's formula adapted to writes:
 #   N = ceil(peak aggregate writes/s to one candidate x WCU per write x headroom / 1,000 WCU/s per item)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 import uuid
 from collections import Counter
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 import boto3
 import pytest
@@ -489,3 +489,5 @@ def test_checkpoint_items_are_keyed_per_stream_and_shard(tables, ballots, aggreg
     )["Item"]
     assert item["sequenceNumber"] == ballots.records[0]["dynamodb"]["SequenceNumber"].zfill(40)
     assert (int(item["appliedRecords"]), int(item["itemWrites"]), int(item["flushes"])) == (1, 3, 1)
+    # A shard's records live 24 h in the stream: its checkpoint expires two days after its last flush
+    assert int(item["expiresAt"]) - datetime.fromisoformat(item["updatedAt"]).timestamp() == pytest.approx(2 * 86400, abs=1)

@@ -36,6 +36,7 @@ def test_votes_holds_each_poll_as_one_item_collection_with_no_index_or_stream(de
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("sk", "RANGE")]
     # No LSI: DynamoDB may then split a hot poll's item collection across partitions by sort key (its segments)
     assert not {"LocalSecondaryIndexes", "GlobalSecondaryIndexes", "StreamSpecification"} & set(props)
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}  # checkpoints only
 
 
 def test_aggregator_mapping_has_a_tumbling_window_bounded_retries_bisect_max_age_and_a_dlq(dev):
