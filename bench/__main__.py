@@ -125,12 +125,10 @@ def voting(votes_total: int = 2000, threads: int = 8) -> None:
     import boto3
     import requests
 
-    from functions.shared import ddb
     from local.auth import mint_token
     from local.runtime import Runtime
 
     candidates = ["Aurora", "Borealis", "Cirrus", "Drizzle"]
-    ddb.resource.cache_clear()  # the seeds of section 2's runtime cached a resource on its (stopped) endpoint
     print(f"\n3. Voting on the local runtime: {votes_total} voters, {threads} client threads, "
           f"'{candidates[0]}' takes 80% of the votes")
     keys = ROOT / ".local" / "bench-keys"

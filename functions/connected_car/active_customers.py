@@ -30,6 +30,9 @@ from functions.shared.observability import logger, metrics, tracer
 MAX_ATTEMPTS = 5
 
 processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+# Customers already synced by this invocation: a sync reads the state after every write of the batch, so a
+# second record of the same customer in the batch has nothing to add.
+_synced: set[str] = set()
 
 
 def has_active_registration(username: str) -> bool:
@@ -82,7 +85,10 @@ def sync_customer(username: str) -> str:
 
 def record_handler(record: DynamoDBRecord) -> str:
     username = record.dynamodb.keys["username"]
+    if username in _synced:
+        return "synced-in-this-batch"
     outcome = sync_customer(username)
+    _synced.add(username)
     logger.debug("synced", extra={"username": username, "outcome": outcome, "event": record.event_name})
     return outcome
 
@@ -91,4 +97,5 @@ def record_handler(record: DynamoDBRecord) -> str:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    _synced.clear()
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)

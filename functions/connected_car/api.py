@@ -6,7 +6,7 @@ import os
 from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.logging import correlation_paths
@@ -37,14 +37,13 @@ from functions.connected_car.models import (
     VehicleEventPage,
     VehicleIn,
     check_service_date_hour,
-    dump,
 )
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
 from functions.connected_car.service import ConnectedCarService
-from functions.shared.auth import ADMIN, admin_only, caller_of
-from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError
+from functions.shared.auth import admin_only, caller_of
+from functions.shared.errors import InvalidInputError, NotFoundError
 from functions.shared.http import build_resolver
-from functions.shared.idempotency import IdempotencyKey, once
+from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.observability import logger, metrics, tracer
 from functions.shared.pagination import DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, Page, binding, cursor_codec
 
@@ -119,12 +118,13 @@ def timeslots_of(
     return TimeslotPage(items=page.items, next_cursor=_next(page, bound))
 
 
-@router.get("/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>/appointments", tags=TAGS)
+# Admins only: a timeslot's appointments name customers.
+@router.get(
+    "/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>/appointments", middlewares=[admin_only], tags=TAGS
+)
 def appointments_of_timeslot(
     dealer_id: DealerPath, service_date_hour: HourPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
-    if not caller_of(app).is_in(ADMIN):
-        raise ForbiddenError("a timeslot's appointments name customers: admins only")
     hour = _hour(service_date_hour)
     bound = binding(f"cc.timeslot-appointments/{dealer_id}/{hour}")
     page = service().repository.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=_start(cursor, bound))
@@ -212,18 +212,11 @@ def appointments_of_registration(
 
 @router.post("/connected-car/appointments", tags=TAGS, responses={201: {"description": "booked"}})
 def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
-    caller = caller_of(app)
-    service().require_self_or_admin(caller, appointment.username)
-    body = once(
-        key=idempotency_key,
-        caller=caller.user_id,
-        operation="connected-car.book",
-        body=appointment.model_dump(mode="json"),
-        run=lambda: dump(service().book(appointment)),
-        lambda_context=app.lambda_context,
-    )
+    service().require_self_or_admin(caller_of(app), appointment.username)
+    response = create_once(app, operation="connected-car.book", key=idempotency_key,
+                           request=appointment.model_dump(mode="json"), make=lambda: service().book(appointment))
     metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
-    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+    return response
 
 
 @router.get("/connected-car/appointments/<appointment_id>", tags=TAGS)
@@ -241,17 +234,10 @@ def cancel(appointment_id: IdPath) -> Response[None]:
 
 @router.post("/connected-car/vehicles/<vin>/events", tags=TAGS, responses={201: {"description": "stored"}})
 def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: IdempotencyKey = None) -> Response[VehicleEvent]:
-    caller = caller_of(app)
-    service().require_vehicle_writer(caller, vin)
-    body = once(
-        key=idempotency_key,
-        caller=caller.user_id,
-        operation="connected-car.submit_event",
-        body={"vin": vin, **event.model_dump(mode="json")},
-        run=lambda: dump(service().submit_event(vin, event)),
-        lambda_context=app.lambda_context,
-    )
-    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+    service().require_vehicle_writer(caller_of(app), vin)
+    return create_once(app, operation="connected-car.submit_event", key=idempotency_key,
+                       request={"vin": vin, **event.model_dump(mode="json")},
+                       make=lambda: service().submit_event(vin, event))
 
 
 @router.get("/connected-car/vehicles/<vin>/events", tags=TAGS)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
@@ -141,6 +141,3 @@ class AppointmentPage(_Page):
 class VehicleEventPage(_Page):
     items: list[VehicleEvent]
 
-
-def dump(model: ApiModel) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, mode="json")

@@ -17,7 +17,6 @@ from datetime import datetime
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
-from botocore.exceptions import ClientError
 
 from functions.connected_car.models import (
     Appointment,
@@ -201,14 +200,14 @@ class ConnectedCarRepository:
                 }
             },
         ]
-        failed = _transact(actions)
-        if failed == 0:
-            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
-        if failed == 1:
+        failed = ddb.transact_write(actions)
+        if failed is not None and failed.index == 0:
+            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND") from failed.error
+        if failed is not None:
             raise ConflictError(
                 f"more than {bay_count} bays are booked at {service_date_hour}; cancel appointments first",
                 code="BAYS_IN_USE",
-            )
+            ) from failed.error
         return self.get_timeslot(dealer_id, service_date_hour, consistent=True)  # type: ignore[return-value]
 
     def get_timeslot(self, dealer_id: str, service_date_hour: str, *, consistent: bool = False) -> Timeslot | None:
@@ -281,8 +280,8 @@ class ConnectedCarRepository:
 
     def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> Registration:
         """Register a vehicle to a customer or change the registration's status, in one transaction that
-        - holds the vehicle's `activeUsername`: a vehicle has at most one active registration (409 otherwise),
         - bumps the customer's regVersion (which also checks the customer exists),
+        - holds the vehicle's `activeUsername`: a vehicle has at most one active registration (409 otherwise),
         - writes the registration.
 
         Deactivating releases the vehicle only if this customer holds it; otherwise the vehicle is only checked.
@@ -306,25 +305,18 @@ class ConnectedCarRepository:
             }
         }
         for vehicle_action in self._vehicle_actions(vin, username, status_code):
-            try:
-                ddb.resource().meta.client.transact_write_items(
-                    TransactItems=[vehicle_action, customer_update, registration_update]
-                )
-            except ClientError as error:
-                reasons = ddb.cancellation_reasons(error)
-                if ddb.error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
-                    raise
-                if reasons[1] == "ConditionalCheckFailed":
-                    raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND") from error
-                vehicle = ddb.cancellation_items(error)[0]
-                if vehicle is None:
-                    raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND") from error
-                if status_code == ACTIVE:
-                    raise ConflictError(
-                        f"{vin} has an active registration to another customer", code="VEHICLE_ALREADY_REGISTERED"
-                    ) from error
-                continue  # deactivating: who holds the vehicle changed under us; take the other branch
-            return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
+            failed = ddb.transact_write([customer_update, vehicle_action, registration_update])
+            if failed is None:
+                return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
+            if failed.index == 0:
+                raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND") from failed.error
+            if failed.item is None:
+                raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND") from failed.error
+            if status_code == ACTIVE:
+                raise ConflictError(
+                    f"{vin} has an active registration to another customer", code="VEHICLE_ALREADY_REGISTERED"
+                ) from failed.error
+            # deactivating: who holds the vehicle changed under us; take the other branch
         raise ThrottledError("the vehicle's registration kept changing; retry")
 
     def _vehicle_actions(self, vin: str, username: str, status_code: str):
@@ -399,33 +391,26 @@ class ConnectedCarRepository:
                 }
             },
         ]
-        try:
-            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
-        except ClientError as error:
-            reasons = ddb.cancellation_reasons(error)
-            if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
-                raise
-            old = ddb.cancellation_items(error)
-            if reasons[0] == "ConditionalCheckFailed":
-                if old[0] is None:
-                    raise NotFoundError(
-                        f"{appointment.username} has not registered {appointment.vin}", code="REGISTRATION_NOT_FOUND"
-                    ) from error
-                raise ConflictError(
-                    f"the registration of {appointment.vin} to {appointment.username} is not active",
-                    code="REGISTRATION_INACTIVE",
-                ) from error
-            if reasons[1] == "ConditionalCheckFailed":
-                if old[1] is None:
-                    raise NotFoundError(
-                        f"no timeslot {appointment.service_date_hour} at dealer {appointment.dealer_id}",
-                        code="TIMESLOT_NOT_FOUND",
-                    ) from error
-                raise ConflictError("every service bay of this timeslot is booked", code="TIMESLOT_FULL") from error
-            if reasons[2] == "ConditionalCheckFailed":
-                raise ConflictError("an appointment with this id exists", code="ALREADY_EXISTS") from error
-            raise
-        return appointment
+        failed = ddb.transact_write(actions)
+        if failed is None:
+            return appointment
+        if failed.index == 0:
+            if failed.item is None:
+                raise NotFoundError(
+                    f"{appointment.username} has not registered {appointment.vin}", code="REGISTRATION_NOT_FOUND"
+                ) from failed.error
+            raise ConflictError(
+                f"the registration of {appointment.vin} to {appointment.username} is not active",
+                code="REGISTRATION_INACTIVE",
+            ) from failed.error
+        if failed.index == 1:
+            if failed.item is None:
+                raise NotFoundError(
+                    f"no timeslot {appointment.service_date_hour} at dealer {appointment.dealer_id}",
+                    code="TIMESLOT_NOT_FOUND",
+                ) from failed.error
+            raise ConflictError("every service bay of this timeslot is booked", code="TIMESLOT_FULL") from failed.error
+        raise ConflictError("an appointment with this id exists", code="ALREADY_EXISTS") from failed.error
 
     def get_appointment(self, appointment_id: str, *, consistent: bool = False) -> Appointment | None:
         item = (
@@ -456,11 +441,13 @@ class ConnectedCarRepository:
                 }
             },
         ]
-        failed = _transact(actions)
-        if failed == 0:
-            raise NotFoundError(f"no appointment {appointment.appointment_id}", code="APPOINTMENT_NOT_FOUND")
-        if failed == 1:  # cannot happen while every booking goes through book(); never free a bay twice
-            raise ConflictError("the timeslot has no booked bay to free", code="TIMESLOT_INCONSISTENT")
+        failed = ddb.transact_write(actions)
+        if failed is not None and failed.index == 0:
+            raise NotFoundError(
+                f"no appointment {appointment.appointment_id}", code="APPOINTMENT_NOT_FOUND"
+            ) from failed.error
+        if failed is not None:  # cannot happen while every booking goes through book(); never free a bay twice
+            raise ConflictError("the timeslot has no booked bay to free", code="TIMESLOT_INCONSISTENT") from failed.error
 
     def appointments_of_timeslot(
         self, dealer_id: str, service_date_hour: str, *, limit: int, start_key: StartKey
@@ -494,11 +481,11 @@ class ConnectedCarRepository:
                 }
             },
         ]
-        failed = _transact(actions)
-        if failed == 0:
-            raise NotFoundError(f"no vehicle {event.vin}", code="VEHICLE_NOT_FOUND")
-        if failed == 1:
-            raise ConflictError("an event with this id exists", code="ALREADY_EXISTS")
+        failed = ddb.transact_write(actions)
+        if failed is not None and failed.index == 0:
+            raise NotFoundError(f"no vehicle {event.vin}", code="VEHICLE_NOT_FOUND") from failed.error
+        if failed is not None:
+            raise ConflictError("an event with this id exists", code="ALREADY_EXISTS") from failed.error
         return event
 
     def events_of(
@@ -564,18 +551,3 @@ def _exists_check(table_name: str, key: dict[str, str], attribute: str) -> dict[
         }
     }
 
-
-def _transact(actions: list[dict[str, Any]]) -> int | None:
-    """Run a transaction; the index of the action whose condition failed (None when it succeeded).
-
-    Other cancellations (throttling, conflicts) propagate and the resolver answers 429.
-    """
-    try:
-        # The resource's client takes plain Python values, as the Table methods do.
-        ddb.resource().meta.client.transact_write_items(TransactItems=actions)
-    except ClientError as error:
-        reasons = ddb.cancellation_reasons(error)
-        if ddb.error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
-            raise
-        return reasons.index("ConditionalCheckFailed")
-    return None

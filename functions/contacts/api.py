@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Literal
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 from aws_lambda_powertools.logging import correlation_paths
@@ -28,14 +27,13 @@ from functions.contacts.models import (
 from functions.contacts.repository import ContactRepository
 from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import admin_only
 from functions.shared.errors import InvalidInputError
 from functions.shared.http import build_resolver
-from functions.shared.idempotency import IdempotencyKey, once
-from functions.shared.models import ApiModel
+from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import parse_day
 from functions.shared.observability import logger, metrics, tracer
-from functions.shared.pagination import DEFAULT_LIMIT, MAX_LIMIT, MAX_CURSOR_LENGTH, binding, cursor_codec
+from functions.shared.pagination import DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, binding, cursor_codec
 
 TAGS = ["contacts"]
 router = Router()
@@ -51,24 +49,11 @@ def service() -> ContactService:
     return ContactService(ContactRepository(os.environ[CONTACT_TABLE.env_var]))
 
 
-def create_once(operation: str, key: str | None, request: dict, make: Callable[[], ApiModel]) -> Response:
-    """201 with what `make()` created; a retry with the same Idempotency-Key gets the first answer."""
-    body = once(
-        key=key,
-        caller=caller_of(app).user_id,
-        operation=operation,
-        body=request,
-        run=lambda: make().model_dump(by_alias=True, mode="json"),
-        lambda_context=app.lambda_context,
-    )
-    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
-
-
 @router.post("/contacts/persons", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
 def create_person(person: PersonIn, idempotency_key: IdempotencyKey = None) -> Response[Person]:
     metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
-    return create_once("contacts.create_person", idempotency_key, person.model_dump(mode="json"),
-                       lambda: service().create_person(person))
+    return create_once(app, operation="contacts.create_person", key=idempotency_key,
+                       request=person.model_dump(mode="json"), make=lambda: service().create_person(person))
 
 
 @router.get("/contacts/persons", tags=TAGS)
@@ -91,8 +76,8 @@ def get_items(item_id: IdPath) -> StoredItems:
 
 @router.post("/contacts/addresses", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
 def create_address(address: AddressIn, idempotency_key: IdempotencyKey = None) -> Response[Address]:
-    return create_once("contacts.create_address", idempotency_key, address.model_dump(mode="json"),
-                       lambda: service().create_address(address))
+    return create_once(app, operation="contacts.create_address", key=idempotency_key,
+                       request=address.model_dump(mode="json"), make=lambda: service().create_address(address))
 
 
 @router.post(
@@ -102,8 +87,9 @@ def create_address(address: AddressIn, idempotency_key: IdempotencyKey = None) -
     responses={201: {"description": "created"}},
 )
 def link_address(person_id: IdPath, link: LinkIn, idempotency_key: IdempotencyKey = None) -> Response[Link]:
-    return create_once("contacts.link_address", idempotency_key, {"personId": person_id, **link.model_dump(mode="json")},
-                       lambda: service().link(person_id, link))
+    return create_once(app, operation="contacts.link_address", key=idempotency_key,
+                       request={"personId": person_id, **link.model_dump(mode="json")},
+                       make=lambda: service().link(person_id, link))
 
 
 @router.patch("/contacts/person-addresses/<link_id>", middlewares=[admin_only], tags=TAGS)

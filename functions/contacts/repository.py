@@ -131,20 +131,14 @@ class ContactRepository:
                 }
             },
         ]
-        try:
-            # The resource's client takes plain Python values, as the Table methods do.
-            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
-        except ClientError as error:
-            reasons = ddb.cancellation_reasons(error)
-            if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
-                raise
-            if reasons[0] == "ConditionalCheckFailed":
-                raise NotFoundError(f"no person {link.person_id}", code="PERSON_NOT_FOUND") from error
-            if reasons[1] == "ConditionalCheckFailed":
-                raise NotFoundError(f"no address {link.address_id}", code="ADDRESS_NOT_FOUND") from error
-            if reasons[2] == "ConditionalCheckFailed":
-                raise ConflictError("a link with this id exists", code="ALREADY_EXISTS") from error
-            raise
+        failed = ddb.transact_write(actions)
+        if failed is None:
+            return
+        if failed.index == 0:
+            raise NotFoundError(f"no person {link.person_id}", code="PERSON_NOT_FOUND") from failed.error
+        if failed.index == 1:
+            raise NotFoundError(f"no address {link.address_id}", code="ADDRESS_NOT_FOUND") from failed.error
+        raise ConflictError("a link with this id exists", code="ALREADY_EXISTS") from failed.error
 
     def end_link(self, link_id: str, end: date) -> Link:
         """End a person-address link on a day. Repeating the same end day is a no-op (idempotent retry);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -92,3 +93,29 @@ def cancellation_items(error: ClientError) -> list[dict[str, Any] | None]:
         plain(reason["Item"]) if reason.get("Item") else None
         for reason in error.response.get("CancellationReasons", [])
     ]
+
+
+@dataclass(frozen=True)
+class ConditionFailed:
+    """Why a transaction was cancelled: the first action whose condition failed."""
+
+    index: int
+    item: dict[str, Any] | None  # that action's item before, when it asked ReturnValuesOnConditionCheckFailure=ALL_OLD
+    error: ClientError
+
+
+def transact_write(actions: Sequence[Mapping[str, Any]]) -> ConditionFailed | None:
+    """TransactWriteItems (plain Python values, as the Table methods take them); None when it committed.
+
+    A cancellation caused by a condition is returned, for the caller to name the rule that held; any other
+    (throttling, a conflicting transaction) propagates and the resolver answers 429.
+    """
+    try:
+        resource().meta.client.transact_write_items(TransactItems=list(actions))
+    except ClientError as error:
+        reasons = cancellation_reasons(error)
+        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
+            raise
+        index = reasons.index("ConditionalCheckFailed")
+        return ConditionFailed(index=index, item=cancellation_items(error)[index], error=error)
+    return None

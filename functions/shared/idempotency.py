@@ -15,13 +15,17 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any
 
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Header
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
     IdempotencyConfig,
     idempotent_function,
 )
+from pydantic import BaseModel
 
+from functions.shared.auth import caller_of
+from functions.shared.models import dump
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
 IDEMPOTENCY_TABLE = TableSpec(
@@ -76,6 +80,22 @@ def once(
         _config().register_lambda_context(lambda_context)
     request = {"caller": caller, "operation": operation, "key": key, "body": body}
     return _execute()(request=request, run=run)
+
+
+def create_once(
+    app: APIGatewayRestResolver, *, operation: str, key: str | None, request: dict[str, Any],
+    make: Callable[[], BaseModel],
+) -> Response:
+    """201 with what `make()` created, once per (caller, operation, key): a retry gets the first answer."""
+    body = once(
+        key=key,
+        caller=caller_of(app).user_id,
+        operation=operation,
+        body=request,
+        run=lambda: dump(make()),
+        lambda_context=app.lambda_context,
+    )
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
 
 
 def reset() -> None:

@@ -28,3 +28,8 @@ class ApiModel(BaseModel):
     """camelCase aliases, unknown fields refused (a typo is a 400, not a silently ignored field)."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+
+def dump(model: BaseModel) -> dict[str, Any]:
+    """A model as the API sends it: camelCase, JSON types."""
+    return model.model_dump(by_alias=True, mode="json")

@@ -14,9 +14,10 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.shared.auth import admin_only, caller_of
 from functions.shared.http import build_resolver
-from functions.shared.idempotency import IdempotencyKey, once
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.models import dump
 from functions.shared.observability import logger, metrics, tracer
-from functions.voting.models import POLL_ID_PATTERN, Poll, PollIn, Recount, Results, Vote, VoteIn, dump
+from functions.voting.models import POLL_ID_PATTERN, Poll, PollIn, Recount, Results, Vote, VoteIn
 from functions.voting.repository import TableNames, VotingRepository
 from functions.voting.service import VotingService
 
@@ -54,17 +55,12 @@ def get_poll(poll_id: PollIdPath) -> Poll:
     responses={201: {"description": "counted (results show it within a second or two)"}},
 )
 def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
-    caller = caller_of(app)
-    body = once(
-        key=idempotency_key,
-        caller=caller.user_id,
-        operation="voting.vote",
-        body={"pollId": poll_id, **ballot.model_dump(mode="json")},
-        run=lambda: dump(service().vote(poll_id, caller.user_id, ballot.candidate)),
-        lambda_context=app.lambda_context,
-    )
+    voter = caller_of(app).user_id
+    response = create_once(app, operation="voting.vote", key=idempotency_key,
+                           request={"pollId": poll_id, **ballot.model_dump(mode="json")},
+                           make=lambda: service().vote(poll_id, voter, ballot.candidate))
     metrics.add_metric(name="VoteCast", unit="Count", value=1)
-    return _json(201, body)
+    return response
 
 
 @router.get("/voting/polls/<poll_id>/votes/me", tags=TAGS)

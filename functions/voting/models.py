@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
@@ -61,6 +61,3 @@ class Recount(Results):
         description="the drift corrected per candidate (recounted minus aggregated); empty when there was none"
     )
 
-
-def dump(model: ApiModel) -> dict[str, Any]:
-    return model.model_dump(by_alias=True, mode="json")

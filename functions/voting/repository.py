@@ -276,13 +276,11 @@ class VotingRepository:
             actions.append(_total_update(self.tables.votes, poll_id, candidate, 1, delta))
         if changes:
             actions.append(_applied_update(self.tables.votes, poll_id, 1, changes))
-        try:
-            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
-        except ClientError as error:
-            reasons = ddb.cancellation_reasons(error)
-            if ddb.error_code(error) == "TransactionCanceledException" and reasons[:1] == ["ConditionalCheckFailed"]:
-                raise ConflictError("another recount corrected this poll meanwhile; recount again", code="RECOUNT_BUSY") from error
-            raise
+        failed = ddb.transact_write(actions)  # only the poll's recountVersion has a condition
+        if failed is not None:
+            raise ConflictError(
+                "another recount corrected this poll meanwhile; recount again", code="RECOUNT_BUSY"
+            ) from failed.error
 
     # the aggregator's checkpoints and flushes
 
@@ -331,16 +329,13 @@ class VotingRepository:
             }
         )
         try:
-            ddb.resource().meta.client.transact_write_items(TransactItems=actions)
+            failed = ddb.transact_write(actions)  # only the checkpoint has a condition
         except ClientError as error:
-            reasons = ddb.cancellation_reasons(error)
-            if ddb.error_code(error) != "TransactionCanceledException" or not reasons:
-                raise
-            if reasons[-1] == "ConditionalCheckFailed":
-                raise CheckpointMovedError(shard.shard_id) from error
-            if "TransactionConflict" in reasons:
+            if "TransactionConflict" in ddb.cancellation_reasons(error):
                 raise TransactionConflictError(shard.shard_id) from error
             raise
+        if failed is not None:
+            raise CheckpointMovedError(shard.shard_id) from failed.error
         return len(actions)
 
 

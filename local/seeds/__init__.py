@@ -22,6 +22,11 @@ def load_all(env: Mapping[str, str], modules: tuple[str, ...] = SEED_MODULES) ->
     A module that does not exist (yet) is skipped with a warning; an import error *inside* a
     module that does exist, or a failing `load`, is a real error and propagates.
     """
+    from functions.shared import ddb  # late, like the seed modules: it builds boto3 objects
+
+    # Seeds run in this process and write through the functions' cached resource: one cached by an earlier
+    # runtime of this process (tests, benchmarks) would still point at that runtime's stopped endpoint.
+    ddb.resource.cache_clear()
     loaded = []
     for name in modules:
         try:

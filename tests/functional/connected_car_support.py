@@ -3,7 +3,6 @@ and the Registration table's stream read back from moto as the Lambda event sour
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager

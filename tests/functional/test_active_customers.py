@@ -190,6 +190,19 @@ def test_redelivering_a_batch_changes_nothing(people, tables, stream, calls):
     assert (state(tables, "alice"), state(tables, "bob")) == ((True, True), (False, False))
 
 
+def test_a_customer_is_synced_once_per_batch(people, tables, stream, calls):
+    for status in ("active", "inactive", "active"):
+        register(people, "alice", VIN, status)
+    register(people, "bob", VIN2, "active")
+    batch = stream.new()
+    assert [username_of(r) for r in batch] == ["alice"] * 3 + ["bob"]
+    calls.clear()
+    assert deliver(batch) == NO_FAILURES
+    customer_reads = [params["Key"]["username"]["S"] for params, _ in calls.of("GetItem")]
+    assert customer_reads == ["alice", "bob"]  # the later alice records find her already synced
+    assert (state(tables, "alice"), state(tables, "bob")) == ((True, True), (True, True))
+
+
 def test_a_stale_record_processed_after_newer_writes_yields_the_truth(people, tables, stream):
     register(people, "alice", VIN, "active")
     activated = stream.new()
