@@ -13,12 +13,15 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import boto3
 from botocore.config import Config
 
 from local.template import ACCOUNT_ID
+
+if TYPE_CHECKING:
+    from local.iam import IamEnforcement
 
 DEFAULT_REGION = "us-east-1"
 DEFAULT_AWS_PORT = 8000
@@ -69,11 +72,17 @@ class EnvironmentPatch:
 class MotoService:
     """moto's threaded server on 127.0.0.1: DynamoDB (+ Streams), Secrets Manager, SQS, ..."""
 
-    def __init__(self, port: int = DEFAULT_AWS_PORT, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self, port: int = DEFAULT_AWS_PORT, host: str = "127.0.0.1", region: str = DEFAULT_REGION
+    ) -> None:
+        from local.iam import IamEnforcement
+
         self.host = host
         self.requested_port = port
         self._server: Any = None
         self.port = 0
+        # Calls signed with a function's access key are authorized as its role; register principals here.
+        self.iam = IamEnforcement(region=region)
 
     @property
     def endpoint(self) -> str:
@@ -85,7 +94,7 @@ class MotoService:
         _check_port_free(self.host, self.requested_port, "LOCAL_AWS_PORT")
         moto_fidelity.apply()  # the server runs in this process: its streams behave like DynamoDB's
         logging.getLogger("werkzeug").setLevel(logging.WARNING)  # one line per AWS call otherwise
-        self._server = _serialized_dynamodb_server()(
+        self._server = _serialized_dynamodb_server(self.iam)(
             ip_address=self.host, port=self.requested_port, verbose=False
         )
         self._server.start()
@@ -129,8 +138,9 @@ class SerializedDynamoDB:
             return list(self._app(environ, start_response))  # the body is built under the lock too
 
 
-def _serialized_dynamodb_server() -> type:
-    """moto's ThreadedMotoServer with SerializedDynamoDB around its app (imported late: moto is heavy)."""
+def _serialized_dynamodb_server(iam: IamEnforcement) -> type:
+    """moto's ThreadedMotoServer with IAM enforcement and SerializedDynamoDB around its app (imported late: moto
+    is heavy). A denied call never reaches moto, nor the lock."""
     from moto.moto_server.threaded_moto_server import ThreadedMotoServer
     from moto.moto_server.werkzeug_app import (
         DomainDispatcherApplication,
@@ -141,7 +151,7 @@ def _serialized_dynamodb_server() -> type:
 
     class Server(ThreadedMotoServer):
         def _server_entry(self) -> None:  # moto's own, with the app wrapped
-            app = SerializedDynamoDB(DomainDispatcherApplication(create_backend_app))
+            app = iam.around(SerializedDynamoDB(DomainDispatcherApplication(create_backend_app)))
             self._server = make_server(
                 self._ip_address, self._port, app, True, request_handler=MotoRequestHandler
             )

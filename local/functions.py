@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from local import worker as worker_module
+from local.iam import access_key_for
 from local.resources import FUNCTION_TYPE, StackResources
 from local.template import TemplateError
 
@@ -78,6 +79,7 @@ class FunctionSpec:
     log_group: str = ""
     log_format: str | None = None  # LoggingConfig.LogFormat ("JSON" or "Text")
     log_level: str | None = None  # LoggingConfig.ApplicationLogLevel
+    access_key: str = ""  # signs the function's AWS calls: the local endpoint authorizes them as its role
 
     def check_runnable(self) -> None:
         if not self.runtime.startswith("python"):
@@ -119,6 +121,7 @@ def function_specs(resources: StackResources) -> list[FunctionSpec]:
                 log_group=logging_config.get("LogGroup") or f"/aws/lambda/{name}",
                 log_format=logging_config.get("LogFormat"),
                 log_level=logging_config.get("ApplicationLogLevel"),
+                access_key=access_key_for(stack.name, logical_id),
             )
         )
     return specs
@@ -167,6 +170,8 @@ def worker_environment(
     if spec.log_level:
         env["AWS_LAMBDA_LOG_LEVEL"] = spec.log_level
     env.update(aws_env)
+    if spec.access_key:  # its calls are authorized as its role (local/iam.py), not as the runtime's admin
+        env["AWS_ACCESS_KEY_ID"] = spec.access_key
     env["POWERTOOLS_TRACE_DISABLED"] = "true"  # no X-Ray daemon locally
     return env
 

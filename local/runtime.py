@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from local.apigw import RestApi, build_rest_api
+from local.apigw import RestApi, Throttle, build_rest_api, throttle_from_env
 from local.auth import load_keys, verify_token
 from local.aws import EnvironmentPatch, MotoService, client_environment, region_from_env
 from local.dlq import on_failure_messages
@@ -34,11 +34,13 @@ from local.functions import (
     DEFAULT_MAX_CONCURRENCY,
     PACKAGE_ROOT,
     Functions,
+    FunctionSpec,
     LogSink,
     function_specs,
     stderr_sink,
     validate,
 )
+from local.iam import Principal, check_mapping_role, role_of, role_policies
 from local.resources import Clients, StackResources, TableInfo
 from local.server import ApiServer, Gateway
 from local.streams import MappingSpec, Streams, mapping_specs
@@ -73,6 +75,7 @@ class Runtime:
         self.moto: MotoService | None = None
         self.stacks: list[StackResources] = []
         self.functions: Functions | None = None
+        self.principals: dict[str, Principal] = {}  # each function's role, by its access key (local/iam.py)
         self.api: RestApi | None = None
         self.streams: Streams | None = None
         self.ttl: TtlSweeper | None = None
@@ -99,11 +102,13 @@ class Runtime:
         keys_dir: Path | None = None,
         api: str | None = None,
         log_sink: LogSink = stderr_sink,
+        throttle: Throttle | None = None,
     ) -> Runtime:
         """Synthesize (unless `assembly` is given), provision and serve; returns once serving.
 
         `port`/`aws_port` 0 pick free ports (tests); the CLI passes 3000/8000 (or PORT and
-        LOCAL_AWS_PORT).
+        LOCAL_AWS_PORT). `throttle` replaces the stage's throttling from the template, as LOCAL_THROTTLE_RATE /
+        LOCAL_THROTTLE_BURST do: only for a workload that needs more than the stage allows on AWS.
         """
         repo = Path(repo or PACKAGE_ROOT).resolve()
         stage = stage or stage_from_env()
@@ -121,6 +126,7 @@ class Runtime:
                 keys_dir=keys_dir,
                 api=api,
                 log_sink=log_sink,
+                throttle=throttle,
             )
         except BaseException:
             runtime.stop()
@@ -138,9 +144,10 @@ class Runtime:
         keys_dir: Path | None,
         api: str | None,
         log_sink: LogSink,
+        throttle: Throttle | None = None,
     ) -> None:
         templates = load_assembly(self.assembly)
-        self.moto = MotoService(aws_port, host=host).start()
+        self.moto = MotoService(aws_port, host=host, region=self.region).start()
         aws_env = client_environment(self.moto.endpoint, self.region)
         self._env_patch = EnvironmentPatch(aws_env, remove=_REMOVED_AWS_VARIABLES)
         log.info(
@@ -154,10 +161,13 @@ class Runtime:
         clients = self._clients = Clients(lambda service: moto.client(service, self.region))
         self.stacks = _provision(templates, clients, self.region)
 
-        specs = [(r.stack.name, spec) for r in self.stacks for spec in function_specs(r)]
+        specs_by_stack = [(r, function_specs(r)) for r in self.stacks]
+        specs = [(r.stack.name, spec) for r, stack_specs in specs_by_stack for spec in stack_specs]
         for problem in validate(spec for _, spec in specs):
             log.warning("function will fail when invoked: %s", problem)
         self.functions = Functions(specs, aws_env, max_workers=max_concurrency, sink=log_sink)
+        self.principals = _principals(specs_by_stack)
+        self.moto.iam.principals.update(self.principals)
         self._start_background(clients)
 
         if seed:
@@ -180,7 +190,13 @@ class Runtime:
 
         load_keys(keys_dir)  # create the key pair now rather than on the first request
         verify: Callable[[str], Any] = partial(verify_token, keys_dir=keys_dir)
-        self._server = ApiServer(Gateway(self.api, invoke, verify), host, port).start()
+        throttle = throttle or throttle_from_env(self.api.throttle, os.environ)
+        gateway = Gateway(self.api, invoke, verify, throttle=throttle)
+        self._server = ApiServer(gateway, host, port).start()
+        if gateway.throttle is not None:
+            origin = "the template's" if gateway.throttle == self.api.throttle else "set locally"
+            log.info("stage %s: %g requests/s, burst %d (%s)", self.api.stage, gateway.throttle.rate,
+                     gateway.throttle.burst, origin)
         for method in self.api.routes():
             target = method.function or "MOCK"
             log.info(
@@ -195,8 +211,11 @@ class Runtime:
         """Stream pollers and the TTL sweeper: what AWS runs beside the app, not in it."""
         assert self.functions is not None
         deletes = ServiceDeletes()
+        mappings = _stream_mappings(self.stacks, self.functions)
+        for mapping in mappings:
+            check_mapping_role(mapping, self.principals[self.functions.pool(mapping.function).spec.access_key])
         self.streams = Streams(
-            _stream_mappings(self.stacks, self.functions),
+            mappings,
             clients=clients,
             invoke=self.functions.invoke,
             region=self.region,
@@ -296,6 +315,22 @@ def _provision(
                 exports[export_name] = resources.resolver.resolve(output.get("Value"), where)
         provisioned.append(resources)
     return provisioned
+
+
+def _principals(specs_by_stack: list[tuple[StackResources, list[FunctionSpec]]]) -> dict[str, Principal]:
+    """Each function's role, by the access key its worker signs with (local/iam.py)."""
+    principals = {}
+    for resources, specs in specs_by_stack:
+        for spec in specs:
+            role = role_of(resources.stack, spec.logical_id)
+            documents = [] if role is None else role_policies(resources.stack, role, resources.resolver)
+            principals[spec.access_key] = Principal(
+                function=spec.logical_id,
+                role_arn=resources.get_att(role, "Arn") if role else "arn:aws:iam::123456789012:role/none",
+                session=spec.name,
+                policies=lambda documents=documents: documents,
+            )
+    return principals
 
 
 def _stream_mappings(stacks: list[StackResources], functions: Functions) -> list[MappingSpec]:

@@ -9,6 +9,7 @@ from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
+from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
@@ -86,3 +87,10 @@ class ApiFunction(Construct):
                 **environment,
             },
         )
+
+
+def grant_secret_value(grantee: iam.IGrantable, secret: secretsmanager.ISecret) -> None:
+    """GetSecretValue on the secret and nothing else (`grant_read` adds DescribeSecret, which no code calls)."""
+    grantee.grant_principal.add_to_principal_policy(
+        iam.PolicyStatement(actions=["secretsmanager:GetSecretValue"], resources=[secret.secret_arn])
+    )

@@ -9,8 +9,11 @@ from constructs import Construct
 
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
-# What Powertools' DynamoDBPersistenceLayer calls on the idempotency table.
-IDEMPOTENCY_ACTIONS = ["GetItem", "PutItem", "UpdateItem", "DeleteItem"]
+# What Powertools' DynamoDBPersistenceLayer calls on the idempotency table: PutItem (conditional, returning the
+# existing record with ReturnValuesOnConditionCheckFailure, so no GetItem), UpdateItem (the result), DeleteItem
+# (a failed attempt is forgotten). Its GetItem is only a fallback for responses without the old item, which
+# DynamoDB always returns here; tests/functional/test_grants.py proves the list by traffic.
+IDEMPOTENCY_ACTIONS = ["PutItem", "UpdateItem", "DeleteItem"]
 
 _TYPES = {"S": dynamodb.AttributeType.STRING, "N": dynamodb.AttributeType.NUMBER, "B": dynamodb.AttributeType.BINARY}
 
@@ -43,13 +46,24 @@ class SpecTable(Construct):
             self.table.add_global_secondary_index(**_index_props(index))
 
     def grant(self, grantee: iam.IGrantable, actions: list[str], *, indexes: tuple[str, ...] = ()) -> None:
-        """Exactly these actions on the table and on the named indexes (no `index/*` wildcard)."""
+        """Exactly these actions on the table, and Query on the named indexes (no `index/*` wildcard).
+
+        AWS authorizes a Query with IndexName against the index ARN only, and no other item action applies to an
+        index, so an index gets nothing but Query; list "Query" in `actions` only when the table itself is queried.
+        """
         for name in indexes:
             self.spec.index(name)  # a typo here fails the synth
-        resources = [self.table.table_arn] + [f"{self.table.table_arn}/index/{name}" for name in indexes]
-        grantee.grant_principal.add_to_principal_policy(
-            iam.PolicyStatement(actions=[f"dynamodb:{a}" for a in actions], resources=resources)
-        )
+        if actions:
+            grantee.grant_principal.add_to_principal_policy(
+                iam.PolicyStatement(actions=[f"dynamodb:{a}" for a in actions], resources=[self.table.table_arn])
+            )
+        if indexes:
+            grantee.grant_principal.add_to_principal_policy(
+                iam.PolicyStatement(
+                    actions=["dynamodb:Query"],
+                    resources=[f"{self.table.table_arn}/index/{name}" for name in indexes],
+                )
+            )
 
 
 def _index_props(index: IndexSpec) -> dict:

@@ -8,7 +8,7 @@ from constructs import Construct
 
 from functions.contacts.schema import CONTACT_TABLE, LAST_NAME_INDEX, PERSON_INDEX, TYPE_INDEX
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
-from infra.constructs.api_function import ApiFunction, SharedCode
+from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
 from infra.constructs.rest_api import BlueprintsApi, Route
 from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
 
@@ -58,5 +58,5 @@ class ContactsDomain(Construct):
             indexes=(TYPE_INDEX, LAST_NAME_INDEX, PERSON_INDEX),
         )
         idempotency.grant(self.api_function, IDEMPOTENCY_ACTIONS)
-        cursor_secret.grant_read(self.api_function)
+        grant_secret_value(self.api_function, cursor_secret)
         api.add_routes(self.api_function, ROUTES)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -14,6 +15,7 @@ from moto import mock_aws
 from functions.shared import ddb, idempotency, pagination
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
+from tests.support import iam
 from tests.support.events import claims_for, rest_event
 
 
@@ -35,6 +37,18 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 30_000
+
+
+@pytest.fixture(scope="session")
+def function_roles(tmp_path_factory) -> dict[str, iam.FunctionRole]:
+    """Each function's role as the synthesized dev template defines it, by handler (one synth per session)."""
+    return iam.function_roles(iam.synth_dev(tmp_path_factory.mktemp("cdk-functional")))
+
+
+@pytest.fixture(autouse=True)
+def enforce_iam(function_roles, monkeypatch) -> None:
+    """Every handler runs under its function's role: a call the template does not grant is AccessDenied."""
+    iam.enforce(function_roles, monkeypatch)
 
 
 @pytest.fixture
@@ -98,3 +112,23 @@ class Client:
             if re.match("^" + re.sub(r"{\w+}", "[^/]+", resource) + "$", path):
                 return resource
         return path
+
+
+# The unused-grant test reads what the whole suite did: it runs last, and only when nothing was left out.
+GRANTS_TEST = "test_grants.py"
+_partial_run: list[bool] = []
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    items.sort(key=lambda item: item.path.name == GRANTS_TEST)  # stable: only moves it to the end
+
+
+def pytest_deselected(items) -> None:
+    _partial_run.append(True)
+
+
+def whole_suite_ran(session) -> bool:
+    """True when every functional test module is in this session and none of its tests was deselected."""
+    here = Path(__file__).parent
+    selected = {item.path for item in session.items}
+    return not _partial_run and all(path in selected for path in here.glob("test_*.py"))

@@ -159,6 +159,14 @@ def test_an_idempotent_retry_of_a_vote_gets_the_first_answer_not_a_409(client, p
     assert reused.status == 409 and error(reused) == "IDEMPOTENCY_KEY_REUSED"
 
 
+def test_a_failed_idempotent_vote_is_forgotten_so_its_key_can_be_retried(client, poll, tables):
+    headers = {"Idempotency-Key": "ballot-2"}
+    failed = client.call("POST", f"{poll}/votes", body={"candidate": "Sushi"}, headers=headers)
+    assert failed.status == 400 and error(failed) == "UNKNOWN_CANDIDATE"
+    retry = client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, headers=headers)
+    assert retry.status == 201 and [item["candidate"] for item in raw_items(tables)] == ["Ramen"]
+
+
 @pytest.mark.parametrize(("method", "path"), [("POST", "/votes"), ("PUT", "/votes/me")])
 def test_an_unknown_candidate_is_400_and_an_unknown_poll_404(client, poll, tables, method, path):
     client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="carol")

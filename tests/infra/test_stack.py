@@ -184,28 +184,6 @@ def function_policy(raw: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     return policy["Properties"]["PolicyDocument"]["Statement"]
 
 
-def test_contacts_function_gets_exactly_its_table_indexes_and_secret(dev):
-    _, _, raw = dev
-    table = logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")
-    statements = function_policy(raw, "ContactsApiRole")
-    dynamo_statements = [s for s in statements if any(a.startswith("dynamodb:") for a in s["Action"])]
-    (dynamo,) = [s for s in dynamo_statements if isinstance(s["Resource"], list)]
-    (idempotency,) = [s for s in dynamo_statements if s is not dynamo]
-    idempotency_table = logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable")
-    assert sorted(idempotency["Action"]) == ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"]
-    assert idempotency["Resource"] == {"Fn::GetAtt": [idempotency_table, "Arn"]}
-    assert sorted(dynamo["Action"]) == sorted(
-        f"dynamodb:{a}" for a in ("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem")
-    )
-    arn = {"Fn::GetAtt": [table, "Arn"]}
-    assert dynamo["Resource"] == [arn] + [
-        {"Fn::Join": ["", [arn, f"/index/{name}"]]}
-        for name in ("ContactTypeIndex", "ContactLastNameIndex", "ContactPersonIndex")
-    ]
-    (secret,) = [s for s in statements if any(a.startswith("secretsmanager:") for a in s["Action"])]
-    assert secret["Resource"] == {"Ref": logical_id(raw, "AWS::SecretsManager::Secret", "CursorSigningKey")}
-    wildcards = [s for s in statements if s["Resource"] == "*"]
-    assert [sorted(s["Action"]) for s in wildcards] == [["xray:PutTelemetryRecords", "xray:PutTraceSegments"]]
 
 
 def test_no_function_may_scan_and_platform_touches_no_data(dev):

@@ -7,8 +7,7 @@ from typing import Any
 
 from functions.voting.schema import DEFAULT_SEGMENTS
 from infra.domains.voting import SETTLED_AFTER
-from tests.infra.test_connected_car import _table_actions
-from tests.infra.test_stack import function_policy, logical_id, resources
+from tests.infra.test_stack import logical_id, resources
 
 
 def table_id(raw: dict[str, Any], construct_id: str) -> str:
@@ -75,30 +74,6 @@ def test_segments_and_the_recounts_settling_time_come_from_the_stacks_configurat
     assert "CURSOR_SECRET_ARN" not in api  # no list routes: no cursor key to read
 
 
-def test_api_function_gets_exactly_what_its_repository_calls(dev):
-    _, _, raw = dev
-    granted = _table_actions(function_policy(raw, "VotingApiRole"))
-    assert granted == {
-        table_id(raw, "RawVotesTable"): ["GetItem", "Query", "UpdateItem"],
-        table_id(raw, "VotesTable"): ["GetItem", "PutItem", "Query", "UpdateItem"],
-        logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable"): ["DeleteItem", "GetItem", "PutItem", "UpdateItem"],
-    }
-    statements = function_policy(raw, "VotingApiRole")
-    assert not [s for s in statements if any(a.startswith("secretsmanager:") for a in _actions(s))]
 
 
-def test_aggregator_reads_only_its_stream_and_writes_only_votes(dev):
-    _, _, raw = dev
-    raw_votes = table_id(raw, "RawVotesTable")
-    statements = function_policy(raw, "VotingAggregatorConsumerRole")
-    assert _table_actions(statements) == {
-        "*": ["ListStreams"],  # no resource-level permission exists for it
-        f"{raw_votes}.StreamArn": ["DescribeStream", "GetRecords", "GetShardIterator"],
-        table_id(raw, "VotesTable"): ["GetItem", "UpdateItem"],
-    }
-    (send,) = [s for s in statements if any(a.startswith("sqs:") for a in _actions(s))]
-    assert send["Resource"] == {"Fn::GetAtt": [logical_id(raw, "AWS::SQS::Queue", "VotingAggregatorDeadLetterQueue"), "Arn"]}
 
-
-def _actions(statement: dict[str, Any]) -> list[str]:
-    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]

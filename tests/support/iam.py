@@ -1,0 +1,140 @@
+"""IAM in the functional suite: a handler runs under the policies the synthesized template gives its function.
+
+Every AWS call a handler makes (through any boto3 client: repositories, Powertools idempotency and parameters) is
+checked by `local/iam.py`, the same evaluator the local runtime uses, before moto sees it; a call the function's
+role does not allow fails with AccessDeniedException, as it would deployed. What each function was allowed is
+recorded, so that `test_grants.py` can fail on a grant no test ever used.
+
+Names: the functional tests create tables and secrets with their own names and pass them through the same
+environment variables the template sets (`X_TABLE_NAME: {"Ref": <Table>}`). So a policy's `Ref`/`Fn::GetAtt` on a
+resource resolves through the variable the function reads it from, at the time of the call.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+from botocore.client import BaseClient
+from botocore.exceptions import ClientError
+
+from local.iam import Principal, denial_message, required_permissions, role_of, role_policies
+from local.resources import FUNCTION_TYPE, SECRET_TYPE, TABLE_TYPES
+from local.template import ACCOUNT_ID, PARTITION, Resolver, StackTemplate, load_assembly, synth
+
+ROOT = Path(__file__).resolve().parents[2]
+REGION = "us-east-1"
+
+_current: contextvars.ContextVar[Principal | None] = contextvars.ContextVar("iam_principal", default=None)
+
+
+def synth_dev(outdir: Path) -> StackTemplate:
+    """The dev stage synthesized into `outdir` as the local runtime does it (offline), and its one stack."""
+    (stack,) = load_assembly(synth(ROOT, outdir, "dev", log=lambda line: None))
+    return stack
+
+
+class _EnvironmentNames:
+    """`Ref`/`Fn::GetAtt` as the function sees them: through the environment variables the template gives it."""
+
+    def __init__(self, stack: StackTemplate, variables: Mapping[str, Any]) -> None:
+        self._stack = stack
+        self._by_ref = {v["Ref"]: k for k, v in variables.items() if isinstance(v, Mapping) and "Ref" in v}
+
+    def ref(self, logical_id: str) -> Any:
+        variable = self._by_ref.get(logical_id)
+        value = os.environ.get(variable) if variable else None
+        return value or f"unresolved-{logical_id}"
+
+    def get_att(self, logical_id: str, attribute: str) -> Any:
+        rtype = self._stack.resources[logical_id].get("Type")
+        if rtype in TABLE_TYPES and attribute == "Arn":
+            return f"arn:{PARTITION}:dynamodb:{REGION}:{ACCOUNT_ID}:table/{self.ref(logical_id)}"
+        if rtype == SECRET_TYPE and attribute == "Id":
+            return self.ref(logical_id)
+        # Log groups, queues, streams: used by Lambda itself, never by the code under test.
+        return f"arn:{PARTITION}:unresolved:{REGION}:{ACCOUNT_ID}:{logical_id}.{attribute}"
+
+
+@dataclass
+class FunctionRole:
+    logical_id: str
+    handler: str  # "functions.voting.api.lambda_handler"
+    principal: Principal
+
+
+def function_roles(stack: StackTemplate) -> dict[str, FunctionRole]:
+    """Every function of the template, by handler path, with its role's policies resolved at each call."""
+    roles = {}
+    for logical_id, resource in stack.resources_of_type(FUNCTION_TYPE).items():
+        props = resource.get("Properties", {})
+        role = role_of(stack, logical_id)
+        if role is None:
+            continue
+        variables = (props.get("Environment") or {}).get("Variables") or {}
+
+        def policies(role: str = role, variables: Mapping[str, Any] = variables) -> list[Any]:
+            resolver = Resolver(stack, _EnvironmentNames(stack, variables), region=REGION)
+            return role_policies(stack, role, resolver)
+
+        principal = Principal(
+            function=logical_id,
+            role_arn=f"arn:{PARTITION}:iam::{ACCOUNT_ID}:role/{role}",
+            session=logical_id,
+            policies=policies,
+        )
+        roles[str(props["Handler"])] = FunctionRole(logical_id, str(props["Handler"]), principal)
+    return roles
+
+
+def _authorized_api_call(original: Callable[..., Any]) -> Callable[..., Any]:
+    @wraps(original)
+    def make_api_call(self: BaseClient, operation_name: str, api_params: dict[str, Any]) -> Any:
+        principal = _current.get()
+        if principal is not None:
+            service = self.meta.service_model.service_name
+            needed = required_permissions(service, operation_name, api_params, region=self.meta.region_name)
+            denied = principal.first_denied(needed)
+            if denied is not None:
+                raise ClientError(
+                    {
+                        "Error": {"Code": "AccessDeniedException", "Message": denial_message(principal, denied)},
+                        "ResponseMetadata": {"HTTPStatusCode": 400},
+                    },
+                    operation_name,
+                )
+        return original(self, operation_name, api_params)
+
+    return make_api_call
+
+
+def enforce(roles: Mapping[str, FunctionRole], monkeypatch: Any) -> None:
+    """Check every AWS call against the calling handler's role, for one test.
+
+    Each handler of the template is replaced on its module by a wrapper that runs it as its function's role, so
+    tests calling `module.lambda_handler(...)` (or a client built on it) are checked; code a test calls directly
+    (a repository in a setup step) runs unchecked, like an administrator.
+    """
+    monkeypatch.setattr(BaseClient, "_make_api_call", _authorized_api_call(BaseClient._make_api_call))
+    for handler, role in roles.items():
+        module_name, _, attribute = handler.rpartition(".")
+        module = importlib.import_module(module_name)
+        monkeypatch.setattr(module, attribute, _as_role(getattr(module, attribute), role.principal))
+
+
+def _as_role(handler: Callable[..., Any], principal: Principal) -> Callable[..., Any]:
+    @wraps(handler)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        token = _current.set(principal)
+        try:
+            return handler(*args, **kwargs)
+        finally:
+            _current.reset(token)
+
+    return run
