@@ -1,21 +1,36 @@
 #!/usr/bin/env python3
 """The CDK app: one Blueprints stack for a stage (`-c stage=dev|prod`). Synth makes no AWS call."""
 
+import os
+import sys
+
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 
+from infra.constructs.region import UnsupportedRegionError, require_powertools_region
 from infra.stack import BlueprintsStack, StageConfig
 
 
-def build_app() -> cdk.App:
+def build_app(environ: dict[str, str] | None = None) -> cdk.App:
+    environ = dict(os.environ if environ is None else environ)
     # Asset paths in the template metadata tell the local runtime where each function's staged code is;
     # the CDK CLI asks for them too, this keeps a plain `python app.py` the same.
     app = cdk.App(context={"aws:cdk:enable-asset-metadata": True})
     stage = StageConfig.named(app.node.try_get_context("stage") or "dev")
-    BlueprintsStack(app, f"Blueprints-{stage.name}", stage=stage, description="Blueprints: DynamoDB data models")
+    # Environment-agnostic on purpose (no `env`): the template is the same whoever synthesizes it (CI, the CLI
+    # with a profile, the local runtime), so what runs locally is what deploys. The CLI deploys such a stack to
+    # the region it puts in CDK_DEFAULT_REGION: that region is checked now, any other at deploy by a template rule.
+    stack = BlueprintsStack(
+        app, f"Blueprints-{stage.name}", stage=stage, description="Blueprints: DynamoDB data models"
+    )
+    require_powertools_region(stack, deploy_region=environ.get("CDK_DEFAULT_REGION"))
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
     return app
 
 
 if __name__ == "__main__":
-    build_app().synth()
+    try:
+        app = build_app()
+    except UnsupportedRegionError as error:
+        sys.exit(f"error: {error}")
+    app.synth()

@@ -83,6 +83,17 @@ def read_cost(sizes: tuple[int, ...] = (0, 200, 2000)) -> None:
     ddb.resource.cache_clear()  # that resource belonged to the mock
 
 
+def prod_throttle():
+    """The prod stage's throttling (from infra.stack), instead of dev's 50 requests/s, burst 100 that the local
+    runtime enforces from the template: these workloads exceed dev's limits, as they would on AWS. A 429 here
+    means the prod stage would throttle them too."""
+    from infra.stack import StageConfig
+    from local.apigw import Throttle
+
+    prod = StageConfig.named("prod")
+    return Throttle(rate=prod.throttling_rate_limit, burst=prod.throttling_burst_limit)
+
+
 def http_throughput(requests_total: int = 400, threads: int = 4) -> None:
     import requests
 
@@ -94,7 +105,7 @@ def http_throughput(requests_total: int = 400, threads: int = 4) -> None:
     started = time.perf_counter()
     keys = ROOT / ".local" / "bench-keys"
     with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=threads,
-                       log_sink=lambda *a, **k: None) as runtime:
+                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
         print(f"   start-up (synth + moto + tables + seed): {time.perf_counter() - started:.1f} s")
         token = mint_token("bench", (), 3600, keys_dir=keys)
         url = f"{runtime.url}/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01"
@@ -133,7 +144,7 @@ def voting(votes_total: int = 2000, threads: int = 8) -> None:
           f"'{candidates[0]}' takes 80% of the votes")
     keys = ROOT / ".local" / "bench-keys"
     with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=4,
-                       log_sink=lambda *a, **k: None) as runtime:
+                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
         tables = {t.logical_id: t for stack in runtime.stacks for t in stack.tables.values()}
         raw_votes = next(t for name, t in tables.items() if name.startswith("VotingRawVotesTable"))
         votes = next(t for name, t in tables.items() if name.startswith("VotingVotesTable"))

@@ -1,4 +1,4 @@
-"""API Gateway REST API behaviour from the template: routes, authorizers and gateway responses.
+"""API Gateway REST API behaviour from the template: routes, authorizers, gateway responses, stage throttling.
 
 Why a faithful copy: clients are written against what API Gateway answers, including its own
 401/403/404 refusals as customised by the template's GatewayResponses, and routing decides which
@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import re
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, unquote
@@ -26,6 +29,7 @@ MAX_BODY_BYTES = 10 * 1024 * 1024
 MISSING_AUTHENTICATION_TOKEN = "MISSING_AUTHENTICATION_TOKEN"
 UNAUTHORIZED = "UNAUTHORIZED"
 REQUEST_TOO_LARGE = "REQUEST_TOO_LARGE"
+THROTTLED = "THROTTLED"
 DEFAULT_4XX = "DEFAULT_4XX"
 DEFAULT_5XX = "DEFAULT_5XX"
 
@@ -35,6 +39,7 @@ _DEFAULTS: Mapping[str, tuple[int, str]] = {
     UNAUTHORIZED: (401, "Unauthorized"),
     "ACCESS_DENIED": (403, "Forbidden"),
     REQUEST_TOO_LARGE: (413, "Request Too Large"),
+    THROTTLED: (429, "Too Many Requests"),
     "INTEGRATION_FAILURE": (504, "Internal server error"),
     "INTEGRATION_TIMEOUT": (504, "Endpoint request timed out"),
     DEFAULT_5XX: (502, "Internal server error"),
@@ -44,6 +49,7 @@ _ERROR_TYPES: Mapping[str, str] = {
     UNAUTHORIZED: "UnauthorizedException",
     "ACCESS_DENIED": "AccessDeniedException",
     REQUEST_TOO_LARGE: "RequestTooLargeException",
+    THROTTLED: "TooManyRequestsException",
     DEFAULT_5XX: "InternalServerErrorException",
 }
 
@@ -111,6 +117,14 @@ class GatewayResponse:
 
 
 @dataclass(frozen=True)
+class Throttle:
+    """Request throttling: a bucket of `burst` tokens refilled at `rate` tokens a second, one token a request."""
+
+    rate: float
+    burst: int
+
+
+@dataclass(frozen=True)
 class Match:
     method: Method
     path_parameters: Mapping[str, str]
@@ -123,6 +137,7 @@ class RestApi:
     stage: str
     root: ResourceNode
     gateway_responses: dict[str, GatewayResponse] = field(default_factory=dict)
+    throttle: Throttle | None = None  # the stage's default method throttling (None: the template sets none)
 
     def routes(self) -> list[Method]:
         found: list[Method] = []
@@ -210,8 +225,14 @@ def build_rest_api(resources: StackResources, logical_id: str | None = None) -> 
             if belongs(res.get("Properties", {}))
         }
 
-    stages = [p.get("StageName") for p in typed("AWS::ApiGateway::Stage").values()]
+    stage_props = list(typed("AWS::ApiGateway::Stage").items())
+    stages = [p.get("StageName") for _, p in stage_props]
     stage = str(stages[0]) if stages and stages[0] else "prod"
+    throttle = None
+    if stage_props:
+        lid, props = stage_props[0]
+        settings = resources.resolver.resolve(props.get("MethodSettings") or [], f"{stack.name}/{lid}")
+        throttle = _stage_throttle(settings, f"{stack.name}/{lid}")
     root = ResourceNode("/", resources.get_att(logical_id, "RootResourceId"))
     nodes = _resource_tree(resources, logical_id, root, typed("AWS::ApiGateway::Resource"))
     authorizers = {
@@ -238,7 +259,30 @@ def build_rest_api(resources: StackResources, logical_id: str | None = None) -> 
                 if key.startswith("gatewayresponse.header.")
             },
         )
-    return RestApi(logical_id, resources.ref(logical_id), stage, root, responses)
+    return RestApi(logical_id, resources.ref(logical_id), stage, root, responses, throttle)
+
+
+def _stage_throttle(method_settings: Sequence[Mapping[str, Any]], where: str) -> Throttle | None:
+    """The stage's default method throttling: the MethodSettings entry for every method (`*` on `/*`).
+
+    One bucket for the whole stage: API Gateway applies these limits to each method of the stage ("per-API,
+    per-stage throttling limits are applied at the API method level for a stage", API Gateway developer guide,
+    "Throttle requests to your REST APIs"), so a shared bucket is never more lenient than AWS. Entries for
+    single methods are not reproduced (the template has none today): they are logged.
+    """
+    throttle = None
+    for setting in method_settings:
+        rate, burst = setting.get("ThrottlingRateLimit"), setting.get("ThrottlingBurstLimit")
+        if rate is None and burst is None:
+            continue
+        if (setting.get("HttpMethod"), setting.get("ResourcePath")) != ("*", "/*"):
+            log.warning("%s: throttling of %s %s is not reproduced locally", where,
+                        setting.get("HttpMethod"), setting.get("ResourcePath"))
+        elif rate is None or burst is None:
+            log.warning("%s: throttling needs both a rate and a burst limit locally: not throttled", where)
+        else:
+            throttle = Throttle(rate=float(rate), burst=int(burst))
+    return throttle
 
 
 def _resource_tree(
@@ -380,6 +424,58 @@ def _identity_header(identity_source: Any) -> str | None:
 
 def _is_static(value: Any) -> bool:
     return isinstance(value, str) and len(value) >= 2 and value[0] == value[-1] == "'"
+
+
+# --------------------------------------------------------------------------------------------
+# Throttling
+
+THROTTLE_RATE_ENV = "LOCAL_THROTTLE_RATE"
+THROTTLE_BURST_ENV = "LOCAL_THROTTLE_BURST"
+
+
+class TokenBucket:
+    """API Gateway's throttling algorithm: "the token bucket algorithm, where a token counts for a request"
+    (API Gateway developer guide, "Throttle requests to your REST APIs"). The bucket holds at most `burst`
+    tokens, starts full and refills at `rate` tokens a second; a request that finds it empty is throttled."""
+
+    def __init__(self, throttle: Throttle, clock: Callable[[], float] = time.monotonic) -> None:
+        self.throttle = throttle
+        self._clock = clock
+        self._tokens = float(throttle.burst)
+        self._last = clock()
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        """Take a token for one request: False (throttle it) when there is none."""
+        with self._lock:
+            now = self._clock()
+            elapsed = max(0.0, now - self._last)
+            if elapsed > 0:
+                self._tokens = min(float(self.throttle.burst), self._tokens + elapsed * self.throttle.rate)
+            self._last = now
+            if self._tokens >= 1.0:
+                self._tokens -= 1.0
+                return True
+            return False
+
+
+def throttle_from_env(template: Throttle | None, environ: Mapping[str, str]) -> Throttle | None:
+    """The template's throttling with `LOCAL_THROTTLE_RATE` / `LOCAL_THROTTLE_BURST` (each optional) applied:
+    how a test or a benchmark that needs more than the stage allows says so. `inf` lifts a limit."""
+    rate = environ.get(THROTTLE_RATE_ENV) or None
+    burst = environ.get(THROTTLE_BURST_ENV) or None
+    if rate is None and burst is None:
+        return template
+    new_rate = float(rate) if rate is not None else (template.rate if template else math.inf)
+    new_burst = _burst(burst) if burst is not None else (template.burst if template else None)
+    if new_burst is None:
+        raise ValueError(f"{THROTTLE_RATE_ENV} without {THROTTLE_BURST_ENV}: the template sets no throttling")
+    return Throttle(rate=new_rate, burst=new_burst)
+
+
+def _burst(value: str) -> int:
+    number = float(value)
+    return 2**62 if math.isinf(number) else int(number)
 
 
 # --------------------------------------------------------------------------------------------

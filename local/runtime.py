@@ -213,7 +213,9 @@ class Runtime:
         deletes = ServiceDeletes()
         mappings = _stream_mappings(self.stacks, self.functions)
         for mapping in mappings:
-            check_mapping_role(mapping, self.principals[self.functions.pool(mapping.function).spec.access_key])
+            principal = self.principals.get(self.functions.pool(mapping.function).spec.access_key)
+            if principal is not None:
+                check_mapping_role(mapping, principal)
         self.streams = Streams(
             mappings,
             clients=clients,
@@ -318,15 +320,22 @@ def _provision(
 
 
 def _principals(specs_by_stack: list[tuple[StackResources, list[FunctionSpec]]]) -> dict[str, Principal]:
-    """Each function's role, by the access key its worker signs with (local/iam.py)."""
+    """Each function's role, by the access key its worker signs with (local/iam.py).
+
+    A function whose role is not a resource of its stack (an imported role ARN) has policies nobody here can read:
+    its calls are not checked, and the start says so.
+    """
     principals = {}
     for resources, specs in specs_by_stack:
         for spec in specs:
             role = role_of(resources.stack, spec.logical_id)
-            documents = [] if role is None else role_policies(resources.stack, role, resources.resolver)
+            if role is None:
+                log.warning("%s: its role is not in the template; its AWS calls are not checked", spec.logical_id)
+                continue
+            documents = role_policies(resources.stack, role, resources.resolver)
             principals[spec.access_key] = Principal(
                 function=spec.logical_id,
-                role_arn=resources.get_att(role, "Arn") if role else "arn:aws:iam::123456789012:role/none",
+                role_arn=resources.get_att(role, "Arn"),
                 session=spec.name,
                 policies=lambda documents=documents: documents,
             )

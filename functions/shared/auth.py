@@ -53,15 +53,25 @@ def caller_of(app: APIGatewayRestResolver) -> Caller:
     )
 
 
+def forbidden_message(group: str) -> str:
+    return f"this action needs the '{group}' group"
+
+
 def require_group(group: str):
-    """Route middleware: only members of `group` get through (403 otherwise)."""
+    """Route middleware: only members of `group` get through (403 otherwise).
+
+    The middleware carries the group as `required_group`: `functions.shared.http.Resolver` reads it to refuse a
+    caller outside the group before Powertools validates the body (route middlewares run after validation), so
+    a non-member gets 403 whatever the body and learns nothing of the route's schema. The check below stays as
+    defence in depth, for a resolver that would not do that."""
 
     def middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
         if not caller_of(app).is_in(group):
-            raise ForbiddenError(f"this action needs the '{group}' group")
+            raise ForbiddenError(forbidden_message(group))
         return next_middleware(app)
 
     middleware.__name__ = f"require_group_{group}"
+    middleware.required_group = group  # type: ignore[attr-defined]
     return middleware
 
 

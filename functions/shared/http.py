@@ -15,6 +15,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from botocore.exceptions import ClientError
 
+from functions.shared.auth import forbidden_message, parse_groups
 from functions.shared.ddb import translate_client_error
 from functions.shared.errors import AppError
 from functions.shared.observability import logger
@@ -40,9 +41,11 @@ def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 class Resolver(APIGatewayRestResolver):
-    """Powertools' REST resolver with two refusals that must come before its request validation
-    (which always runs first in the middleware stack): an oversized body (413, left unparsed) and,
-    unless `public`, a request without a verified identity (401 — defence in depth behind the authorizer)."""
+    """Powertools' REST resolver with refusals that must come before its request validation (which always
+    runs first in the middleware stack), in this order: an oversized body (413, left unparsed), a body that
+    is not JSON (415), unless `public` a request without a verified identity (401 — defence in depth behind
+    the authorizer), and a caller outside the group the matched route requires (403, whatever the body: a
+    validation error would tell a non-member the route's schema)."""
 
     def __init__(self, *, public: bool = False):
         super().__init__(enable_validation=True)
@@ -59,7 +62,27 @@ class Resolver(APIGatewayRestResolver):
         claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
         if not self._public and not claims.get("sub"):
             return _proxy_error(401, "UNAUTHORIZED", "sign in first")
+        for group in self._groups_required_by(event):
+            if not claims.get("sub"):  # a public resolver serving a group's route: as `caller_of` would answer
+                return _proxy_error(401, "UNAUTHORIZED", "sign in first")
+            if group not in parse_groups(claims.get("cognito:groups")):
+                return _proxy_error(403, "FORBIDDEN", forbidden_message(group))
         return super().resolve(event, context)
+
+    def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
+        """The groups (`require_group` middlewares) of the route Powertools will match for this event.
+
+        This repeats Powertools' own matching in `ApiGatewayResolver._resolve` (method, then `route.rule`
+        against the path without the strip prefixes, static routes before dynamic ones, first match wins)
+        and reads its internals `_static_routes`, `_dynamic_routes`, `_remove_prefix` and `Route.middlewares`:
+        the Powertools version is pinned in requirements.txt, and the functional tests fail if they move."""
+        proxy = self._to_proxy_event(event)
+        method = (proxy.http_method or "").upper()
+        path = self._remove_prefix(proxy.path or "")
+        for route in self._static_routes + self._dynamic_routes:
+            if route.method == method and route.rule.match(path):
+                return [m.required_group for m in route.middlewares or () if getattr(m, "required_group", None)]
+        return []  # no route: Powertools answers 404
 
 
 def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:

@@ -61,8 +61,12 @@ class BlueprintsApi(Construct):
             "RestApi",
             description="Blueprints: classic DynamoDB data models as one serverless backend",
             endpoint_types=[apigw.EndpointType.REGIONAL],
-            cloud_watch_role=True,
-            cloud_watch_role_removal_policy=removal_policy,
+            # The role API Gateway writes CloudWatch logs with (execution and access logs alike) is an account-wide,
+            # per-region setting (AWS::ApiGateway::Account). Managed here, every stage's stack would overwrite it
+            # and destroying `dev` would stop API logging for `prod` in the same account: it is set once per
+            # account and region instead (README, "Deploying"); without it the stage's deploy fails with
+            # "CloudWatch Logs role ARN must be set in account settings to enable logging".
+            cloud_watch_role=False,
             deploy_options=apigw.StageOptions(
                 stage_name=stage_name,
                 throttling_rate_limit=throttling_rate_limit,

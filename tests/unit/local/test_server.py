@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator, Mapping
 from typing import Any
@@ -9,12 +10,12 @@ from typing import Any
 import pytest
 import requests
 
-from local.apigw import MAX_BODY_BYTES, RestApi, build_rest_api
+from local.apigw import MAX_BODY_BYTES, RestApi, Throttle, build_rest_api
 from local.auth import InvalidToken
 from local.functions import FunctionError, FunctionTimeout
 from local.proxy import HttpRequest
 from local.server import ApiServer, Gateway
-from tests.unit.local.api_template import api_resources
+from tests.unit.local.api_template import API, api_resources
 from tests.unit.local.conftest import stack_resources
 
 GOOD_TOKEN = "good-token"
@@ -216,3 +217,69 @@ def test_http_server_answers_413_to_an_oversized_body(server: ApiServer) -> None
         f"{server.url}/docs/upload", data=b"x" * (MAX_BODY_BYTES + 10), timeout=30
     )
     assert response.status_code == 413
+
+
+# --- stage throttling ---------------------------------------------------------------------------------------
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def throttled_gateway(
+    functions: FakeFunctions, clock: Clock, *, rate: float = 1, burst: int = 2, throttle: Throttle | None = None
+) -> Gateway:
+    """A gateway whose template throttles the stage (MethodSettings */*) and answers THROTTLED with its own body."""
+    resources = copy.deepcopy(api_resources())
+    resources["Stage"]["Properties"]["MethodSettings"] = [
+        {"HttpMethod": "*", "ResourcePath": "/*", "ThrottlingRateLimit": rate, "ThrottlingBurstLimit": burst}
+    ]
+    resources["Throttled"] = {
+        "Type": "AWS::ApiGateway::GatewayResponse",
+        "Properties": {
+            "ResponseType": "THROTTLED",
+            "RestApiId": {"Ref": API},
+            "StatusCode": "429",
+            "ResponseTemplates": {
+                "application/json": '{"error": {"code": "THROTTLED", "message": $context.error.messageString}}'
+            },
+        },
+    }
+    return Gateway(build_rest_api(stack_resources(resources)), functions, verify, throttle=throttle, clock=clock)
+
+
+def test_over_the_stage_limit_the_gateway_answers_throttled_without_calling_the_function(
+    functions: FakeFunctions,
+) -> None:
+    clock = Clock()
+    gateway = throttled_gateway(functions, clock, rate=1, burst=2)
+    statuses = [gateway.handle(get("/docs/x"))[0].status for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    assert len(functions.calls) == 2
+    response, function = gateway.handle(get("/docs/x"))
+    assert json.loads(response.body) == {"error": {"code": "THROTTLED", "message": "Too Many Requests"}}
+    assert function is None
+    clock.now += 1.0  # one token back
+    assert gateway.handle(get("/docs/x"))[0].status == 200
+
+
+def test_a_local_throttle_replaces_the_templates(functions: FakeFunctions) -> None:
+    gateway = throttled_gateway(functions, Clock(), rate=1, burst=2, throttle=Throttle(rate=1, burst=5))
+    assert [gateway.handle(get("/docs/x"))[0].status for _ in range(6)] == [200] * 5 + [429]
+
+
+def test_http_server_answers_429_with_the_gateway_response_over_the_limit(functions: FakeFunctions) -> None:
+    api_server = ApiServer(throttled_gateway(functions, Clock(), rate=0.001, burst=1), port=0).start()
+    try:
+        assert requests.get(f"{api_server.url}/docs/x", timeout=10).status_code == 200
+        response = requests.get(f"{api_server.url}/docs/x", timeout=10)
+    finally:
+        api_server.stop()
+    assert response.status_code == 429
+    assert response.json() == {"error": {"code": "THROTTLED", "message": "Too Many Requests"}}
+    assert response.headers["x-amzn-ErrorType"] == "TooManyRequestsException"
+    assert len(functions.calls) == 1
