@@ -1,4 +1,4 @@
-"""The local API Gateway: authorizes, invokes the integration's function, answers over HTTP.
+"""The local API Gateway: throttles, authorizes, invokes the integration's function, answers over HTTP.
 
 `Gateway.handle` is the whole request path without sockets (tests drive it directly);
 `ApiServer` is a `ThreadingHTTPServer` around it, one thread per connection, so concurrent
@@ -19,9 +19,12 @@ from local.apigw import (
     MAX_BODY_BYTES,
     MISSING_AUTHENTICATION_TOKEN,
     REQUEST_TOO_LARGE,
+    THROTTLED,
     UNAUTHORIZED,
     Method,
     RestApi,
+    Throttle,
+    TokenBucket,
     gateway_response,
 )
 from local.auth import InvalidToken
@@ -42,16 +45,33 @@ Verify = Callable[[str], Mapping[str, Any]]  # token -> claims, raises InvalidTo
 
 
 class Gateway:
-    """One REST API stage: routing, Cognito authorizer, Lambda proxy integration."""
+    """One REST API stage: throttling, routing, Cognito authorizer, Lambda proxy integration.
 
-    def __init__(self, api: RestApi, invoke: Invoke, verify: Verify) -> None:
+    Throttling is the stage's, from the template (`api.throttle`), unless `throttle` replaces it (tests and
+    benchmarks that need more than the stage allows say so); None on both: not throttled."""
+
+    def __init__(
+        self,
+        api: RestApi,
+        invoke: Invoke,
+        verify: Verify,
+        *,
+        throttle: Throttle | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.api = api
         self._invoke = invoke
         self._verify = verify
+        self.throttle = throttle or api.throttle
+        self._bucket = TokenBucket(self.throttle, clock) if self.throttle else None
 
     def handle(self, request: HttpRequest) -> tuple[HttpResponse, str | None]:
         """The response, and the function that produced it (None if the gateway did)."""
         context = RequestContext.new()
+        if self._bucket is not None and not self._bucket.take():
+            log.info("%s %s: throttled (rate %g/s, burst %d)", request.method, request.raw_path,
+                     self._bucket.throttle.rate, self._bucket.throttle.burst)
+            return gateway_response(self.api, THROTTLED, context, request), None
         if len(request.body) > MAX_BODY_BYTES:
             return self.too_large(request, context), None
         match = self.api.match(request.method, self.api.strip_stage(request.raw_path))
