@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test test-unit test-functional test-infra test-e2e synth lint-template deploy token dlq bench clean
+.PHONY: setup run test test-unit test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,10 @@ token: setup
 
 dlq: setup
 	@$(PY) -m local dlq
+
+# Replays the records the stream consumers parked (FUNCTION=Aggregator for one of them), through `make run`.
+replay: setup
+	@$(PY) -m local replay $(if $(FUNCTION),--function "$(FUNCTION)")
 
 test: setup
 	$(PY) -m pytest

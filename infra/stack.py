@@ -10,6 +10,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
+from functions.shared.parked import PARKED_TABLE
 from infra.constructs.api_function import ApiFunction, SharedCode
 from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi
@@ -87,6 +88,11 @@ class BlueprintsStack(Stack):
         self.idempotency = SpecTable(
             self, IDEMPOTENCY_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False
         )
+        # Shared by every stream consumer: records it can never apply, kept whole for an operator to replay
+        # (functions/shared/parked.py). Operator data, so kept like the domains' tables.
+        self.parked = SpecTable(
+            self, PARKED_TABLE, removal_policy=stage.removal_policy, deletion_protection=stage.deletion_protection
+        )
         shared = SharedCode(self, "SharedCode")
         common = {"api": self.api, "shared": shared, "removal_policy": stage.removal_policy}
         self.contacts = ContactsDomain(
@@ -102,6 +108,7 @@ class BlueprintsStack(Stack):
             "ConnectedCar",
             cursor_secret=self.cursor_secret,
             idempotency=self.idempotency,
+            parked=self.parked,
             deletion_protection=stage.deletion_protection,
             **common,
         )
@@ -109,6 +116,7 @@ class BlueprintsStack(Stack):
             self,
             "Voting",
             idempotency=self.idempotency,
+            parked=self.parked,
             deletion_protection=stage.deletion_protection,
             **common,
         )
@@ -134,8 +142,6 @@ class BlueprintsStack(Stack):
                     "naming the field; a gateway validator without models would add nothing.")
         acknowledge(self.api.rest_api.deployment_stage, "AwsSolutions-APIG3",
                     "WAF costs per web ACL and is an account-level choice; stage throttling is on.")
-        acknowledge(self.api.rest_api, "AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]",
-                    "API Gateway's account-level CloudWatch role needs exactly this AWS-managed policy.")
         for method in self.platform.public_methods:
             acknowledge(method, "AwsSolutions-APIG4", "GET /health and GET /docs are public by design.")
             acknowledge(method, "AwsSolutions-COG4", "GET /health and GET /docs are public by design.")

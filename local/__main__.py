@@ -1,8 +1,8 @@
-"""`python -m local run | token | synth | dlq`: the developer's entry points (used by the Makefile).
+"""`python -m local run | token | synth | dlq | replay`: the developer's entry points (used by the Makefile).
 
 stdout carries only what scripts read (the `ready <url>` line and an example call for `run`, the
-bare token for `token`, the assembly path for `synth`, the JSON of the on-failure queues for
-`dlq`); every log line goes to stderr.
+bare token for `token`, the assembly path for `synth`, the JSON of the on-failure queues and the
+parked records for `dlq`, the JSON of the replays for `replay`); every log line goes to stderr.
 """
 
 from __future__ import annotations
@@ -111,31 +111,60 @@ def _synth(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dlq(args: argparse.Namespace) -> int:
-    """Print what the running runtime's stream mappings sent to their on-failure queues."""
+def _local_client(service: str, port: int, read_timeout: int = 60) -> object:
+    """A boto3 client for the running runtime on 127.0.0.1:`port`, with its fake credentials."""
     import boto3
     from botocore.config import Config
-    from botocore.exceptions import EndpointConnectionError
 
     from local.aws import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, region_from_env
-    from local.dlq import on_failure_messages
 
-    endpoint = f"http://127.0.0.1:{args.aws_port}"
-    sqs = boto3.session.Session().client(
-        "sqs",
-        endpoint_url=endpoint,
+    return boto3.session.Session().client(
+        service,
+        endpoint_url=f"http://127.0.0.1:{port}",
         region_name=region_from_env(),
         aws_access_key_id=FAKE_ACCESS_KEY,
         aws_secret_access_key=FAKE_SECRET_KEY,
-        config=Config(retries={"max_attempts": 1}),
+        config=Config(retries={"max_attempts": 1}, read_timeout=read_timeout),
     )
+
+
+def _dlq(args: argparse.Namespace) -> int:
+    """Print what the running runtime's stream mappings sent to their on-failure queues (metadata only), and the
+    records the consumers parked (whole)."""
+    from botocore.exceptions import EndpointConnectionError
+
+    from local.dlq import on_failure_messages, parked_records
+
     try:
-        messages = on_failure_messages(sqs)
+        messages = on_failure_messages(_local_client("sqs", args.aws_port))
+        parked = parked_records(_local_client("dynamodb", args.aws_port))
     except EndpointConnectionError:
-        logging.getLogger("local").error("no local runtime at %s (run: make run)", endpoint)
+        logging.getLogger("local").error("no local runtime at http://127.0.0.1:%s (run: make run)", args.aws_port)
         return 1
-    print(json.dumps(messages, indent=2))
+    print(json.dumps({"onFailureQueues": messages, "parkedRecords": parked}, indent=2, default=str))
     return 0
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """Ask every stream consumer that parks records (or the one named) to replay its pending ones; print the
+    outcome by function. With --aws, the same calls go to AWS with your credentials and region."""
+    from botocore.exceptions import EndpointConnectionError
+
+    from local.dlq import replay
+
+    if args.aws:
+        import boto3
+
+        client = boto3.client("lambda")
+    else:
+        client = _local_client("lambda", args.port, read_timeout=900)
+    try:
+        results, ok = replay(client, args.function, args.limit)
+    except EndpointConnectionError:
+        logging.getLogger("local").error("no local runtime at http://127.0.0.1:%s (run: make run)", args.port)
+        return 1
+    print(json.dumps(results, indent=2, default=str))
+    return 0 if ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -164,10 +193,19 @@ def main(argv: list[str] | None = None) -> int:
     synth.set_defaults(handler=_synth)
 
     dlq = commands.add_parser(
-        "dlq", help="print the stream mappings' on-failure queues of the running runtime (JSON)"
+        "dlq", help="print the on-failure queues and the parked stream records of the running runtime (JSON)"
     )
     dlq.add_argument("--aws-port", type=int, default=_port("LOCAL_AWS_PORT", DEFAULT_AWS_PORT))
     dlq.set_defaults(handler=_dlq)
+
+    replay = commands.add_parser(
+        "replay", help="replay the records the stream consumers parked, through the running runtime (JSON)"
+    )
+    replay.add_argument("--function", default=None, help="only this consumer (name, ARN or part of its name)")
+    replay.add_argument("--limit", type=int, default=100, help="records per invocation (default 100)")
+    replay.add_argument("--port", type=int, default=_port("PORT", DEFAULT_PORT), help="the runtime's HTTP port")
+    replay.add_argument("--aws", action="store_true", help="invoke on AWS (your credentials) instead of locally")
+    replay.set_defaults(handler=_replay)
 
     args = parser.parse_args(argv)
     _configure_logging(args.verbose)

@@ -41,6 +41,7 @@ from local.functions import (
     validate,
 )
 from local.iam import Principal, check_mapping_role, role_of, role_policies
+from local.lambda_api import LambdaApi
 from local.resources import Clients, StackResources, TableInfo
 from local.server import ApiServer, Gateway
 from local.streams import MappingSpec, Streams, mapping_specs
@@ -192,7 +193,9 @@ class Runtime:
         verify: Callable[[str], Any] = partial(verify_token, keys_dir=keys_dir)
         throttle = throttle or throttle_from_env(self.api.throttle, os.environ)
         gateway = Gateway(self.api, invoke, verify, throttle=throttle)
-        self._server = ApiServer(gateway, host, port).start()
+        # The same port answers the Lambda API's ListFunctions and Invoke (`make replay`, local/lambda_api.py).
+        lambda_api = LambdaApi(functions.specs, functions.invoke, functions.__contains__)
+        self._server = ApiServer(gateway, host, port, lambda_api=lambda_api).start()
         if gateway.throttle is not None:
             origin = "the template's" if gateway.throttle == self.api.throttle else "set locally"
             log.info("stage %s: %g requests/s, burst %d (%s)", self.api.stage, gateway.throttle.rate,

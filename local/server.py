@@ -29,6 +29,7 @@ from local.apigw import (
 )
 from local.auth import InvalidToken
 from local.functions import FunctionError
+from local.lambda_api import LambdaApi
 from local.proxy import (
     HttpRequest,
     HttpResponse,
@@ -151,6 +152,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _handle(self) -> None:
         started = time.monotonic()
+        lambda_api = self.server.lambda_api
+        if lambda_api is not None and lambda_api.serves(self.path.partition("?")[0]):
+            self._handle_lambda_api(lambda_api, started)  # the local Lambda API (local/lambda_api.py)
+            return
         gateway = self.server.gateway
         raw_path, _, query = self.path.partition("?")
         headers = list(self.headers.items())
@@ -183,6 +188,22 @@ class _Handler(BaseHTTPRequestHandler):
             function or "-",
             (time.monotonic() - started) * 1000,
         )
+
+    def _handle_lambda_api(self, lambda_api: LambdaApi, started: float) -> None:
+        path = self.path.partition("?")[0]
+        try:
+            response = lambda_api.handle(
+                self.command, path, self._read_body(), self.headers.get("X-Amz-Invocation-Type")
+            )
+        except _BodyTooLarge:
+            self.close_connection = True
+            response = HttpResponse(413, [("x-amzn-ErrorType", "RequestEntityTooLargeException")], b"{}")
+        except Exception:
+            log.exception("%s %s: local Lambda API error", self.command, path)
+            response = HttpResponse(500, [("x-amzn-ErrorType", "ServiceException")], b"{}")
+        self._send(response)
+        log.info("%s %s %d (Lambda API) %.0fms", self.command, path, response.status,
+                 (time.monotonic() - started) * 1000)
 
     def _read_body(self) -> bytes:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
@@ -238,17 +259,21 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
     gateway: Gateway
+    lambda_api: LambdaApi | None = None
 
 
 class ApiServer:
     """The HTTP listener on 127.0.0.1:<port> (0 = any free port)."""
 
-    def __init__(self, gateway: Gateway, host: str = "127.0.0.1", port: int = 3000) -> None:
+    def __init__(
+        self, gateway: Gateway, host: str = "127.0.0.1", port: int = 3000, lambda_api: LambdaApi | None = None
+    ) -> None:
         try:
             self._server = _Server((host, port), _Handler)
         except OSError as exc:
             raise OSError(f"cannot listen on {host}:{port} ({exc.strerror}); set PORT") from exc
         self._server.gateway = gateway
+        self._server.lambda_api = lambda_api  # the operator's Lambda API on the same port (make replay)
         self._thread = threading.Thread(
             target=self._server.serve_forever,
             kwargs={"poll_interval": 0.1},

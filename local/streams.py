@@ -15,6 +15,16 @@ poller's buffer; a batch that fails is retried from memory, narrowed by a partia
 or a bisection, until it succeeds or is given up on (its description goes to the on-failure
 destination and the poller moves past it). Where AWS leaves room, the choices are written down in
 docs/local-runtime.md ("Streams and TTL").
+
+The rules follow the AWS Lambda Developer Guide, quoted where each is implemented:
+- [PARTIAL] "Configuring partial batch response with DynamoDB and Lambda"
+  (https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-batchfailurereporting.html): success and failure
+  conditions, the lowest failed sequence number as checkpoint, "Bisecting a batch";
+- [ERRORS] "Retaining discarded records for a DynamoDB event source in Lambda"
+  (https://docs.aws.amazon.com/lambda/latest/dg/services-dynamodb-errors.html): retries, maximum record age,
+  bisecting and the retry quota, discarding, the on-failure destination;
+- [PARAMS] "Lambda parameters for Amazon DynamoDB event source mappings"
+  (https://docs.aws.amazon.com/lambda/latest/dg/services-ddb-params.html): defaults and -1.
 """
 
 from __future__ import annotations
@@ -72,8 +82,10 @@ class MappingSpec:
     batching_window: float = 0.0
     filters: tuple[Pattern, ...] = ()
     report_item_failures: bool = False
+    # [PARAMS] MaximumRetryAttempts "-1 means infinite: failed records are retried until the record expires"
     max_retries: int = -1  # -1: until the records are too old (forever without a maximum age)
     bisect: bool = False
+    # [PARAMS] MaximumRecordAgeInSeconds "-1 means infinite: failed records are retried until the record expires"
     max_record_age: float = -1  # seconds; -1: no limit
     on_failure: str | None = None  # destination ARN
     enabled: bool = True
@@ -235,6 +247,12 @@ def item_failures(result: Any, sequence_numbers: Sequence[str]) -> list[int] | N
     [] when the batch succeeded (no response, `{}`, no or empty `batchItemFailures`). None when
     Lambda would count the whole batch as failed: a failure without an `itemIdentifier` of this
     batch (missing, empty, null, unknown), or a response that is not an object.
+
+    [PARTIAL] "Lambda treats a batch as a complete success if you return any of the following: An empty
+    batchItemFailure list; A null batchItemFailure list; An empty EventResponse; A null EventResponse."
+    "Lambda treats a batch as a complete failure if you return any of the following: An empty string
+    itemIdentifier; A null itemIdentifier; An itemIdentifier with a bad key name." An identifier that names
+    no record of the batch is not documented; it is treated like a null one (the whole batch failed).
     """
     if result is None:
         return []
@@ -270,7 +288,11 @@ class Outcome:
         cls, request_id: str, result: Any, sequence_numbers: Sequence[str]
     ) -> Outcome:
         """Outcome of a successful invocation of a mapping with ReportBatchItemFailures:
-        resume from the lowest failed record (it and all after it are retried)."""
+        resume from the lowest failed record (it and all after it are retried).
+
+        [PARTIAL] "If the batchItemFailures array contains multiple items, Lambda uses the record with
+        the lowest sequence number as the checkpoint. Lambda then retries all records starting from that
+        checkpoint." (`item_failures` returns the positions sorted.)"""
         failed = item_failures(result, sequence_numbers)
         if failed is None:
             return cls(request_id, failed_from=0)
@@ -302,7 +324,9 @@ def failure_record(
     """What Lambda sends to an on-failure destination for a stream batch it gives up on.
 
     `responseContext` describes the last invocation and is left out when the records were never
-    invoked (too old on arrival).
+    invoked (too old on arrival). [ERRORS] "Each record sent to the destination is a JSON document
+    that contains metadata about the failed invocation." Only an Amazon S3 destination also gets "the
+    entire invocation record": an SQS queue never sees the records themselves (PITFALLS 17).
     """
     request_context = {
         "requestId": outcome.request_id if outcome else str(uuid.uuid4()),
@@ -552,7 +576,11 @@ class ShardPoller:
     def _split_expired(
         self, records: tuple[StreamRecord, ...]
     ) -> tuple[tuple[StreamRecord, ...], tuple[StreamRecord, ...]]:
-        """(records older than MaximumRecordAgeInSeconds, the rest); the old ones come first."""
+        """(records older than MaximumRecordAgeInSeconds, the rest); the old ones come first.
+
+        [ERRORS] Lambda retries "until the records expire, exceed the maximum age
+        (MaximumRecordAgeInSeconds), or reach the configured retry quota (MaximumRetryAttempts)": the age
+        is checked before every invocation, the first try included."""
         if self.spec.max_record_age < 0:
             return (), records
         now = self.mapping.clock()
@@ -579,6 +607,9 @@ class ShardPoller:
                 return Outcome(request_id, failed_from=0, invalid="response without a state object")
             self._window_state = dict(state)
         if not self.spec.report_item_failures:
+            # [PARTIAL] "Even when your function code returns partial batch failure responses, these
+            # responses will not be processed by Lambda unless the ReportBatchItemFailures feature is
+            # explicitly turned on for your event source mapping."
             return Outcome(request_id)
         sequence_numbers = [record.sequence_number for record in records]
         return Outcome.from_response(request_id, result, sequence_numbers)
@@ -642,6 +673,10 @@ class ShardPoller:
         attempt = self._attempts + 1
         # Only a function error bisects; the halves start with no retries used (as in AWS,
         # splitting does not count), which still ends: halves shrink to single records.
+        # [PARTIAL] "If your invocation fails and BisectBatchOnFunctionError is turned on, the batch is
+        # bisected regardless of your ReportBatchItemFailures setting." [ERRORS] "Splitting batches
+        # doesn't count towards the retry quota." A response Lambda rejects (a null itemIdentifier, say)
+        # fails the batch but is no invocation error: retried whole, not bisected.
         split = outcome.error is not None and self.spec.bisect and len(records) > 1
         self._log_invocation(segment, attempt, outcome, split)
         if outcome.failed_from is None:
@@ -657,11 +692,18 @@ class ShardPoller:
             self._attempts = 0
             return
         if outcome.failed_from > 0:  # the records before the failed one are done
+            # [PARTIAL] "When a partial batch success response is received and both
+            # BisectBatchOnFunctionError and ReportBatchItemFailures are turned on, the batch is bisected
+            # at the returned sequence number and Lambda retries only the remaining records." The same
+            # without bisecting: the checkpoint moves to the lowest failed record.
             records = records[outcome.failed_from :]
             self._pending[0] = _Segment(records, segment.bisected)
             attempt = 1  # the first record to retry has failed once so far
         self._attempts = attempt
         if 0 <= self.spec.max_retries < attempt:
+            # [ERRORS] "If the error handling measures fail, Lambda discards the records and continues
+            # processing batches from the stream." With a partial response, that is every record from the
+            # lowest failed one to the end of the batch, good ones included (PITFALLS 17).
             self._give_up(records, "RetryAttemptsExhausted", attempt, outcome)
             self._finish_segment()
             return

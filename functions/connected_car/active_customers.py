@@ -10,6 +10,12 @@ If a registration changed in between, the condition fails and we start again; th
 is also on its way. So the flag converges to the truth whatever the redeliveries, the order across shards, or
 two registrations of one customer changing at once: a stale computation can never overwrite a newer one.
 Every write is safe to repeat (it sets the truth; it never adds).
+
+Poison records (functions/shared/parked.py): a record without a `username` key, or whose customer does not exist
+(registrations are only written by the API for existing customers, so such a record was written around it and can
+never apply until an operator creates the customer), is parked with its content and the batch goes on. Throttling,
+5xx and a race that outlasted MAX_ATTEMPTS are transient: reported in `batchItemFailures` for Lambda to retry.
+`{"replay": {...}}` (make replay) syncs each pending parked record's customer again and marks it replayed.
 """
 
 from __future__ import annotations
@@ -17,19 +23,21 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
+from aws_lambda_powertools.utilities.batch import process_partial_response
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
 from functions.connected_car.schema import ACTIVE, ACTIVE_FLAG, CUSTOMER_TABLE, REGISTRATION_TABLE
-from functions.shared import ddb
+from functions.shared import ddb, parked
 from functions.shared.observability import logger, metrics, tracer
+from functions.shared.parked import PermanentRecordError
 
+CONSUMER = "connected-car.active-customers"  # its partition in the parked-records table: never rename
 MAX_ATTEMPTS = 5
 
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+processor = parked.ParkingBatchProcessor(CONSUMER)
 # Customers already synced by this invocation: a sync reads the state after every write of the batch, so a
 # second record of the same customer in the batch has nothing to add.
 _synced: set[str] = set()
@@ -57,7 +65,9 @@ def sync_customer(username: str) -> str:
     for _ in range(MAX_ATTEMPTS):
         customer = customers.get_item(Key={"username": username}, ConsistentRead=True).get("Item")
         if customer is None:
-            return "no-customer"  # registrations are only written for existing customers, who are never deleted
+            # Registrations are only written by the API for existing customers, who are never deleted: this record
+            # was written around the API, and cannot apply until an operator creates the customer.
+            raise PermanentRecordError(f"customer {username!r} does not exist")
         version = customer.get("regVersion", 0)
         active = has_active_registration(username)
         if bool(customer.get("isActive")) == active and ("activeFlag" in customer) == active:
@@ -83,8 +93,16 @@ def sync_customer(username: str) -> str:
     raise RuntimeError(f"registrations of {username} kept changing while syncing isActive")
 
 
+def username_of(record: DynamoDBRecord) -> str:
+    keys = (record.dynamodb.keys if record.dynamodb else None) or {}
+    username = keys.get("username")
+    if not isinstance(username, str) or not username:
+        raise PermanentRecordError("the record has no username key: it is not a Registration change")
+    return username
+
+
 def record_handler(record: DynamoDBRecord) -> str:
-    username = record.dynamodb.keys["username"]
+    username = username_of(record)
     if username in _synced:
         return "synced-in-this-batch"
     outcome = sync_customer(username)
@@ -97,5 +115,16 @@ def record_handler(record: DynamoDBRecord) -> str:
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    request = parked.replay_request(event)
+    if request is not None:
+        return parked.replay(parked.ParkedRecords(CONSUMER), request, replay_record)
     _synced.clear()
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+
+
+def replay_record(item: parked.ParkedRecord) -> str:
+    """Apply a parked record again: sync its customer (raises while the customer still does not exist), then mark it
+    replayed if it is still pending. A sync is safe to repeat, so a crash between the two only syncs again."""
+    sync_customer(username_of(DynamoDBRecord(item.record)))
+    replayed = parked.ParkedRecords(CONSUMER).mark(item.position, parked.REPLAYED)
+    return "replayed" if replayed else "already-replayed"

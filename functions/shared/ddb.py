@@ -102,20 +102,34 @@ class ConditionFailed:
     index: int
     item: dict[str, Any] | None  # that action's item before, when it asked ReturnValuesOnConditionCheckFailure=ALL_OLD
     error: ClientError
+    name: str | None = None  # that action's name, when the caller named its actions
+    names: tuple[str, ...] = ()  # every action whose condition failed, by name (DynamoDB may report only some)
 
 
-def transact_write(actions: Sequence[Mapping[str, Any]]) -> ConditionFailed | None:
+def transact_write(
+    actions: Sequence[Mapping[str, Any]], names: Sequence[str] | None = None
+) -> ConditionFailed | None:
     """TransactWriteItems (plain Python values, as the Table methods take them); None when it committed.
 
     A cancellation caused by a condition is returned, for the caller to name the rule that held; any other
-    (throttling, a conflicting transaction) propagates and the resolver answers 429.
+    (throttling, a conflicting transaction) propagates and the resolver answers 429. `names`, one per action,
+    let the caller tell which rule failed by name rather than by position (a list built in a loop shifts).
     """
+    if names is not None and len(names) != len(actions):
+        raise ValueError(f"{len(names)} names for {len(actions)} actions")
     try:
         resource().meta.client.transact_write_items(TransactItems=list(actions))
     except ClientError as error:
         reasons = cancellation_reasons(error)
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
             raise
-        index = reasons.index("ConditionalCheckFailed")
-        return ConditionFailed(index=index, item=cancellation_items(error)[index], error=error)
+        failed = [i for i, reason in enumerate(reasons) if reason == "ConditionalCheckFailed"]
+        index = failed[0]
+        return ConditionFailed(
+            index=index,
+            item=cancellation_items(error)[index],
+            error=error,
+            name=names[index] if names is not None else None,
+            names=tuple(names[i] for i in failed if i < len(names)) if names is not None else (),
+        )
     return None

@@ -16,6 +16,17 @@ Only records *before* the first failed one are flushed, because Lambda redeliver
 
 The shard: Lambda puts `shardId` in the event only when the mapping has a tumbling window, so the aggregator's
 mapping has one (infra/domains/voting.py); its state is not used (`{}` is returned, as the window protocol asks).
+
+Poison records (functions/shared/parked.py) are parked, not reported, so the records after them are not lost:
+- a record that cannot be a RawVotes change (`change_of` raises PermanentRecordError), parked as it is processed;
+- a ballot for a poll that does not exist (RawVotes written around the API): the flush checks, in its transaction,
+  that each poll it has not yet seen exist has its item (ConditionCheck `attribute_exists`); a failed check names its
+  poll by the action's name, that poll's records are parked and the rest is flushed again. A poll, once created, is
+  never deleted, so a poll seen to exist needs no further check in this container;
+- a flush of one single record refused with ValidationException (bisecting narrows a failing batch down to one).
+The checkpoint still moves past parked records, and a parked record is never in a flush, so exactly-once holds: a
+redelivery re-parks it (a no-op). `{"replay": {...}}` applies each pending parked record in one transaction with
+its parked item leaving `pending` (see VotingRepository.replay).
 """
 
 from __future__ import annotations
@@ -24,20 +35,24 @@ import os
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
-from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 from aws_lambda_powertools.utilities.typing import LambdaContext
+from botocore.exceptions import ClientError
 
+from functions.shared import ddb, parked
 from functions.shared.observability import logger, metrics, tracer
+from functions.shared.parked import PermanentRecordError
 from functions.voting.repository import (
     CheckpointMovedError,
     Flush,
+    MissingPollError,
+    Replay,
     Shard,
     TableNames,
     TransactionConflictError,
@@ -48,8 +63,9 @@ from functions.voting.schema import DEFAULT_SEGMENTS, SEGMENTS_ENV, SEQUENCE_DIG
 MAX_KEYS_PER_FLUSH = 99  # TransactWriteItems takes 100 actions: the aggregate updates plus the checkpoint
 MAX_FLUSH_ATTEMPTS = 8  # conflicting transactions or a moved checkpoint, then the invocation fails (Lambda retries)
 CONFLICT_PAUSE = 0.05  # seconds, times the attempt, with jitter
+CONSUMER = "voting.aggregator"  # its partition in the parked-records table: never rename
 
-processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
+processor = parked.ParkingBatchProcessor(CONSUMER)
 
 
 class MissingShardError(RuntimeError):
@@ -69,6 +85,7 @@ class Change:
     old: str | None  # candidate before the write (None: no vote)
     new: str | None  # candidate after the write
     versions: int  # the record's version increment: changes accepted by the API (1 for every API write)
+    record: dict[str, Any] | None = field(default=None, compare=False, repr=False)  # the stream record, to park it
 
 
 @dataclass
@@ -77,23 +94,27 @@ class Applied:
     item_writes: int = 0
     transactions: int = 0
     retries: int = 0
+    parked: int = 0
 
 
 def _candidate(image: dict[str, Any]) -> str | None:
     candidate = image.get("candidate")
     if candidate is not None and not isinstance(candidate, str):
-        raise ValueError(f"candidate is not a string: {candidate!r}")
+        raise PermanentRecordError(f"candidate is not a string: {candidate!r}")
     return candidate
 
 
 def change_of(record: DynamoDBRecord, sequence: str) -> Change:
-    """The record's delta; raises on a record that cannot be a RawVotes change (it is reported as failed)."""
+    """The record's delta; raises PermanentRecordError on a record that cannot be a RawVotes change (it is parked)."""
     poll_id = record.dynamodb.keys.get("pollId") if record.dynamodb else None
     if not isinstance(poll_id, str) or not poll_id:
-        raise ValueError("the record has no pollId key")
+        raise PermanentRecordError("the record has no pollId key")
     old_image, new_image = record.dynamodb.old_image or {}, record.dynamodb.new_image or {}
-    versions = int(new_image.get("version", 0)) - int(old_image.get("version", 0))
-    return Change(sequence, poll_id, _candidate(old_image), _candidate(new_image), versions)
+    try:
+        versions = int(new_image.get("version", 0)) - int(old_image.get("version", 0))
+    except (TypeError, ValueError) as error:
+        raise PermanentRecordError(f"version is not a number: {error}") from error
+    return Change(sequence, poll_id, _candidate(old_image), _candidate(new_image), versions, record.raw_event)
 
 
 def sum_deltas(changes: Sequence[Change]) -> tuple[dict[str, Counter[str]], Counter[str]]:
@@ -110,17 +131,32 @@ def sum_deltas(changes: Sequence[Change]) -> tuple[dict[str, Counter[str]], Coun
     return deltas, versions
 
 
-def chunks(changes: Sequence[Change], max_keys: int = MAX_KEYS_PER_FLUSH) -> Iterator[Sequence[Change]]:
-    """Consecutive runs of changes touching at most `max_keys` aggregate items each (a transaction's limit)."""
+def chunks(
+    changes: Sequence[Change],
+    max_keys: int = MAX_KEYS_PER_FLUSH,
+    *,
+    skipped: Collection[str] = (),
+    checked: Collection[str] = (),
+) -> Iterator[Sequence[Change]]:
+    """Consecutive runs of changes touching at most `max_keys` items each (a transaction's limit): aggregates, plus
+    the poll item of each poll in `checked` (its ConditionCheck). Changes whose sequence is in `skipped` (parked)
+    touch nothing: they only ride along so that the checkpoint moves past them."""
     start, keys = 0, set()
     for index, change in enumerate(changes):
+        if change.sequence in skipped:
+            continue
         touched = {(change.poll_id, c) for c in (change.old, change.new) if c is not None} | {(change.poll_id, None)}
+        if change.poll_id in checked:
+            touched.add((change.poll_id, "#poll"))
         if index > start and len(keys | touched) > max_keys:
             yield changes[start:index]
             start, keys = index, set()
         keys |= touched
     if start < len(changes):
         yield changes[start:]
+
+
+Park = Callable[[Sequence[Change], BaseException], None]  # parks changes that can never be applied
 
 
 class Aggregator:
@@ -130,19 +166,29 @@ class Aggregator:
         self.repository = repository
         self.segments = segments
         self._rng = rng or random.Random()
+        # Polls a committed flush checked: they exist for ever (never deleted), so they need no further check.
+        self._known_polls: set[str] = set()
 
-    def apply(self, shard: Shard, expected: str | None, changes: Sequence[Change]) -> Applied:
+    def apply(self, shard: Shard, expected: str | None, changes: Sequence[Change], park: Park | None = None) -> Applied:
         """Flush `changes` (in stream order, all above `expected`) in as few transactions as the limits allow,
-        each moving the checkpoint from the value the previous one left."""
+        each moving the checkpoint from the value the previous one left.
+
+        With `park`, changes that can never be applied are parked instead of failing the batch: those of a poll
+        the flush's ConditionCheck finds missing, and a lone change whose flush DynamoDB refuses as invalid. They
+        stay in the run, contributing nothing, so the checkpoint still moves past them."""
         applied = Applied()
         pending = list(changes)
+        skipped: set[str] = set()  # sequences of parked changes
         attempts = 0
         while pending:
-            chunk = next(chunks(pending))
-            deltas, versions = sum_deltas(chunk)
+            unchecked = {c.poll_id for c in pending} - self._known_polls
+            chunk = next(chunks(pending, skipped=skipped, checked=unchecked))
+            live = [c for c in chunk if c.sequence not in skipped]
+            deltas, versions = sum_deltas(live)
             flush = Flush(
-                deltas=deltas, changes=versions, records=len(chunk), expected=expected, through=chunk[-1].sequence,
+                deltas=deltas, changes=versions, records=len(live), expected=expected, through=chunk[-1].sequence,
                 segment=self._rng.randint(1, self.segments),
+                checks=tuple(sorted({c.poll_id for c in live} - self._known_polls)),
             )
             try:
                 applied.item_writes += self.repository.flush(shard, flush, datetime.now(timezone.utc))
@@ -157,7 +203,30 @@ class Aggregator:
                 attempts = self._again(attempts, applied)
                 time.sleep(CONFLICT_PAUSE * attempts * (0.5 + self._rng.random()))
                 continue
-            applied.records += len(chunk)
+            except MissingPollError as missing:
+                if park is None:
+                    raise
+                # Named by the failed ConditionCheck's action name: park every ballot of those polls, flush the rest.
+                before = len(skipped)
+                for poll_id in missing.poll_ids:
+                    doomed = [c for c in pending if c.poll_id == poll_id and c.sequence not in skipped]
+                    park(doomed, MissingPollError([poll_id]))
+                    skipped.update(c.sequence for c in doomed)
+                    applied.parked += len(doomed)
+                if len(skipped) == before:  # nothing left to blame: never loop
+                    raise
+                continue
+            except ClientError as error:
+                # A request DynamoDB refuses as invalid is permanent, but only a lone record can be blamed for it;
+                # a longer run fails the invocation, and Lambda bisects it down to single records.
+                if park is None or ddb.error_code(error) != "ValidationException" or len(live) != 1:
+                    raise
+                park(live, error)
+                skipped.add(live[0].sequence)
+                applied.parked += 1
+                continue
+            self._known_polls.update(flush.checks)
+            applied.records += len(live)
             applied.transactions += 1
             expected = flush.through
             pending = pending[len(chunk):]
@@ -211,27 +280,61 @@ def aggregate(event: dict[str, Any], context: LambdaContext | None = None,
     with processor(records, record_handler, context):
         outcomes = processor.process()
     # Lambda resumes at the first failed record and redelivers everything after it: flush only what comes before.
+    # Parked records (a bad shape) are successes without a change: the rest goes on.
     ready: list[Change] = []
     for status, result, _ in outcomes:
         if status != "success":
             break
-        if result is not None:
+        if isinstance(result, Change):
             ready.append(result)
     skipped = sum(1 for status, result, _ in outcomes if status == "success" and result is None)
-    applied = aggregator.apply(shard, expected, ready)
+    parked_now = sum(1 for status, result, _ in outcomes if status == "success" and isinstance(result, parked.Parked))
+    applied = aggregator.apply(shard, expected, ready, park=park_changes)
     if applied.records:
         metrics.add_metric(name="VoteRecordsAggregated", unit="Count", value=applied.records)
         metrics.add_metric(name="VoteAggregateWrites", unit="Count", value=applied.item_writes)
     logger.info(
         "aggregated",
         extra={"shard": shard.shard_id, "records": len(records), "applied": applied.records, "skipped": skipped,
-               "itemWrites": applied.item_writes, "transactions": applied.transactions, "retries": applied.retries},
+               "parked": parked_now + applied.parked, "itemWrites": applied.item_writes,
+               "transactions": applied.transactions, "retries": applied.retries},
     )
     return {**processor.response(), "state": {}}
+
+
+def park_changes(changes: Sequence[Change], error: BaseException) -> None:
+    """Park the stream records of changes that can never be applied (safe to repeat: see functions/shared/parked.py)."""
+    store = parked.ParkedRecords(CONSUMER)
+    for change in changes:
+        store.park(change.record or {}, error)
+
+
+def replay(request: dict[str, Any], aggregator: Aggregator | None = None) -> dict[str, Any]:
+    """The operator's `{"replay": {...}}`: apply each pending parked record once (VotingRepository.replay)."""
+    aggregator = aggregator or default_aggregator()
+    store = parked.ParkedRecords(CONSUMER)
+
+    def apply(item: parked.ParkedRecord) -> str:
+        record = DynamoDBRecord(item.record)
+        change = change_of(record, padded_sequence(record.dynamodb.sequence_number or ""))
+        deltas, versions = sum_deltas([change])
+        outcome = aggregator.repository.replay(
+            Replay(change.poll_id, deltas.get(change.poll_id, {}), versions.get(change.poll_id, 0),
+                   segment=random.randint(1, aggregator.segments)),
+            store.mark_action(item.position, parked.REPLAYED),
+        )
+        if outcome == "superseded":  # a recount corrected the poll since: this ballot is counted already
+            return "superseded" if store.mark(item.position, parked.SUPERSEDED) else "already-replayed"
+        return outcome
+
+    return parked.replay(store, request, apply)
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 @metrics.log_metrics
 def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    request = parked.replay_request(event)
+    if request is not None:
+        return replay(request)
     return aggregate(event, context)

@@ -6,6 +6,10 @@ Rules held by DynamoDB itself, each in one request:
 - a poll's definition never changes: creating it is a PutItem conditioned on the poll not existing;
 - the aggregates move exactly once per stream record: each flush is one transaction with the shard's checkpoint,
   conditioned on the checkpoint the flush started from (functions/voting/aggregator.py);
+- a ballot is aggregated only into a poll that exists: a flush checks each poll it has not seen exist yet with a
+  ConditionCheck `attribute_exists` in the same transaction (a poll, once created, is never deleted);
+- a parked record is replayed exactly once: its deltas, the poll's existence (and that no recount corrected the
+  poll since), and its parked item leaving `pending` are one transaction;
 - a recount's correction is one transaction conditioned on the poll's recount version, so two recounts cannot
   both correct the same drift.
 """
@@ -85,6 +89,7 @@ class Flush:
     expected: str | None
     through: str
     segment: int
+    checks: tuple[str, ...] = ()  # polls whose existence the transaction checks (ConditionCheck on "#poll")
 
 
 class CheckpointMovedError(Exception):
@@ -93,6 +98,25 @@ class CheckpointMovedError(Exception):
 
 class TransactionConflictError(Exception):
     """A concurrent transaction held one of the items (another shard flushing the same segment): retry."""
+
+
+class MissingPollError(Exception):
+    """The flush's ConditionCheck found no poll item for these polls: their ballots can never be aggregated until
+    an operator creates the polls (a permanent failure: the aggregator parks their records)."""
+
+    def __init__(self, poll_ids: list[str]):
+        super().__init__(f"poll(s) {', '.join(poll_ids)} do not exist")
+        self.poll_ids = poll_ids
+
+
+@dataclass(frozen=True)
+class Replay:
+    """One parked RawVotes record applied again: its deltas and version increment, on one segment."""
+
+    poll_id: str
+    deltas: Mapping[str, int]
+    changes: int
+    segment: int
 
 
 def poll_item(poll: Poll) -> dict[str, Any]:
@@ -295,19 +319,28 @@ class VotingRepository:
         return None if item is None else str(item["sequenceNumber"])
 
     def flush(self, shard: Shard, flush: Flush, now: datetime) -> int:
-        """Apply a flush: one TransactWriteItems with an ADD per (poll, candidate) segment and the shard checkpoint,
-        conditioned on the checkpoint still being `flush.expected`. Returns the number of items written."""
+        """Apply a flush: one TransactWriteItems with a ConditionCheck per poll in `flush.checks` (it exists), an ADD
+        per (poll, candidate) segment and the shard checkpoint, conditioned on the checkpoint still being
+        `flush.expected`. Returns the number of items written. Raises MissingPollError naming the polls whose check
+        failed (found by the failed actions' names), CheckpointMovedError, TransactionConflictError."""
         actions: list[dict[str, Any]] = []
+        names: list[str] = []
+        for poll_id in flush.checks:
+            actions.append(_poll_check(self.tables.votes, poll_id))
+            names.append(_poll_check_name(poll_id))
         for poll_id in sorted(set(flush.deltas) | set(flush.changes)):
             for candidate, delta in sorted(flush.deltas.get(poll_id, {}).items()):
                 if delta:
                     actions.append(_total_update(self.tables.votes, poll_id, candidate, flush.segment, delta))
+                    names.append("total")
             if flush.changes.get(poll_id):
                 actions.append(_applied_update(self.tables.votes, poll_id, flush.segment, flush.changes[poll_id]))
+                names.append("applied")
+        writes = len(actions) - len(flush.checks) + 1  # a ConditionCheck writes nothing
         key = {"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK}
         values: dict[str, Any] = {
             ":through": flush.through, ":now": now.isoformat(), ":records": flush.records,
-            ":writes": len(actions) + 1, ":one": 1, ":expires": int(now.timestamp()) + CHECKPOINT_RETENTION_SECONDS,
+            ":writes": writes, ":one": 1, ":expires": int(now.timestamp()) + CHECKPOINT_RETENTION_SECONDS,
         }
         if flush.expected is None:
             condition = "attribute_not_exists(pollId)"
@@ -328,15 +361,78 @@ class VotingRepository:
                 }
             }
         )
+        names.append(CHECKPOINT_ACTION)
         try:
-            failed = ddb.transact_write(actions)  # only the checkpoint has a condition
+            failed = ddb.transact_write(actions, names)  # conditions: the polls' checks and the checkpoint
         except ClientError as error:
             if "TransactionConflict" in ddb.cancellation_reasons(error):
                 raise TransactionConflictError(shard.shard_id) from error
             raise
-        if failed is not None:
+        if failed is None:
+            return writes
+        if CHECKPOINT_ACTION in failed.names:  # first: what is left to apply may have changed
             raise CheckpointMovedError(shard.shard_id) from failed.error
-        return len(actions)
+        missing = [name.removeprefix(POLL_CHECK_PREFIX) for name in failed.names if name.startswith(POLL_CHECK_PREFIX)]
+        if not missing:
+            raise RuntimeError(f"flush cancelled by an unexpected condition: {failed.names}") from failed.error
+        raise MissingPollError(missing) from failed.error
+
+    # parked records (functions/shared/parked.py)
+
+    def replay(self, replay: Replay, parked_update: Mapping[str, Any]) -> str:
+        """Replay a parked record: one TransactWriteItems with its deltas and applied changes on one segment, a
+        ConditionCheck that the poll exists and that no recount corrected it (`recountVersion` absent), and
+        `parked_update` (the parked item leaves `pending`, conditioned on it being pending).
+
+        Returns "replayed", "already-replayed" (another replay got there first) or "superseded" (a recount has
+        corrected the poll since: its count already includes this ballot, see docs/voting.md); raises
+        MissingPollError while the poll does not exist.
+        """
+        actions: list[dict[str, Any]] = [
+            {
+                "ConditionCheck": {
+                    "TableName": self.tables.votes,
+                    "Key": {"pollId": replay.poll_id, "sk": POLL_SK},
+                    "ConditionExpression": "attribute_exists(pollId) AND attribute_not_exists(recountVersion)",
+                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+                }
+            },
+            dict(parked_update),
+        ]
+        names = ["poll", "parked"]
+        for candidate, delta in sorted(replay.deltas.items()):
+            if delta:
+                actions.append(_total_update(self.tables.votes, replay.poll_id, candidate, replay.segment, delta))
+                names.append("total")
+        if replay.changes:
+            actions.append(_applied_update(self.tables.votes, replay.poll_id, replay.segment, replay.changes))
+            names.append("applied")
+        failed = ddb.transact_write(actions, names)
+        if failed is None:
+            return "replayed"
+        if "parked" in failed.names:
+            return "already-replayed"
+        if failed.item is None:
+            raise MissingPollError([replay.poll_id]) from failed.error
+        return "superseded"
+
+
+CHECKPOINT_ACTION = "checkpoint"
+POLL_CHECK_PREFIX = "poll:"
+
+
+def _poll_check_name(poll_id: str) -> str:
+    return f"{POLL_CHECK_PREFIX}{poll_id}"
+
+
+def _poll_check(table: str, poll_id: str) -> dict[str, Any]:
+    return {
+        "ConditionCheck": {
+            "TableName": table,
+            "Key": {"pollId": poll_id, "sk": POLL_SK},
+            "ConditionExpression": "attribute_exists(pollId)",
+        }
+    }
 
 
 def _total_update(table: str, poll_id: str, candidate: str, segment: int, votes: int) -> dict[str, Any]:

@@ -9,6 +9,10 @@ Lambda's event source mapping defaults retry a failing batch until its records a
 - an SQS on-failure destination (the DLQ, `enforce_ssl`, 14 days retention) that receives the description of
   every batch given up on, so nothing is skipped silently.
 Records after a failed one are redelivered, so every consumer write must be safe to repeat.
+With ReportBatchItemFailures, a record that always fails is not isolated by bisecting (Lambda bisects only when the
+invocation fails) and, once the retries are spent, costs every record after it in its batch, while the DLQ gets only
+metadata (PITFALLS 17). So each consumer parks such records itself in the shared parked-records table
+(functions/shared/parked.py), and gets exactly the grants that takes: PutItem (park), Query and UpdateItem (replay).
 A `tumbling_window` is the only way Lambda tells a DynamoDB stream consumer which shard a batch came from
 (`shardId` in the event; it also pins the parallelization factor to 1): consumers that checkpoint per shard use it.
 """
@@ -24,20 +28,24 @@ from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
+from functions.shared.parked import PARKED_TABLE
 from infra.constructs.api_function import ApiFunction, SharedCode
 from infra.constructs.nag import acknowledge
 from infra.constructs.spec_table import SpecTable
 
 DEFAULT_RETRY_ATTEMPTS = 5
 DEFAULT_MAX_RECORD_AGE = Duration.hours(6)
+# What functions/shared/parked.py calls on the parked-records table: PutItem (park), Query (the pending ones),
+# UpdateItem (mark replayed, alone or as an Update inside a replay's TransactWriteItems).
+PARKED_ACTIONS = ["PutItem", "Query", "UpdateItem"]
 
 
 class StreamConsumer(Construct):
     """`function` reads `table`'s stream; failed batches end in `dead_letter_queue`.
 
     `filters` are Lambda event filter patterns (dicts, as in the AWS docs), applied before invocation.
-    The function's role gets the stream read actions (from the event source) and SendMessage on the DLQ;
-    grant it the table actions its code uses yourself.
+    The function's role gets the stream read actions (from the event source), SendMessage on the DLQ and
+    PARKED_ACTIONS on `parked` (its name in the environment); grant it the table actions its code uses yourself.
     """
 
     def __init__(
@@ -46,6 +54,7 @@ class StreamConsumer(Construct):
         construct_id: str,
         *,
         table: SpecTable,
+        parked: SpecTable,
         shared: SharedCode,
         handler: str,
         service: str,
@@ -80,11 +89,12 @@ class StreamConsumer(Construct):
             shared=shared,
             handler=handler,
             service=service,
-            environment=dict(environment),
+            environment={**environment, PARKED_TABLE.env_var: parked.table.table_name},
             removal_policy=removal_policy,
             timeout=timeout,
         )
         self.function: lambda_.Function = self.lambda_function.function
+        parked.grant(self.function, PARKED_ACTIONS)
         self.event_source = sources.DynamoEventSource(
             table.table,
             starting_position=lambda_.StartingPosition.TRIM_HORIZON,

@@ -23,7 +23,7 @@ from functions.connected_car.schema import (
 )
 from functions.connected_car.service import DEFAULT_EVENT_RETENTION_DAYS
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
-from infra.constructs.api_function import ApiFunction, SharedCode
+from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
 from infra.constructs.rest_api import BlueprintsApi, Route
 from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
 from infra.constructs.stream_consumer import StreamConsumer
@@ -62,6 +62,7 @@ class ConnectedCarDomain(Construct):
         shared: SharedCode,
         cursor_secret: secretsmanager.ISecret,
         idempotency: SpecTable,
+        parked: SpecTable,
         removal_policy: RemovalPolicy,
         deletion_protection: bool,
     ):
@@ -97,19 +98,19 @@ class ConnectedCarDomain(Construct):
         fn = self.api_function
         dealer.grant(fn, ["GetItem", "PutItem", "ConditionCheckItem"])
         timeslot.grant(fn, ["GetItem", "Query", "UpdateItem"])
-        customer.grant(fn, ["GetItem", "UpdateItem", "Query"], indexes=(ACTIVE_CUSTOMER_INDEX,))
-        vehicle.grant(fn, ["GetItem", "PutItem", "ConditionCheckItem"])
+        customer.grant(fn, ["GetItem", "UpdateItem"], indexes=(ACTIVE_CUSTOMER_INDEX,))
+        vehicle.grant(fn, ["GetItem", "UpdateItem", "ConditionCheckItem"])
         registration.grant(
             fn, ["GetItem", "Query", "UpdateItem", "ConditionCheckItem"], indexes=(VEHICLE_REGISTRATION_INDEX,)
         )
         appointment.grant(
             fn,
-            ["GetItem", "Query", "PutItem", "DeleteItem"],
+            ["GetItem", "PutItem", "DeleteItem"],
             indexes=(TIMESLOT_APPOINTMENT_INDEX, REGISTRATION_APPOINTMENT_INDEX),
         )
         event.grant(fn, ["Query", "PutItem"], indexes=(VEHICLE_EVENT_TYPE_INDEX,))
         idempotency.grant(fn, IDEMPOTENCY_ACTIONS)
-        cursor_secret.grant_read(fn)
+        grant_secret_value(fn, cursor_secret)
         api.add_routes(fn, ROUTES)
 
         # Customer.isActive follows the registrations (functions/connected_car/active_customers.py).
@@ -117,6 +118,7 @@ class ConnectedCarDomain(Construct):
             self,
             "ActiveCustomers",
             table=registration,
+            parked=parked,
             shared=shared,
             handler="functions.connected_car.active_customers.lambda_handler",
             service="connected-car",

@@ -56,6 +56,7 @@ class VotingDomain(Construct):
         api: BlueprintsApi,
         shared: SharedCode,
         idempotency: SpecTable,
+        parked: SpecTable,
         removal_policy: RemovalPolicy,
         deletion_protection: bool,
     ):
@@ -96,6 +97,7 @@ class VotingDomain(Construct):
             self,
             "Aggregator",
             table=self.raw_votes,
+            parked=parked,
             shared=shared,
             handler="functions.voting.aggregator.lambda_handler",
             service="voting",
@@ -107,5 +109,6 @@ class VotingDomain(Construct):
             timeout=AGGREGATOR_TIMEOUT,
             tumbling_window=AGGREGATOR_TUMBLING_WINDOW,
         )
-        # The checkpoint read, and the transactional updates of aggregates, counters and checkpoint.
-        self.votes.grant(self.aggregator.function, ["GetItem", "UpdateItem"])
+        # The checkpoint read; the transactional updates of aggregates, counters and checkpoint; the ConditionCheck
+        # that a poll exists (in a flush, and in a parked record's replay).
+        self.votes.grant(self.aggregator.function, ["GetItem", "UpdateItem", "ConditionCheckItem"])

@@ -17,6 +17,7 @@ from functions.connected_car.repository import ConnectedCarRepository, TableName
 from functions.connected_car.schema import REGISTRATION_TABLE, TABLES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import ddb
+from functions.shared.parked import PARKED_TABLE
 from functions.shared.table_spec import TableSpec
 from infra.domains.connected_car import ROUTES
 from tests.functional.conftest import Client, LambdaContext
@@ -36,9 +37,12 @@ def connected_car_client() -> Client:
     return Client(api.lambda_handler, [route.path for route in ROUTES])
 
 
-def make_tables(monkeypatch, prefix: str = "test", specs: tuple[TableSpec, ...] = TABLES) -> dict[str, str]:
+def make_tables(
+    monkeypatch, prefix: str = "test", specs: tuple[TableSpec, ...] = (*TABLES, PARKED_TABLE)
+) -> dict[str, str]:
     """The tables on moto as conftest.make_table builds them (`<prefix>-<construct id>`, env var set), with
-    one client for all of them; api.service is cleared so that it reads the new names. Env var -> table name."""
+    one client for all of them; api.service is cleared so that it reads the new names. Env var -> table name.
+    The default includes the parked-records table, where the isActive consumer parks what it can never apply."""
     client = boto3.client("dynamodb")
     names = {}
     for spec in specs:

@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from functions.connected_car import active_customers, api
+from functions.shared import ddb, parked
 from functions.connected_car.models import Vehicle
 from functions.connected_car.schema import (
     ACTIVE_CUSTOMER_INDEX,
@@ -36,6 +37,8 @@ from tests.functional.connected_car_support import (
     table_items,
     username_of,
 )
+from tests.functional.conftest import LambdaContext
+from tests.functional.parked_support import REPLAY, assert_parked, consumers, parked_items
 
 NO_FAILURES = {"batchItemFailures": []}
 
@@ -233,6 +236,9 @@ def test_the_record_content_is_not_trusted(people, tables, stream):
     assert deliver([forged, stranger]) == NO_FAILURES
     assert state(tables, "alice") == (True, True)
     assert raw_item(tables[CUSTOMER_TABLE.env_var], {"username": "mallory"}) is None
+    # mallory's record can never apply while she is no customer: parked, not obeyed and not lost
+    (parked,) = parked_items(active_customers.CONSUMER)
+    assert_parked(parked, active_customers.CONSUMER, stranger, "PermanentRecordError", "pending")
 
 
 # --- the race guard ------------------------------------------------------------------------------------
@@ -318,6 +324,108 @@ def test_a_failing_record_is_reported_by_sequence_number_and_the_others_succeed(
     monkeypatch.setattr(active_customers, "has_active_registration", real)
     assert deliver(records[1:]) == NO_FAILURES
     assert [state(tables, u) for u in ("alice", "bob", "carol")] == [(True, True)] * 3
+
+
+# --- poison records: parked with their content, replayed once the cause is fixed --------------------------------
+
+def register_around_the_api(tables, user: str, vin: str) -> None:
+    """A registration the API would refuse (no such customer), written straight into the table."""
+    ddb.table(tables[REGISTRATION_TABLE.env_var]).put_item(
+        Item={"username": user, "vin": vin, "statusCode": "active", "createdAt": "2026-11-22T12:00:00+00:00",
+              "updatedAt": "2026-11-22T12:00:00+00:00"}
+    )
+
+
+def parked_registrations() -> list[dict]:
+    return parked_items(active_customers.CONSUMER)
+
+
+def test_a_registration_of_a_missing_customer_in_the_middle_is_parked_the_others_sync_and_a_replay_after_the_fix_applies_it(
+    people, tables, stream, calls
+):
+    # Given a batch with, in the middle, a registration of a customer who does not exist (written around the API)
+    register(people, "alice", VIN, "active")
+    register_around_the_api(tables, "ghost", VIN4)
+    register(people, "bob", VIN2, "active")
+    register(people, "carol", VIN3, "inactive")
+    records = stream.new()
+    assert [username_of(r) for r in records] == ["alice", "ghost", "bob", "carol"]
+
+    # When Lambda delivers it
+    assert deliver(records) == NO_FAILURES
+
+    # Then every other customer is synced, and ghost's record is parked, whole, with the error
+    assert [state(tables, u) for u in ("alice", "bob", "carol")] == [(True, True), (True, True), (False, False)]
+    (item,) = parked_registrations()
+    assert_parked(item, active_customers.CONSUMER, records[1], "PermanentRecordError", "pending")
+    assert "ghost" in item["errorMessage"]
+    assert consumers() == [active_customers.CONSUMER]
+
+    # When the batch is delivered again: no customer write, ghost parked once
+    calls.clear()
+    assert deliver(records) == NO_FAILURES
+    assert customer_updates(calls, tables) == []
+    assert parked_registrations() == [item]
+
+    # When an operator replays before the customer exists: still failing, still pending
+    before_fix = deliver_replay()
+    assert (before_fix["replayed"], before_fix["stillFailing"]) == (0, 1)
+    assert [i["status"] for i in parked_registrations()] == ["pending"]
+    assert raw_item(tables[CUSTOMER_TABLE.env_var], {"username": "ghost"}) is None
+
+    # When the operator creates the customer (PUT /connected-car/customers/ghost) and replays
+    add_customer(people, "ghost")
+    assert state(tables, "ghost") == (False, False)
+    fixed = deliver_replay()
+
+    # Then ghost's isActive is right, and the record is replayed once
+    assert (fixed["replayed"], fixed["stillFailing"], fixed["next"]) == (1, 0, None)
+    assert state(tables, "ghost") == (True, True)
+    assert "ghost" in active_list(people)
+    assert [i["status"] for i in parked_registrations()] == ["replayed"]
+    assert deliver_replay()["replayed"] == 0
+    assert deliver(records) == NO_FAILURES  # a late redelivery: nothing parked again, nothing changes
+    assert [i["status"] for i in parked_registrations()] == ["replayed"]
+    assert [state(tables, u) for u in ("alice", "ghost", "bob", "carol")] == [(True, True)] * 3 + [(False, False)]
+
+
+def test_a_record_without_a_username_is_parked_and_the_rest_of_the_batch_goes_on(people, tables, stream):
+    register(people, "alice", VIN, "active")
+    register(people, "bob", VIN2, "active")
+    alice, bob = stream.new()
+    keyless = {**alice, "eventID": "keyless",
+               "dynamodb": {**alice["dynamodb"], "Keys": {"vin": {"S": VIN3}}, "SequenceNumber": "9" * 21}}
+    assert deliver([alice, keyless, bob]) == NO_FAILURES
+    assert (state(tables, "alice"), state(tables, "bob")) == ((True, True), (True, True))
+    (item,) = parked_registrations()
+    assert_parked(item, active_customers.CONSUMER, keyless, "PermanentRecordError", "pending")
+    assert deliver_replay()["stillFailing"] == 1  # nothing an operator can fix makes it a Registration change
+
+
+def test_a_poison_record_that_cannot_be_parked_now_is_reported_for_a_retry(people, tables, stream, monkeypatch):
+    register(people, "alice", VIN, "active")
+    register_around_the_api(tables, "ghost", VIN4)
+    register(people, "bob", VIN2, "active")
+    records = stream.new()
+
+    def throttled(self, record, error, now=None):
+        raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
+                          "PutItem")
+
+    real_park = parked.ParkedRecords.park
+    monkeypatch.setattr(parked.ParkedRecords, "park", throttled)
+    result = deliver(records)
+    assert result == {"batchItemFailures": [{"itemIdentifier": records[1]["dynamodb"]["SequenceNumber"]}]}
+    assert parked_registrations() == []
+    monkeypatch.setattr(parked.ParkedRecords, "park", real_park)  # Lambda's retry from the reported record parks it
+    assert deliver(records[1:]) == NO_FAILURES
+    assert [username_of(i["record"]) for i in parked_registrations()] == ["ghost"]
+    assert (state(tables, "alice"), state(tables, "bob")) == ((True, True), (True, True))
+
+
+def deliver_replay() -> dict:
+    """The operator's replay, as `make replay` invokes the deployed function."""
+    return active_customers.lambda_handler(REPLAY, LambdaContext())
 
 
 # --- convergence under any delivery --------------------------------------------------------------------

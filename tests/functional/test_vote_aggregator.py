@@ -1,9 +1,11 @@
 """The RawVotes stream aggregator on moto, fed hand-built Lambda events: deltas, exactly-once under every kind of
-redelivery Lambda does, bounded writes, write sharding, and the recount as the judge after each scenario."""
+redelivery Lambda does, poison records parked and replayed, bounded writes, write sharding, and the recount as the
+judge after each scenario."""
 
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections import Counter
 from datetime import datetime, timedelta
@@ -11,16 +13,28 @@ from datetime import datetime, timedelta
 import boto3
 import pytest
 from boto3.dynamodb.conditions import Key
+from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from functions.shared import ddb
+from functions.shared import ddb, parked
 from functions.shared.errors import ConflictError
 from functions.voting import aggregator as aggregator_module
 from functions.voting.aggregator import Aggregator, MissingShardError, OutOfOrderError, aggregate, change_of
+from functions.voting.models import PollIn
 from functions.voting.repository import VotingRepository
 from functions.voting.schema import DEFAULT_SEGMENTS, checkpoint_pk
-from tests.functional.voting_support import STREAM_ARN, Ballots, Clock, event_of, make_tables, service_for
+from tests.functional.conftest import LambdaContext
+from tests.functional.parked_support import REPLAY, assert_parked, consumers, parked_items
+from tests.functional.voting_support import (
+    STREAM_ARN,
+    AroundTheApi,
+    Ballots,
+    Clock,
+    event_of,
+    make_tables,
+    service_for,
+)
 
 SHARD = "shardId-00000001-0001"
 
@@ -203,14 +217,175 @@ def test_a_partial_failure_flushes_only_before_the_failed_record_and_the_retry_f
     assert_exact(service, ballots)
 
 
-def test_a_poison_record_is_reported_and_nothing_after_it_is_applied(service, ballots, aggregator):
+# --- poison records: parked, never in the way of the others ----------------------------------------------
+
+def handle(event) -> dict:
+    """One invocation of the deployed entry point (looked up on the module, where the IAM check wraps it)."""
+    return aggregator_module.lambda_handler(event, LambdaContext())
+
+
+@pytest.fixture
+def deployed(tables):
+    """The aggregator as `lambda_handler` builds it (from the environment), fresh for each test."""
+    aggregator_module.default_aggregator.cache_clear()
+    yield aggregator_module.default_aggregator
+    aggregator_module.default_aggregator.cache_clear()
+
+
+def parked_votes() -> list[dict]:
+    return parked_items(aggregator_module.CONSUMER)
+
+
+def test_a_ballot_of_a_missing_poll_in_the_middle_is_parked_the_rest_counts_once_and_a_replay_after_the_fix_applies_it_once(
+    service, ballots, deployed, tables
+):
+    # Given a batch with one ballot, in the middle, for a poll that does not exist (written around the API)
+    ghost = AroundTheApi(service, f"ghost-{uuid.uuid4().hex[:6]}")
+    for n in range(3):
+        ballots.vote(f"u{n}", "AB"[n % 2])
+    ghost.vote("g1", "A")
+    for n in range(3, 6):
+        ballots.vote(f"u{n}", "C")
+    records = ballots.records[:3] + ghost.records + ballots.records[3:]
+    assert [r["dynamodb"]["SequenceNumber"] for r in records] == sorted(r["dynamodb"]["SequenceNumber"] for r in records)
+
+    # When Lambda delivers it
+    response = handle(event_of(records))
+
+    # Then nothing is reported: every other ballot is counted, the checkpoint moves past the whole batch,
+    # and the ghost ballot is parked with its whole stream record and the error
+    assert response == {"batchItemFailures": [], "state": {}}
+    assert_exact(service, ballots)
+    assert checkpoint(tables) == records[-1]["dynamodb"]["SequenceNumber"].zfill(40)
+    (item,) = parked_votes()
+    assert_parked(item, aggregator_module.CONSUMER, ghost.records[0], "MissingPollError", "pending")
+    assert ghost.poll_id in item["errorMessage"]
+    assert consumers() == [aggregator_module.CONSUMER]
+
+    # When the same batch is delivered again (at-least-once): nothing moves, the ghost is not parked twice
+    assert handle(event_of(records)) == {"batchItemFailures": [], "state": {}}
+    assert_exact(service, ballots)
+    assert parked_votes() == [item]
+
+    # When an operator replays before fixing the cause: it still fails, and stays pending
+    before_fix = handle(REPLAY)
+    assert (before_fix["replayed"], before_fix["stillFailing"]) == (0, 1)
+    assert before_fix["stillFailingRecords"][0]["errorType"] == "MissingPollError"
+    assert [i["status"] for i in parked_votes()] == ["pending"]
+
+    # When the operator creates the poll (as the API does) and replays
+    service.create_poll(ghost.poll_id, PollIn(question="Which one?", candidates=["A", "B", "C"]))
+    fixed = handle(REPLAY)
+
+    # Then the ballot is counted once: results, the applied counter (a recount finds it caught up), the item replayed
+    assert (fixed["replayed"], fixed["stillFailing"], fixed["next"]) == (1, 0, None)
+    assert_exact(service, ghost)
+    (replayed,) = parked_votes()
+    assert replayed["status"] == "replayed"
+    assert int(replayed["expiresAt"]) == pytest.approx(time.time() + 14 * 86400, abs=60)
+
+    # And neither another replay nor another redelivery counts it again
+    assert handle(REPLAY)["replayed"] == 0
+    assert handle(event_of(records)) == {"batchItemFailures": [], "state": {}}
+    assert_exact(service, ghost)
+    assert_exact(service, ballots)
+    assert [i["status"] for i in parked_votes()] == ["replayed"]
+
+
+def test_a_record_that_cannot_be_a_vote_is_parked_and_the_records_after_it_are_applied(
+    service, ballots, deployed, tables
+):
     for n in range(4):
         ballots.vote(f"u{n}", "A")
     records = [dict(r) for r in ballots.records]
+    # the stream record of u2's ballot, mangled: a candidate that is not a string
     poison = {**records[2], "dynamodb": {**records[2]["dynamodb"], "NewImage": {"candidate": {"N": "7"}}}}
-    response = deliver(aggregator, [records[0], records[1], poison, records[3]])
+    batch = [records[0], records[1], poison, records[3]]
+
+    assert handle(event_of(batch)) == {"batchItemFailures": [], "state": {}}
+    assert handle(event_of(batch)) == {"batchItemFailures": [], "state": {}}  # redelivered: parked once
+    assert service.results(ballots.poll_id).totals["A"] == 3
+    assert checkpoint(tables) == records[3]["dynamodb"]["SequenceNumber"].zfill(40)
+    (item,) = parked_votes()
+    assert_parked(item, aggregator_module.CONSUMER, poison, "PermanentRecordError", "pending")
+    # no fix of the data makes this record a vote: a replay keeps failing (the recount counts u2 from RawVotes)
+    replay = handle(REPLAY)
+    assert (replay["replayed"], replay["stillFailing"]) == (0, 1)
+
+
+def test_a_recount_that_corrected_the_poll_supersedes_the_replay_of_a_parked_ballot(service, clock, deployed):
+    # Given a parked ballot of a missing poll, then the poll created, and a recount once it has settled
+    ghost = AroundTheApi(service, f"ghost-{uuid.uuid4().hex[:6]}")
+    ghost.vote("g1", "B", at=clock.now.isoformat())
+    assert handle(event_of(ghost.records)) == {"batchItemFailures": [], "state": {}}
+    service.create_poll(ghost.poll_id, PollIn(question="Which one?", candidates=["A", "B", "C"]))
+    with pytest.raises(ConflictError):  # the ballot is accepted, not applied: not drift yet
+        service.recount(ghost.poll_id)
+    clock.now += timedelta(hours=7)
+    assert service.recount(ghost.poll_id).corrected == {"B": 1}  # the recount counted it from RawVotes
+
+    # When the operator replays the parked ballot
+    replay = handle(REPLAY)
+
+    # Then it is not counted a second time
+    assert (replay["replayed"], replay["superseded"]) == (0, 1)
+    assert [i["status"] for i in parked_votes()] == ["superseded"]
+    assert_exact(service, ghost)
+
+
+def test_a_poison_record_that_cannot_be_parked_now_is_reported_for_a_retry(
+    service, ballots, deployed, monkeypatch
+):
+    for n in range(3):
+        ballots.vote(f"u{n}", "A")
+    records = [dict(r) for r in ballots.records]
+    poison = {**records[1], "dynamodb": {**records[1]["dynamodb"], "Keys": {"userId": {"S": "u1"}}}}  # no pollId
+    batch = [records[0], poison, records[2]]
+    real_park = parked.ParkedRecords.park
+
+    def throttled(self, record, error, now=None):
+        raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
+                          "PutItem")
+
+    # When parking is throttled: the record is reported (transient), only what comes before it is applied
+    monkeypatch.setattr(parked.ParkedRecords, "park", throttled)
+    response = handle(event_of(batch))
     assert response["batchItemFailures"] == [{"itemIdentifier": poison["dynamodb"]["SequenceNumber"]}]
+    assert service.results(ballots.poll_id).totals["A"] == 1
+    assert parked_votes() == []
+
+    # When Lambda retries from it and parking works: parked, and the last ballot applied
+    monkeypatch.setattr(parked.ParkedRecords, "park", real_park)
+    assert handle(event_of(batch[1:])) == {"batchItemFailures": [], "state": {}}
     assert service.results(ballots.poll_id).totals["A"] == 2
+    assert [i["errorType"] for i in parked_votes()] == ["PermanentRecordError"]
+
+
+def test_an_invalid_flush_fails_the_batch_until_bisecting_isolates_the_record_which_is_then_parked(
+    service, ballots, deployed, monkeypatch
+):
+    for n in range(4):
+        ballots.vote(f"u{n}", "ABAB"[n])
+    records = ballots.records
+    bad = records[1]["dynamodb"]["SequenceNumber"].zfill(40)
+    real_flush = VotingRepository.flush
+
+    def refuse_u1(self, shard, flush, now):  # stands in for a request DynamoDB refuses (say, an oversized key)
+        if flush.records and flush.through >= bad and flush.expected is not None and flush.expected < bad:
+            raise ClientError({"Error": {"Code": "ValidationException", "Message": "invalid"}}, "TransactWriteItems")
+        return real_flush(self, shard, flush, now)
+
+    monkeypatch.setattr(VotingRepository, "flush", refuse_u1)
+    handle(event_of(records[:1]))  # u0 applied: a checkpoint exists
+    # A run of several records cannot be blamed on one: the invocation fails (Lambda bisects)
+    with pytest.raises(ClientError):
+        handle(event_of(records[1:]))
+    assert parked_votes() == []
+    # The half holding the record alone: parked; the other half: applied
+    assert handle(event_of(records[1:2])) == {"batchItemFailures": [], "state": {}}
+    assert handle(event_of(records[2:])) == {"batchItemFailures": [], "state": {}}
+    assert [i["record"] for i in parked_votes()] == [records[1]]
+    assert service.results(ballots.poll_id).totals == {"A": 2, "B": 1, "C": 0}
 
 
 def test_a_racing_invocation_of_the_same_shard_cannot_apply_a_record_twice(service, ballots, aggregator, monkeypatch):
@@ -278,8 +453,12 @@ def test_writes_grow_with_distinct_candidates_not_with_votes(service, ballots, a
 
     deliver(aggregator, ballots.records)
 
-    # Then one transaction: 3 candidate segments + the poll's applied counter + the checkpoint
-    assert writes == [5]
+    # Then one transaction: 3 candidate segments + the poll's applied counter + the checkpoint, and the check that
+    # the poll exists (a ConditionCheck, made once: a poll is never deleted)
+    assert writes == [6]
+    ballots.vote("late", "B")
+    deliver(aggregator, ballots.records[-1:])
+    assert writes == [6, 3]  # B's segment, the applied counter, the checkpoint: no second check
     assert_exact(service, ballots)
 
 
@@ -440,7 +619,7 @@ def test_totals_always_equal_the_recount(service, tables, operations, plan, seed
         if kind == "crash-after-flush":
             with pytest.MonkeyPatch.context() as patch:
                 real = Aggregator.apply
-                patch.setattr(Aggregator, "apply", lambda self, *a: (real(self, *a), _crash())[0])
+                patch.setattr(Aggregator, "apply", lambda self, *a, **k: (real(self, *a, **k), _crash())[0])
                 with pytest.raises(TimeoutError):
                     deliver(aggregator, batch, shard)
             continue  # not acknowledged: Lambda delivers it again

@@ -11,6 +11,7 @@ from typing import Any
 
 import boto3
 
+from functions.shared.parked import PARKED_TABLE
 from functions.voting.aggregator import Aggregator, aggregate
 from functions.voting.models import PollIn
 from functions.voting.repository import TableNames, VotingRepository
@@ -26,7 +27,7 @@ _SEQUENCES = itertools.count(FIRST_SEQUENCE)
 
 
 def make_tables(monkeypatch) -> TableNames:
-    for spec in TABLES:
+    for spec in (*TABLES, PARKED_TABLE):  # the aggregator parks the records it can never apply
         make_table(spec, monkeypatch)
     return TableNames(raw_votes=f"test-{RAW_VOTES_TABLE.construct_id}", votes=f"test-{VOTES_TABLE.construct_id}")
 
@@ -137,6 +138,25 @@ class Ballots:
             "dynamodb": dynamodb,
             "eventSourceARN": STREAM_ARN,
         }
+
+
+class AroundTheApi(Ballots):
+    """Ballots written straight into RawVotes, around the API, for a poll that need not exist (the API would refuse
+    them): the poison records of the aggregator's tests. Their stream records are built as Ballots builds them."""
+
+    def __init__(self, service: VotingService, poll_id: str, candidates: Sequence[str] = ("A", "B", "C")):
+        self.service = service
+        self.poll_id = poll_id
+        self.candidates = list(candidates)
+        self.records = []
+        self.state = {}
+        self._sequence = _SEQUENCES
+
+    def vote(self, user: str, candidate: str, at: str = "2026-11-22T12:00:00+00:00") -> None:
+        table = boto3.resource("dynamodb").Table(self.service.repository.tables.raw_votes)
+        table.put_item(Item={"pollId": self.poll_id, "userId": user, "candidate": candidate, "votedAt": at,
+                             "updatedAt": at, "version": 1})
+        self._emit(user, candidate)
 
 
 class MotoStream:

@@ -9,6 +9,7 @@ import pytest
 from aws_cdk import RemovalPolicy
 
 from functions.connected_car.schema import REGISTRATION_TABLE, TABLES, TIMESLOT_TABLE
+from functions.shared.parked import PARKED_TABLE
 from infra.constructs.api_function import SharedCode
 from infra.constructs.spec_table import SpecTable
 from infra.constructs.stream_consumer import StreamConsumer
@@ -102,17 +103,21 @@ def _scope() -> tuple[cdk.Stack, SharedCode]:
     return stack, SharedCode(stack, "Shared")
 
 
+def _parked(stack: cdk.Stack) -> SpecTable:
+    return SpecTable(stack, PARKED_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False)
+
+
 def test_stream_consumer_refuses_a_table_without_a_stream():
     stack, shared = _scope()
     table = SpecTable(stack, TIMESLOT_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False)
     with pytest.raises(ValueError, match="has no stream"):
-        StreamConsumer(stack, "C", table=table, shared=shared, handler="h.h", service="s", environment={},
-                       removal_policy=RemovalPolicy.DESTROY)
+        StreamConsumer(stack, "C", table=table, parked=_parked(stack), shared=shared, handler="h.h", service="s",
+                       environment={}, removal_policy=RemovalPolicy.DESTROY)
 
 
 def test_stream_consumer_refuses_unbounded_retries():
     stack, shared = _scope()
     table = SpecTable(stack, REGISTRATION_TABLE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False)
     with pytest.raises(ValueError, match="bounded"):
-        StreamConsumer(stack, "C", table=table, shared=shared, handler="h.h", service="s", environment={},
-                       removal_policy=RemovalPolicy.DESTROY, retry_attempts=-1)
+        StreamConsumer(stack, "C", table=table, parked=_parked(stack), shared=shared, handler="h.h", service="s",
+                       environment={}, removal_policy=RemovalPolicy.DESTROY, retry_attempts=-1)

@@ -21,6 +21,7 @@ import pytest
 
 import local.seeds
 from local.__main__ import main
+from local.dlq import parked_records
 from local.resources import TableInfo
 from local.runtime import Runtime
 from local.ttl import SERVICE_IDENTITY
@@ -401,7 +402,8 @@ def test_the_dlq_command_prints_every_on_failure_queue(
     # (moto's state is per process: queues of other tests' moto servers may show up too)
     assert {app.arn(f"Dlq{name}") for name in ("Poison", "Bisect", "Aged")} <= set(expected)
     assert main(["dlq", "--aws-port", str(app.runtime.moto.port)]) == 0
-    assert json.loads(capsys.readouterr().out) == expected
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == {"onFailureQueues": expected, "parkedRecords": parked_records(app.dynamodb)}
     assert app.runtime.dlq_messages() == expected  # listing consumed nothing
 
 
