@@ -20,19 +20,22 @@ never apply until an operator creates the customer), is parked with its content 
 
 from __future__ import annotations
 
-import os
+from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import process_partial_response
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
+    DynamoDBRecord,
+)
 from aws_lambda_powertools.utilities.typing import LambdaContext
-from boto3.dynamodb.conditions import Key
-from botocore.exceptions import ClientError
 
-from functions.connected_car.schema import ACTIVE, ACTIVE_FLAG, CUSTOMER_TABLE, REGISTRATION_TABLE
-from functions.shared import ddb, parked
-from functions.shared.observability import logger, metrics, tracer
+from functions.connected_car.repository import ConnectedCarRepository, TableNames
+from functions.shared import parked
+from functions.shared.handler import consumer_handler
+from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
+from functions.shared.settings import settings
 
 CONSUMER = "connected-car.active-customers"  # its partition in the parked-records table: never rename
 MAX_ATTEMPTS = 5
@@ -43,52 +46,26 @@ processor = parked.ParkingBatchProcessor(CONSUMER)
 _synced: set[str] = set()
 
 
-def has_active_registration(username: str) -> bool:
-    table = ddb.table(os.environ[REGISTRATION_TABLE.env_var])
-    query: dict[str, Any] = {
-        "KeyConditionExpression": Key("username").eq(username),
-        "ProjectionExpression": "statusCode",
-        "ConsistentRead": True,
-    }
-    while True:
-        response = table.query(**query)
-        if any(item.get("statusCode") == ACTIVE for item in response.get("Items", [])):
-            return True
-        if "LastEvaluatedKey" not in response:
-            return False
-        query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+@lru_cache(maxsize=1)
+def repository() -> ConnectedCarRepository:
+    return ConnectedCarRepository(TableNames(settings()))
 
 
 def sync_customer(username: str) -> str:
     """Make the customer's isActive match their registrations; returns what happened (for logs and tests)."""
-    customers = ddb.table(os.environ[CUSTOMER_TABLE.env_var])
     for _ in range(MAX_ATTEMPTS):
-        customer = customers.get_item(Key={"username": username}, ConsistentRead=True).get("Item")
+        customer = repository().customer_activity(username)
         if customer is None:
             # Registrations are only written by the API for existing customers, who are never deleted: this record
             # was written around the API, and cannot apply until an operator creates the customer.
             raise PermanentRecordError(f"customer {username!r} does not exist")
-        version = customer.get("regVersion", 0)
-        active = has_active_registration(username)
-        if bool(customer.get("isActive")) == active and ("activeFlag" in customer) == active:
+        active = repository().has_active_registration(username)
+        if customer.is_active == active and customer.flagged == active:
             return "unchanged"
-        update = "SET isActive = :active, activeFlag = :flag" if active else "SET isActive = :active REMOVE activeFlag"
-        values: dict[str, Any] = {":active": active, ":version": version}
-        if active:
-            values[":flag"] = ACTIVE_FLAG
-        try:
-            customers.update_item(
-                Key={"username": username},
-                UpdateExpression=update,
-                ConditionExpression="attribute_exists(username) AND regVersion = :version",
-                ExpressionAttributeValues=values,
-            )
+        if repository().set_customer_active(username, active, customer.reg_version):
             metrics.add_metric(name="CustomerActiveChanged", unit="Count", value=1)
             return "activated" if active else "deactivated"
-        except ClientError as error:
-            if ddb.error_code(error) != "ConditionalCheckFailedException":
-                raise
-            logger.info("registrations changed while syncing; reading again", extra={"username": username})
+        logger.info("registrations changed while syncing; reading again", extra={"username": username})
     # Still racing after MAX_ATTEMPTS: fail the record, so Lambda retries it (or the later change's record wins).
     raise RuntimeError(f"registrations of {username} kept changing while syncing isActive")
 
@@ -111,13 +88,7 @@ def record_handler(record: DynamoDBRecord) -> str:
     return outcome
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    request = parked.replay_request(event)
-    if request is not None:
-        return parked.replay(parked.ParkedRecords(CONSUMER), request, replay_record)
+def process(event: dict, context: LambdaContext) -> dict:
     _synced.clear()
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
 
@@ -128,3 +99,10 @@ def replay_record(item: parked.ParkedRecord) -> str:
     sync_customer(username_of(DynamoDBRecord(item.record)))
     replayed = parked.ParkedRecords(CONSUMER).mark(item.position, parked.REPLAYED)
     return "replayed" if replayed else "already-replayed"
+
+
+def replay(request: Mapping[str, Any]) -> dict:
+    return parked.replay(parked.ParkedRecords(CONSUMER), request, replay_record)
+
+
+lambda_handler = consumer_handler(process, replay)

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.connected_car.models import (
     DEALER_ID_PATTERN,
@@ -41,11 +38,13 @@ from functions.connected_car.models import (
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
 from functions.connected_car.service import ConnectedCarService
 from functions.shared.auth import admin_only, caller_of
-from functions.shared.errors import InvalidInputError, NotFoundError
+from functions.shared.errors import InvalidInputError
+from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.observability import logger, metrics, tracer
-from functions.shared.pagination import DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, Page, binding, cursor_codec
+from functions.shared.observability import metrics
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
 
 TAGS = ["connected-car"]
 router = Router()
@@ -55,21 +54,11 @@ HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="Y
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
-Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
-Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
 
 
 @lru_cache(maxsize=1)
 def service() -> ConnectedCarService:
-    return ConnectedCarService(ConnectedCarRepository(TableNames.from_env(os.environ)))
-
-
-def _start(cursor: str | None, bound: str) -> dict[str, Any] | None:
-    return cursor_codec().decode(cursor, bound)
-
-
-def _next(page: Page, bound: str) -> str | None:
-    return cursor_codec().encode(page.last_key, bound)
+    return ConnectedCarService(ConnectedCarRepository(TableNames(settings())))
 
 
 def _hour(value: str) -> str:
@@ -86,20 +75,17 @@ def _hour(value: str) -> str:
 
 @router.put("/connected-car/dealers/<dealer_id>", middlewares=[admin_only], tags=TAGS)
 def put_dealer(dealer_id: DealerPath, dealer: DealerIn) -> Dealer:
-    return service().repository.put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
+    return service().put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
 
 
 @router.get("/connected-car/dealers/<dealer_id>", tags=TAGS)
 def get_dealer(dealer_id: DealerPath) -> Dealer:
-    dealer = service().repository.get_dealer(dealer_id)
-    if dealer is None:
-        raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
-    return dealer
+    return service().get_dealer(dealer_id)
 
 
 @router.put("/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>", middlewares=[admin_only], tags=TAGS)
 def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn) -> Timeslot:
-    return service().repository.put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
+    return service().put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
 
 
 @router.get("/connected-car/dealers/<dealer_id>/timeslots", tags=TAGS)
@@ -111,11 +97,13 @@ def timeslots_of(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> TimeslotPage:
-    bound = binding(f"cc.timeslots/{dealer_id}", first=first, last=last, min=min_available)
-    page = service().timeslots_of(
-        dealer_id, first=first, last=last, min_available=min_available, limit=limit, start_key=_start(cursor, bound)
+    return paginate(
+        TimeslotPage, f"cc.timeslots/{dealer_id}", cursor,
+        lambda start: service().timeslots_of(
+            dealer_id, first=first, last=last, min_available=min_available, limit=limit, start_key=start
+        ),
+        first=first, last=last, min=min_available,
     )
-    return TimeslotPage(items=page.items, next_cursor=_next(page, bound))
 
 
 # Admins only: a timeslot's appointments name customers.
@@ -126,11 +114,10 @@ def appointments_of_timeslot(
     dealer_id: DealerPath, service_date_hour: HourPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
     hour = _hour(service_date_hour)
-    bound = binding(f"cc.timeslot-appointments/{dealer_id}/{hour}")
-    page = service().repository.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=_start(cursor, bound))
-    if not page.items and cursor is None:
-        service().timeslot(dealer_id, hour)  # 404 for an unknown timeslot, [] for an empty one
-    return AppointmentPage(items=page.items, next_cursor=_next(page, bound))
+    return paginate(
+        AppointmentPage, f"cc.timeslot-appointments/{dealer_id}/{hour}", cursor,
+        lambda start: service().appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=start),
+    )
 
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
@@ -138,7 +125,7 @@ def appointments_of_timeslot(
 @router.put("/connected-car/customers/<username>", tags=TAGS)
 def put_customer(username: UsernamePath, customer: CustomerIn) -> Customer:
     service().require_self_or_admin(caller_of(app), username)
-    return service().repository.put_customer(username, customer.name, customer.email)
+    return service().put_customer(username, customer.name, customer.email)
 
 
 @router.get("/connected-car/customers/<username>", tags=TAGS)
@@ -153,22 +140,21 @@ def active_customers(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> CustomerPage:
-    bound = binding("cc.customers", active=active)
-    page = service().repository.active_customers(limit=limit, start_key=_start(cursor, bound))
-    return CustomerPage(items=page.items, next_cursor=_next(page, bound))
+    return paginate(
+        CustomerPage, "cc.customers", cursor,
+        lambda start: service().active_customers(limit=limit, start_key=start),
+        active=active,
+    )
 
 
 @router.put("/connected-car/vehicles/<vin>", middlewares=[admin_only], tags=TAGS)
 def put_vehicle(vin: VinPath, vehicle: VehicleIn) -> Vehicle:
-    return service().repository.put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
+    return service().put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
 
 
 @router.get("/connected-car/vehicles/<vin>", tags=TAGS)
 def get_vehicle(vin: VinPath) -> Vehicle:
-    vehicle = service().repository.get_vehicle(vin)
-    if vehicle is None:
-        raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
-    return vehicle
+    return service().get_vehicle(vin)
 
 
 @router.put("/connected-car/customers/<username>/registrations/<vin>", tags=TAGS)
@@ -180,20 +166,18 @@ def put_registration(username: UsernamePath, vin: VinPath, registration: Registr
 @router.get("/connected-car/customers/<username>/registrations", tags=TAGS)
 def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
     service().require_self_or_admin(caller_of(app), username)
-    bound = binding(f"cc.customer-registrations/{username}")
-    page = service().repository.registrations_of_customer(username, limit=limit, start_key=_start(cursor, bound))
-    if not page.items and cursor is None:
-        service().get_customer(username)
-    return RegistrationPage(items=page.items, next_cursor=_next(page, bound))
+    return paginate(
+        RegistrationPage, f"cc.customer-registrations/{username}", cursor,
+        lambda start: service().registrations_of_customer(username, limit=limit, start_key=start),
+    )
 
 
 @router.get("/connected-car/vehicles/<vin>/registrations", middlewares=[admin_only], tags=TAGS)
 def registrations_of_vehicle(vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
-    bound = binding(f"cc.vehicle-registrations/{vin}")
-    page = service().repository.registrations_of_vehicle(vin, limit=limit, start_key=_start(cursor, bound))
-    if not page.items and cursor is None and service().repository.get_vehicle(vin) is None:
-        raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
-    return RegistrationPage(items=page.items, next_cursor=_next(page, bound))
+    return paginate(
+        RegistrationPage, f"cc.vehicle-registrations/{vin}", cursor,
+        lambda start: service().registrations_of_vehicle(vin, limit=limit, start_key=start),
+    )
 
 
 @router.get("/connected-car/customers/<username>/registrations/<vin>/appointments", tags=TAGS)
@@ -201,11 +185,10 @@ def appointments_of_registration(
     username: UsernamePath, vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
     service().require_self_or_admin(caller_of(app), username)
-    bound = binding(f"cc.registration-appointments/{username}/{vin}")
-    page = service().repository.appointments_of_registration(username, vin, limit=limit, start_key=_start(cursor, bound))
-    if not page.items and cursor is None and service().repository.get_registration(username, vin) is None:
-        raise NotFoundError(f"{username} has not registered {vin}", code="REGISTRATION_NOT_FOUND")
-    return AppointmentPage(items=page.items, next_cursor=_next(page, bound))
+    return paginate(
+        AppointmentPage, f"cc.registration-appointments/{username}/{vin}", cursor,
+        lambda start: service().appointments_of_registration(username, vin, limit=limit, start_key=start),
+    )
 
 
 # --- appointments -------------------------------------------------------------------------------------
@@ -250,19 +233,16 @@ def events_of(
     cursor: Cursor = None,
 ) -> VehicleEventPage:
     service().require_vehicle_reader(caller_of(app), vin)
-    bound = binding(f"cc.events/{vin}", first=first, last=last, type=event_type)
-    page = service().events_of(
-        vin, first=first, last=last, event_type=event_type, limit=limit, start_key=_start(cursor, bound)
+    return paginate(
+        VehicleEventPage, f"cc.events/{vin}", cursor,
+        lambda start: service().events_of(
+            vin, first=first, last=last, event_type=event_type, limit=limit, start_key=start
+        ),
+        first=first, last=last, type=event_type,
     )
-    return VehicleEventPage(items=page.items, next_cursor=_next(page, bound))
 
 
 app = build_resolver()
 app.include_router(router)
 
-
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    return app.resolve(event, context)
+lambda_handler = api_handler(app)

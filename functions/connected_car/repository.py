@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
+from botocore.exceptions import ClientError
 
 from functions.connected_car.models import (
     Appointment,
@@ -47,32 +48,35 @@ from functions.connected_car.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError, ThrottledError
 from functions.shared.pagination import Page, query_page
+from functions.shared.settings import Settings, TableName
 
 StartKey = dict[str, Any] | None
 _REGISTRATION_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
-class TableNames:
-    dealer: str
-    timeslot: str
-    customer: str
-    vehicle: str
-    registration: str
-    appointment: str
-    event: str
+class CustomerActivity:
+    """What the isActive consumer reads of a customer."""
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> TableNames:
-        return cls(
-            dealer=env[DEALER_TABLE.env_var],
-            timeslot=env[TIMESLOT_TABLE.env_var],
-            customer=env[CUSTOMER_TABLE.env_var],
-            vehicle=env[VEHICLE_TABLE.env_var],
-            registration=env[REGISTRATION_TABLE.env_var],
-            appointment=env[APPOINTMENT_TABLE.env_var],
-            event=env[EVENT_TABLE.env_var],
-        )
+    is_active: bool
+    flagged: bool  # has the sparse index's activeFlag
+    reg_version: int
+
+
+class TableNames:
+    """The domain's table names, from the function's settings when first used (the isActive consumer has only
+    the Customer and Registration tables)."""
+
+    dealer = TableName(DEALER_TABLE)
+    timeslot = TableName(TIMESLOT_TABLE)
+    customer = TableName(CUSTOMER_TABLE)
+    vehicle = TableName(VEHICLE_TABLE)
+    registration = TableName(REGISTRATION_TABLE)
+    appointment = TableName(APPOINTMENT_TABLE)
+    event = TableName(EVENT_TABLE)
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
 
 # --- stored items <-> models ------------------------------------------------------------------------
@@ -252,6 +256,52 @@ class ConnectedCarRepository:
     def get_customer(self, username: str) -> Customer | None:
         item = ddb.table(self.tables.customer).get_item(Key={"username": username}).get("Item")
         return None if item is None else customer_from(item)
+
+    def customer_activity(self, username: str) -> CustomerActivity | None:
+        """isActive sync: the customer's flag and registration version, GetItem strongly consistent."""
+        item = ddb.table(self.tables.customer).get_item(Key={"username": username}, ConsistentRead=True).get("Item")
+        if item is None:
+            return None
+        return CustomerActivity(
+            is_active=bool(item.get("isActive")), flagged="activeFlag" in item, reg_version=int(item.get("regVersion", 0))
+        )
+
+    def has_active_registration(self, username: str) -> bool:
+        """isActive sync: Query the customer's registrations (strongly consistent, statusCode only) for an active one;
+        bounded by that customer's registrations."""
+        query: dict[str, Any] = {
+            "KeyConditionExpression": Key("username").eq(username),
+            "ProjectionExpression": "statusCode",
+            "ConsistentRead": True,
+        }
+        table = ddb.table(self.tables.registration)
+        while True:
+            response = table.query(**query)
+            if any(item.get("statusCode") == ACTIVE for item in response.get("Items", [])):
+                return True
+            if "LastEvaluatedKey" not in response:
+                return False
+            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+
+    def set_customer_active(self, username: str, active: bool, reg_version: int) -> bool:
+        """isActive sync: UpdateItem isActive (and the sparse index's activeFlag) if the customer's regVersion is
+        still `reg_version`; False when a registration changed meanwhile (read again)."""
+        update = "SET isActive = :active, activeFlag = :flag" if active else "SET isActive = :active REMOVE activeFlag"
+        values: dict[str, Any] = {":active": active, ":version": reg_version}
+        if active:
+            values[":flag"] = ACTIVE_FLAG
+        try:
+            ddb.table(self.tables.customer).update_item(
+                Key={"username": username},
+                UpdateExpression=update,
+                ConditionExpression="attribute_exists(username) AND regVersion = :version",
+                ExpressionAttributeValues=values,
+            )
+        except ClientError as error:
+            if ddb.error_code(error) != "ConditionalCheckFailedException":
+                raise
+            return False
+        return True
 
     def active_customers(self, *, limit: int, start_key: StartKey) -> Page:
         """Customers with an active registration: Query the sparse ActiveCustomerIndex (only they are in it)."""

@@ -20,6 +20,9 @@ KEY_SEPARATOR = "#"
 ACTIVE = "active"
 INACTIVE = "inactive"
 ACTIVE_FLAG = "1"  # the only value of Customer.activeFlag: present exactly when isActive
+# Vehicle events expire this many days after they are stored (configurable per stage through the environment).
+EVENT_RETENTION_ENV = "EVENT_RETENTION_DAYS"
+DEFAULT_EVENT_RETENTION_DAYS = 30
 
 VEHICLE_REGISTRATION_INDEX = "VehicleRegistrationIndex"
 TIMESLOT_APPOINTMENT_INDEX = "TimeslotAppointmentIndex"

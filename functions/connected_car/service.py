@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import uuid
 from collections.abc import Callable
@@ -14,21 +13,28 @@ from functions.connected_car.models import (
     Appointment,
     AppointmentIn,
     Customer,
+    Dealer,
     Registration,
     Timeslot,
+    Vehicle,
     VehicleEvent,
     VehicleEventIn,
     check_service_date_hour,
 )
 from functions.connected_car.repository import ConnectedCarRepository
-from functions.connected_car.schema import compound_key
+from functions.connected_car.schema import (
+    DEFAULT_EVENT_RETENTION_DAYS,
+    EVENT_RETENTION_ENV,
+    compound_key,
+)
 from functions.shared.auth import ADMIN, Caller
 from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError
 from functions.shared.pagination import Page
+from functions.shared.settings import settings
 
 VEHICLE_GROUP = "vehicle"
-DEFAULT_EVENT_RETENTION_DAYS = 30
 DAY_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+StartKey = dict[str, Any] | None
 FIRST_HOUR = "0000-01-01T00"
 LAST_HOUR = "9999-12-31T23"
 
@@ -38,7 +44,7 @@ def utc_now() -> datetime:
 
 
 def event_retention() -> timedelta:
-    return timedelta(days=int(os.environ.get("EVENT_RETENTION_DAYS") or DEFAULT_EVENT_RETENTION_DAYS))
+    return timedelta(days=settings().integer(EVENT_RETENTION_ENV, DEFAULT_EVENT_RETENTION_DAYS))
 
 
 def event_time_key(moment: datetime) -> str:
@@ -118,11 +124,29 @@ class ConnectedCarService:
         if registration is None or registration.status_code != "active":
             raise ForbiddenError("only the vehicle, its registered customer or an admin may read its events")
 
-    # timeslots
+    # dealers and timeslots
+
+    def put_dealer(self, dealer: Dealer) -> Dealer:
+        return self.repository.put_dealer(dealer)
+
+    def get_dealer(self, dealer_id: str) -> Dealer:
+        dealer = self.repository.get_dealer(dealer_id)
+        if dealer is None:
+            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
+        return dealer
+
+    def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> Timeslot:
+        return self.repository.put_timeslot(dealer_id, service_date_hour, service_bay_count)
+
+    def appointments_of_timeslot(self, dealer_id: str, service_date_hour: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.appointments_of_timeslot(dealer_id, service_date_hour, limit=limit, start_key=start_key)
+        if not page.items and start_key is None:
+            self.timeslot(dealer_id, service_date_hour)  # 404 for an unknown timeslot, [] for an empty one
+        return page
 
     def timeslots_of(
         self, dealer_id: str, *, first: str | None, last: str | None, min_available: int | None, limit: int,
-        start_key: dict[str, Any] | None,
+        start_key: StartKey,
     ) -> Page:
         first_hour = hour_bound(first, "from", end=False)
         last_hour = hour_bound(last, "to", end=True)
@@ -133,6 +157,41 @@ class ConnectedCarService:
         )
         if not page.items and start_key is None and self.repository.get_dealer(dealer_id) is None:
             raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
+        return page
+
+    # customers, vehicles, registrations
+
+    def put_customer(self, username: str, name: str, email: str) -> Customer:
+        return self.repository.put_customer(username, name, email)
+
+    def active_customers(self, *, limit: int, start_key: StartKey) -> Page:
+        return self.repository.active_customers(limit=limit, start_key=start_key)
+
+    def put_vehicle(self, vehicle: Vehicle) -> Vehicle:
+        return self.repository.put_vehicle(vehicle)
+
+    def get_vehicle(self, vin: str) -> Vehicle:
+        vehicle = self.repository.get_vehicle(vin)
+        if vehicle is None:
+            raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
+        return vehicle
+
+    def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.registrations_of_customer(username, limit=limit, start_key=start_key)
+        if not page.items and start_key is None:
+            self.get_customer(username)
+        return page
+
+    def registrations_of_vehicle(self, vin: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.registrations_of_vehicle(vin, limit=limit, start_key=start_key)
+        if not page.items and start_key is None:
+            self.get_vehicle(vin)
+        return page
+
+    def appointments_of_registration(self, username: str, vin: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.appointments_of_registration(username, vin, limit=limit, start_key=start_key)
+        if not page.items and start_key is None and self.repository.get_registration(username, vin) is None:
+            raise NotFoundError(f"{username} has not registered {vin}", code="REGISTRATION_NOT_FOUND")
         return page
 
     def register(self, username: str, vin: str, status_code: str) -> Registration:
@@ -190,7 +249,7 @@ class ConnectedCarService:
 
     def events_of(
         self, vin: str, *, first: str | None, last: str | None, event_type: str | None, limit: int,
-        start_key: dict[str, Any] | None,
+        start_key: StartKey,
     ) -> Page:
         """Events in [from, to), newest first, never older than the retention (expired means absent)."""
         now = self._clock()

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.contacts.models import (
     Address,
@@ -29,24 +26,24 @@ from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
 from functions.shared.auth import admin_only
 from functions.shared.errors import InvalidInputError
+from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import parse_day
-from functions.shared.observability import logger, metrics, tracer
-from functions.shared.pagination import DEFAULT_LIMIT, MAX_CURSOR_LENGTH, MAX_LIMIT, binding, cursor_codec
+from functions.shared.observability import metrics
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
 
 TAGS = ["contacts"]
 router = Router()
 
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
-Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
-Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
 DayQuery = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD (UTC)")]
 
 
 @lru_cache(maxsize=1)
 def service() -> ContactService:
-    return ContactService(ContactRepository(os.environ[CONTACT_TABLE.env_var]))
+    return ContactService(ContactRepository(settings().table(CONTACT_TABLE)))
 
 
 @router.post("/contacts/persons", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
@@ -62,11 +59,11 @@ def list_persons(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> PersonPage:
-    bound = binding("contacts.persons", lastName=last_name)
-    page = service().list_persons(
-        last_name=last_name, limit=limit, start_key=cursor_codec().decode(cursor, bound)
+    return paginate(
+        PersonPage, "contacts.persons", cursor,
+        lambda start: service().list_persons(last_name=last_name, limit=limit, start_key=start),
+        lastName=last_name,
     )
-    return PersonPage(items=page.items, next_cursor=cursor_codec().encode(page.last_key, bound))
 
 
 @router.get("/contacts/items/<item_id>", tags=TAGS)
@@ -112,15 +109,11 @@ def addresses_of(
             details=[{"field": "query.current", "message": "cannot be combined with on"}],
         )
     day = today() if current else _day(on)
-    bound = binding(f"contacts.persons/{person_id}/addresses", relationship=relationship, on=day)
-    page = service().addresses_of(
-        person_id,
-        relationship=relationship,
-        on=day,
-        limit=limit,
-        start_key=cursor_codec().decode(cursor, bound),
+    return paginate(
+        PersonAddressPage, f"contacts.persons/{person_id}/addresses", cursor,
+        lambda start: service().addresses_of(person_id, relationship=relationship, on=day, limit=limit, start_key=start),
+        relationship=relationship, on=day,
     )
-    return PersonAddressPage(items=page.items, next_cursor=cursor_codec().encode(page.last_key, bound))
 
 
 def _day(value: str | None):
@@ -137,9 +130,4 @@ def _day(value: str | None):
 app = build_resolver()
 app.include_router(router)
 
-
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    return app.resolve(event, context)
+lambda_handler = api_handler(app)

@@ -23,7 +23,6 @@ from functions.shared import ddb
 from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
 from functions.shared.pagination import Page, query_page
 
-
 # --- keys and stored values -------------------------------------------------------------------------
 
 def item_key(item_id: str, item_type: str) -> dict[str, str]:

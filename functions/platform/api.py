@@ -6,13 +6,10 @@ Swagger UI's assets are inlined by Powertools, so the page works offline too.
 
 from __future__ import annotations
 
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
-
 from functions.connected_car.api import router as connected_car_router
 from functions.contacts.api import router as contacts_router
+from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
-from functions.shared.observability import logger
 from functions.voting.api import router as voting_router
 
 app = build_resolver(public=True)
@@ -35,6 +32,4 @@ def health() -> dict:
     return {"status": "ok"}
 
 
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    return app.resolve(event, context)
+lambda_handler = api_handler(app)

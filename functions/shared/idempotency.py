@@ -10,12 +10,15 @@ an expired record as absent on read, so locally, where nothing expires items, th
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response, content_types
+from aws_lambda_powertools.event_handler import (
+    APIGatewayRestResolver,
+    Response,
+    content_types,
+)
 from aws_lambda_powertools.event_handler.openapi.params import Header
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -26,6 +29,7 @@ from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
 from functions.shared.models import dump
+from functions.shared.settings import settings
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
 IDEMPOTENCY_TABLE = TableSpec(
@@ -60,7 +64,7 @@ def _config() -> IdempotencyConfig:
 @lru_cache(maxsize=1)
 def _execute() -> Callable[..., dict[str, Any]]:
     """Built on first use: the persistence layer creates its boto3 client when constructed."""
-    persistence = DynamoDBPersistenceLayer(table_name=os.environ[IDEMPOTENCY_TABLE.env_var])
+    persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE))
 
     @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=_config())
     def execute(request: dict[str, Any], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:

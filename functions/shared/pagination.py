@@ -13,20 +13,26 @@ import binascii
 import hashlib
 import hmac
 import json
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Annotated, Any, TypeVar
+
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.shared.errors import InvalidInputError
+from functions.shared.settings import settings
 
+CURSOR_SECRET_ENV = "CURSOR_SECRET_ARN"
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 MAX_CURSOR_LENGTH = 2048
 # A FilterExpression may leave a page short; we keep reading, but never more than this many round trips.
 _MAX_ROUNDS = 10
+
+
+StartKey = dict[str, Any] | None
 
 
 @dataclass
@@ -89,12 +95,31 @@ def _from_json(key: Mapping[str, Any]) -> dict[str, Any]:
     return {name: Decimal(v["n"]) if isinstance(v, dict) else v for name, v in key.items()}
 
 
+PageModel = TypeVar("PageModel")
+
+# The two query parameters of every list route.
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
+Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
+
+
+def paginate(
+    page_model: Callable[..., PageModel], route: str, cursor: str | None, fetch: Callable[[StartKey], Page],
+    **params: Any,
+) -> PageModel:
+    """A list route's answer: the cursor checked against this route and its parameters, one page fetched from
+    where it points, and the next page's cursor bound to the same route and parameters."""
+    bound = binding(route, **params)
+    codec = cursor_codec()
+    page = fetch(codec.decode(cursor, bound))
+    return page_model(items=page.items, next_cursor=codec.encode(page.last_key, bound))
+
+
 @lru_cache(maxsize=1)
 def cursor_codec() -> CursorCodec:
     """The codec keyed by the deployment's secret (fetched on first use, cached for the container's life)."""
     from aws_lambda_powertools.utilities import parameters
 
-    secret = parameters.get_secret(os.environ["CURSOR_SECRET_ARN"], max_age=3600)
+    secret = parameters.get_secret(settings().text(CURSOR_SECRET_ENV), max_age=3600)
     return CursorCodec(str(secret).encode())
 
 

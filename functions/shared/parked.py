@@ -26,7 +26,6 @@ being pending, so a record is applied once however many replays run.
 from __future__ import annotations
 
 import json
-import os
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from functions.shared import ddb
 from functions.shared.observability import logger, metrics
+from functions.shared.settings import settings
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
 PARKED_TABLE = TableSpec(
@@ -116,7 +116,7 @@ class ParkedRecords:
 
     @property
     def table_name(self) -> str:
-        return self._table_name or os.environ[PARKED_TABLE.env_var]
+        return self._table_name or settings().table(PARKED_TABLE)
 
     def park(self, record: Mapping[str, Any], error: BaseException, now: datetime | None = None) -> Parked:
         """Park a record: PutItem `attribute_not_exists(position)`. Safe to repeat: an existing item (a redelivery,

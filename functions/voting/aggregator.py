@@ -31,7 +31,6 @@ its parked item leaving `pending` (see VotingRepository.replay).
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from collections import Counter, defaultdict
@@ -41,13 +40,17 @@ from datetime import datetime, timezone
 from functools import lru_cache
 from typing import Any
 
-from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
+    DynamoDBRecord,
+)
 from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import ClientError
 
 from functions.shared import ddb, parked
-from functions.shared.observability import logger, metrics, tracer
+from functions.shared.handler import consumer_handler
+from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
+from functions.shared.settings import settings
 from functions.voting.repository import (
     CheckpointMovedError,
     Flush,
@@ -58,7 +61,12 @@ from functions.voting.repository import (
     TransactionConflictError,
     VotingRepository,
 )
-from functions.voting.schema import DEFAULT_SEGMENTS, SEGMENTS_ENV, SEQUENCE_DIGITS, padded_sequence
+from functions.voting.schema import (
+    DEFAULT_SEGMENTS,
+    SEGMENTS_ENV,
+    SEQUENCE_DIGITS,
+    padded_sequence,
+)
 
 MAX_KEYS_PER_FLUSH = 99  # TransactWriteItems takes 100 actions: the aggregate updates plus the checkpoint
 MAX_FLUSH_ATTEMPTS = 8  # conflicting transactions or a moved checkpoint, then the invocation fails (Lambda retries)
@@ -242,8 +250,7 @@ class Aggregator:
 
 @lru_cache(maxsize=1)
 def default_aggregator() -> Aggregator:
-    segments = int(os.environ.get(SEGMENTS_ENV) or DEFAULT_SEGMENTS)
-    return Aggregator(VotingRepository(TableNames.from_env(os.environ)), segments)
+    return Aggregator(VotingRepository(TableNames(settings())), settings().integer(SEGMENTS_ENV, DEFAULT_SEGMENTS))
 
 
 def shard_of(event: dict[str, Any]) -> Shard:
@@ -330,11 +337,4 @@ def replay(request: dict[str, Any], aggregator: Aggregator | None = None) -> dic
     return parked.replay(store, request, apply)
 
 
-@logger.inject_lambda_context
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    request = parked.replay_request(event)
-    if request is not None:
-        return replay(request)
-    return aggregate(event, context)
+lambda_handler = consumer_handler(aggregate, replay)

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
-import os
 from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
-from aws_lambda_powertools.logging import correlation_paths
-from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.shared.auth import admin_only, caller_of
+from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import dump
-from functions.shared.observability import logger, metrics, tracer
-from functions.voting.models import POLL_ID_PATTERN, Poll, PollIn, Recount, Results, Vote, VoteIn
+from functions.shared.observability import logger, metrics
+from functions.shared.settings import settings
+from functions.voting.models import (
+    POLL_ID_PATTERN,
+    Poll,
+    PollIn,
+    Recount,
+    Results,
+    Vote,
+    VoteIn,
+)
 from functions.voting.repository import TableNames, VotingRepository
 from functions.voting.service import VotingService
 
@@ -29,7 +36,7 @@ PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
 
 @lru_cache(maxsize=1)
 def service() -> VotingService:
-    return VotingService(VotingRepository(TableNames.from_env(os.environ)))
+    return VotingService(VotingRepository(TableNames(settings())))
 
 
 def _json(status: int, body: dict) -> Response:
@@ -96,9 +103,4 @@ def recount(poll_id: PollIdPath) -> Recount:
 app = build_resolver()
 app.include_router(router)
 
-
-@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
-@metrics.log_metrics
-def lambda_handler(event: dict, context: LambdaContext) -> dict:
-    return app.resolve(event, context)
+lambda_handler = api_handler(app)

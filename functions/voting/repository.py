@@ -27,6 +27,7 @@ from botocore.exceptions import ClientError
 
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
+from functions.shared.settings import Settings, TableName
 from functions.voting.models import Poll, Vote
 from functions.voting.schema import (
     APPLIED_PREFIX,
@@ -42,14 +43,14 @@ from functions.voting.schema import (
 )
 
 
-@dataclass(frozen=True)
 class TableNames:
-    raw_votes: str
-    votes: str
+    """The voting tables' names, from the function's settings when first used."""
 
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> TableNames:
-        return cls(raw_votes=env[RAW_VOTES_TABLE.env_var], votes=env[VOTES_TABLE.env_var])
+    raw_votes = TableName(RAW_VOTES_TABLE)
+    votes = TableName(VOTES_TABLE)
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
 
 
 @dataclass(frozen=True)

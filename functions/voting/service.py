@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
+from functions.shared.settings import settings
 from functions.voting.models import Poll, PollIn, Recount, Results, Vote
 from functions.voting.repository import VotingRepository
 from functions.voting.schema import SETTLED_AFTER_ENV
@@ -23,8 +23,8 @@ def utc_now() -> datetime:
 
 
 def settled_after() -> timedelta:
-    seconds = os.environ.get(SETTLED_AFTER_ENV)
-    return timedelta(seconds=int(seconds)) if seconds else DEFAULT_SETTLED_AFTER
+    seconds = settings().integer(SETTLED_AFTER_ENV, 0)
+    return timedelta(seconds=seconds) if seconds else DEFAULT_SETTLED_AFTER
 
 
 def poll_not_found(poll_id: str) -> NotFoundError:

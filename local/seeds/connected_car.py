@@ -16,6 +16,7 @@ from datetime import date, datetime, time, timedelta, timezone
 
 from functions.connected_car.models import Appointment, Dealer, Vehicle, VehicleEvent
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
+from functions.shared.settings import Settings
 from functions.connected_car.schema import compound_key
 from functions.connected_car.service import event_retention, event_time_key
 from functions.shared.errors import ConflictError
@@ -70,7 +71,7 @@ def service_date_hour(day: date, hour: int) -> str:
 
 
 def load(env: Mapping[str, str], *, now: datetime | None = None) -> None:
-    repository = ConnectedCarRepository(TableNames.from_env(env))
+    repository = ConnectedCarRepository(TableNames(Settings(env)))
     now = now or datetime.now(timezone.utc)
     first_day = now.date() + timedelta(days=1)
 

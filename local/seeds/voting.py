@@ -14,6 +14,7 @@ from collections.abc import Mapping
 
 from functions.shared.errors import ConflictError
 from functions.voting.models import PollIn
+from functions.shared.settings import Settings
 from functions.voting.repository import TableNames, VotingRepository
 from functions.voting.service import VotingService
 from local.auth import user_sub
@@ -42,7 +43,7 @@ def expected_totals() -> dict[str, int]:
 
 
 def load(env: Mapping[str, str]) -> None:
-    service = VotingService(VotingRepository(TableNames.from_env(env)))
+    service = VotingService(VotingRepository(TableNames(Settings(env))))
     service.create_poll(POLL_ID, POLL)
     for username, history in BALLOTS:
         voter = user_sub(username)

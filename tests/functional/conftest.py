@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,9 @@ from moto import mock_aws
 
 from functions.shared import ddb, idempotency, pagination
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
+from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
+from local.template import load_assembly
 from tests.support import iam
 from tests.support.events import claims_for, rest_event
 
@@ -42,6 +45,10 @@ class LambdaContext:
 @pytest.fixture(scope="session")
 def function_roles(tmp_path_factory) -> dict[str, iam.FunctionRole]:
     """Each function's role as the synthesized dev template defines it, by handler (one synth per session)."""
+    assembly = os.environ.get("FUNCTIONAL_ASSEMBLY")  # an assembly synthesized already (`python -m local synth`)
+    if assembly:
+        (stack,) = load_assembly(Path(assembly))
+        return iam.function_roles(stack)
     return iam.function_roles(iam.synth_dev(tmp_path_factory.mktemp("cdk-functional")))
 
 
@@ -51,19 +58,31 @@ def enforce_iam(function_roles, monkeypatch) -> None:
     iam.enforce(function_roles, monkeypatch)
 
 
+def fresh_containers() -> None:
+    """Forget what a Lambda container keeps between invocations (clients, settings, services, the cursor key)."""
+    from functions.connected_car import active_customers
+    from functions.connected_car import api as connected_car_api
+    from functions.contacts import api as contacts_api
+    from functions.voting import aggregator
+    from functions.voting import api as voting_api
+
+    for cached in (
+        ddb.resource, pagination.cursor_codec, settings, active_customers.repository, aggregator.default_aggregator,
+        connected_car_api.service, contacts_api.service, voting_api.service,
+    ):
+        cached.cache_clear()
+    idempotency.reset()
+
+
 @pytest.fixture
 def aws(monkeypatch) -> Iterator[None]:
     with mock_aws():
-        ddb.resource.cache_clear()
-        pagination.cursor_codec.cache_clear()
+        fresh_containers()
         secret = boto3.client("secretsmanager").create_secret(Name="cursor", SecretString="k" * 48)
         monkeypatch.setenv("CURSOR_SECRET_ARN", secret["ARN"])
         make_table(IDEMPOTENCY_TABLE, monkeypatch)
-        idempotency.reset()
         yield
-        ddb.resource.cache_clear()
-        pagination.cursor_codec.cache_clear()
-        idempotency.reset()
+        fresh_containers()
         _clear_powertools_secret_cache()
 
 
@@ -77,6 +96,7 @@ def make_table(spec: TableSpec, monkeypatch) -> str:
     name = f"test-{spec.construct_id}"
     boto3.client("dynamodb").create_table(**spec.create_table_kwargs(name))
     monkeypatch.setenv(spec.env_var, name)
+    settings.cache_clear()
     return name
 
 

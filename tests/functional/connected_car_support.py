@@ -18,9 +18,10 @@ from functions.connected_car.schema import REGISTRATION_TABLE, TABLES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import ddb
 from functions.shared.parked import PARKED_TABLE
+from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
 from infra.domains.connected_car import ROUTES
-from tests.functional.conftest import Client, LambdaContext
+from tests.functional.conftest import Client, LambdaContext, fresh_containers
 
 ADMIN = ("admin",)
 VEHICLE = ("vehicle",)
@@ -49,7 +50,7 @@ def make_tables(
         names[spec.env_var] = f"{prefix}-{spec.construct_id}"
         client.create_table(**spec.create_table_kwargs(names[spec.env_var]))
         monkeypatch.setenv(spec.env_var, names[spec.env_var])
-    api.service.cache_clear()
+    fresh_containers()  # the new names, as a new deployment's containers would read them
     return names
 
 
@@ -113,7 +114,7 @@ class Clock:
 
 def use_clock(monkeypatch, clock: Clock) -> None:
     """Route handlers get a service on this clock (api.service is an lru_cache read at each request)."""
-    service = ConnectedCarService(ConnectedCarRepository(TableNames.from_env(os.environ)), clock=clock)
+    service = ConnectedCarService(ConnectedCarRepository(TableNames(settings())), clock=clock)
     monkeypatch.setattr(api, "service", lambda: service)
 
 

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from functions.connected_car import active_customers, api
-from functions.shared import ddb, parked
 from functions.connected_car.models import Vehicle
+from functions.connected_car.repository import ConnectedCarRepository
 from functions.connected_car.schema import (
     ACTIVE_CUSTOMER_INDEX,
     ACTIVE_FLAG,
@@ -21,6 +21,8 @@ from functions.connected_car.schema import (
     REGISTRATION_TABLE,
     VEHICLE_TABLE,
 )
+from functions.shared import ddb, parked
+from tests.functional.conftest import LambdaContext
 from tests.functional.connected_car_support import (
     ADMIN,
     PREFIX,
@@ -37,8 +39,12 @@ from tests.functional.connected_car_support import (
     table_items,
     username_of,
 )
-from tests.functional.conftest import LambdaContext
-from tests.functional.parked_support import REPLAY, assert_parked, consumers, parked_items
+from tests.functional.parked_support import (
+    REPLAY,
+    assert_parked,
+    consumers,
+    parked_items,
+)
 
 NO_FAILURES = {"batchItemFailures": []}
 
@@ -253,18 +259,18 @@ def test_a_registration_written_while_the_consumer_computes_is_not_overwritten(
     assert state(tables, "alice") == (stored, stored)
     register(people, "alice", VIN, now)
     records = stream.new()
-    real = active_customers.has_active_registration
+    real = ConnectedCarRepository.has_active_registration
     raced: list[str] = []
 
-    def read_then_race(username: str) -> bool:
-        answer = real(username)  # what the registrations say now...
+    def read_then_race(self, username: str) -> bool:
+        answer = real(self, username)  # what the registrations say now...
         if not raced:
             raced.append(username)
             register(people, username, VIN, racing)  # ...but a registration write lands before the consumer writes,
             assert active_customers.sync_customer(username) == "unchanged"  # and its record is processed on another shard.
         return answer  # now stale
 
-    monkeypatch.setattr(active_customers, "has_active_registration", read_then_race)
+    monkeypatch.setattr(ConnectedCarRepository, "has_active_registration", read_then_race)
     calls.clear()
     assert deliver(records) == NO_FAILURES
     assert raced == ["alice"]
@@ -278,16 +284,16 @@ def test_registrations_that_keep_changing_fail_the_record_and_write_nothing_stal
     register(people, "alice", VIN, "active")
     register(people, "bob", VIN2, "active")
     records = stream.new()
-    real = active_customers.has_active_registration
+    real = ConnectedCarRepository.has_active_registration
     other = itertools.cycle(["inactive", "active"])
 
-    def read_then_race(username: str) -> bool:
-        answer = real(username)
+    def read_then_race(self, username: str) -> bool:
+        answer = real(self, username)
         if username == "alice":  # her second registration changes on every attempt
             register(people, "alice", VIN3, next(other))
         return answer
 
-    monkeypatch.setattr(active_customers, "has_active_registration", read_then_race)
+    monkeypatch.setattr(ConnectedCarRepository, "has_active_registration", read_then_race)
     calls.clear()
     result = deliver(records)
     (alice_record,) = [r for r in records if username_of(r) == "alice"]
@@ -297,7 +303,7 @@ def test_registrations_that_keep_changing_fail_the_record_and_write_nothing_stal
     assert state(tables, "alice") == (False, False)
     assert state(tables, "bob") == (True, True)
     # Lambda retries the record once the writes settle (their own records are on the way too)
-    monkeypatch.setattr(active_customers, "has_active_registration", real)
+    monkeypatch.setattr(ConnectedCarRepository, "has_active_registration", real)
     assert deliver([alice_record] + stream.new()) == NO_FAILURES
     assert state(tables, "alice") == (True, True)
 
@@ -309,19 +315,19 @@ def test_a_failing_record_is_reported_by_sequence_number_and_the_others_succeed(
         register(people, user, vin, "active")
     records = stream.new()
     assert [username_of(r) for r in records] == ["alice", "bob", "carol"]
-    real = active_customers.has_active_registration
+    real = ConnectedCarRepository.has_active_registration
 
-    def throttled_for_bob(username: str) -> bool:
+    def throttled_for_bob(self, username: str) -> bool:
         if username == "bob":
             raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}}, "Query")
-        return real(username)
+        return real(self, username)
 
-    monkeypatch.setattr(active_customers, "has_active_registration", throttled_for_bob)
+    monkeypatch.setattr(ConnectedCarRepository, "has_active_registration", throttled_for_bob)
     result = deliver(records)
     assert result == {"batchItemFailures": [{"itemIdentifier": records[1]["dynamodb"]["SequenceNumber"]}]}
     assert [state(tables, u) for u in ("alice", "bob", "carol")] == [(True, True), (False, False), (True, True)]
     # Lambda resumes at the failed record: bob, and carol again (already done, so unchanged)
-    monkeypatch.setattr(active_customers, "has_active_registration", real)
+    monkeypatch.setattr(ConnectedCarRepository, "has_active_registration", real)
     assert deliver(records[1:]) == NO_FAILURES
     assert [state(tables, u) for u in ("alice", "bob", "carol")] == [(True, True)] * 3
 

@@ -20,6 +20,7 @@ from functions.connected_car.schema import (
     VEHICLE_TABLE,
 )
 from functions.shared.errors import NotFoundError
+from functions.shared.settings import settings
 from infra.domains.connected_car import ROUTES
 from tests.functional.connected_car_support import (
     ADMIN,
@@ -750,8 +751,10 @@ def test_expired_events_are_never_served_though_still_stored(garage, tables, clo
     assert sorted(e["code"] for e in table_items(tables[EVENT_TABLE.env_var])) == ["old", "recent"]
     # A shorter retention hides what it has expired at once...
     monkeypatch.setenv("EVENT_RETENTION_DAYS", "5")
+    settings.cache_clear()  # the function reads its environment once per container: a new deployment
     assert codes(garage.call("GET", url)) == []
     # ...and a longer one does not revive what the TTL it was stored with (expiresAt) has expired.
     monkeypatch.setenv("EVENT_RETENTION_DAYS", "60")
+    settings.cache_clear()
     assert codes(garage.call("GET", url)) == ["recent"]
     assert len(table_items(tables[EVENT_TABLE.env_var])) == 2

@@ -331,8 +331,8 @@ def test_address_history_pages_with_filter(seeded):
 
 
 def test_body_without_content_type_is_read_as_json(client, table_name):
-    from tests.support.events import claims_for, rest_event
     from tests.functional.conftest import LambdaContext
+    from tests.support.events import claims_for, rest_event
 
     event = rest_event("POST", "/contacts/persons", resource="/contacts/persons",
                        body={"firstName": "Ada", "lastName": "Lovelace"}, claims=claims_for("root", ADMIN))
@@ -342,8 +342,8 @@ def test_body_without_content_type_is_read_as_json(client, table_name):
 
 
 def test_form_body_is_415_and_writes_nothing(client, table_name):
-    from tests.support.events import claims_for, rest_event
     from tests.functional.conftest import LambdaContext
+    from tests.support.events import claims_for, rest_event
 
     event = rest_event("POST", "/contacts/persons", resource="/contacts/persons",
                        raw_body="firstName=Ada&lastName=Lovelace", claims=claims_for("root", ADMIN))

@@ -6,7 +6,12 @@ import pytest
 from botocore.exceptions import ClientError
 
 from local.iam import PolicyDocument
-from tests.functional.connected_car_support import ADMIN, VIN, connected_car_client, make_tables
+from tests.functional.connected_car_support import (
+    ADMIN,
+    VIN,
+    connected_car_client,
+    make_tables,
+)
 
 HANDLER = "functions.connected_car.api.lambda_handler"
 

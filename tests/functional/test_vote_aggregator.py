@@ -20,12 +20,23 @@ from hypothesis import strategies as st
 from functions.shared import ddb, parked
 from functions.shared.errors import ConflictError
 from functions.voting import aggregator as aggregator_module
-from functions.voting.aggregator import Aggregator, MissingShardError, OutOfOrderError, aggregate, change_of
+from functions.voting.aggregator import (
+    Aggregator,
+    MissingShardError,
+    OutOfOrderError,
+    aggregate,
+    change_of,
+)
 from functions.voting.models import PollIn
 from functions.voting.repository import VotingRepository
 from functions.voting.schema import DEFAULT_SEGMENTS, checkpoint_pk
 from tests.functional.conftest import LambdaContext
-from tests.functional.parked_support import REPLAY, assert_parked, consumers, parked_items
+from tests.functional.parked_support import (
+    REPLAY,
+    assert_parked,
+    consumers,
+    parked_items,
+)
 from tests.functional.voting_support import (
     STREAM_ARN,
     AroundTheApi,

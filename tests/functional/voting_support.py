@@ -12,6 +12,7 @@ from typing import Any
 import boto3
 
 from functions.shared.parked import PARKED_TABLE
+from functions.shared.settings import Settings
 from functions.voting.aggregator import Aggregator, aggregate
 from functions.voting.models import PollIn
 from functions.voting.repository import TableNames, VotingRepository
@@ -29,7 +30,7 @@ _SEQUENCES = itertools.count(FIRST_SEQUENCE)
 def make_tables(monkeypatch) -> TableNames:
     for spec in (*TABLES, PARKED_TABLE):  # the aggregator parks the records it can never apply
         make_table(spec, monkeypatch)
-    return TableNames(raw_votes=f"test-{RAW_VOTES_TABLE.construct_id}", votes=f"test-{VOTES_TABLE.construct_id}")
+    return TableNames(Settings({spec.env_var: f"test-{spec.construct_id}" for spec in (RAW_VOTES_TABLE, VOTES_TABLE)}))
 
 
 @dataclass

@@ -1,0 +1,49 @@
+"""The Lambda entry points every domain uses: an API function's handler and a stream consumer's handler.
+
+One place for what each handler needs around it (Powertools' logger with the Lambda context, the tracer, metrics
+flushed at the end) so that a domain's `api.py` ends with `lambda_handler = api_handler(app)` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from aws_lambda_powertools.logging import correlation_paths
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.shared import parked
+from functions.shared.http import Resolver
+from functions.shared.observability import logger, metrics, tracer
+
+Handler = Callable[[dict, LambdaContext], dict]
+
+
+def api_handler(app: Resolver) -> Handler:
+    """The handler of an API function: the resolver's answer to a REST (v1) proxy event."""
+
+    @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics
+    def lambda_handler(event: dict, context: LambdaContext) -> dict:
+        return app.resolve(event, context)
+
+    return lambda_handler
+
+
+def consumer_handler(
+    process: Callable[[dict, LambdaContext], dict], replay: Callable[[Mapping[str, Any]], dict]
+) -> Handler:
+    """The handler of a stream consumer: a batch of stream records goes to `process`; an operator's
+    `{"replay": {...}}` (functions/shared/parked.py, `make replay`) goes to `replay`."""
+
+    @logger.inject_lambda_context
+    @tracer.capture_lambda_handler
+    @metrics.log_metrics
+    def lambda_handler(event: dict, context: LambdaContext) -> dict:
+        request = parked.replay_request(event)
+        if request is not None:
+            return replay(request)
+        return process(event, context)
+
+    return lambda_handler
