@@ -189,8 +189,8 @@ class ConnectedCarRepository:
         """
         key = {"dealerId": dealer_id, "serviceDateHour": service_date_hour}
         actions = [
-            _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId"),
-            {
+            ("dealer", _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId")),
+            ("timeslot", {
                 "Update": {
                     "TableName": self.tables.timeslot,
                     "Key": key,
@@ -202,10 +202,10 @@ class ConnectedCarRepository:
                     "ExpressionAttributeValues": {":count": bay_count, ":zero": 0},
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
-            },
+            }),
         ]
         failed = ddb.transact_write(actions)
-        if failed is not None and failed.index == 0:
+        if failed is not None and failed.name == "dealer":
             raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND") from failed.error
         if failed is not None:
             raise ConflictError(
@@ -355,10 +355,12 @@ class ConnectedCarRepository:
             }
         }
         for vehicle_action in self._vehicle_actions(vin, username, status_code):
-            failed = ddb.transact_write([customer_update, vehicle_action, registration_update])
+            failed = ddb.transact_write(
+                [("customer", customer_update), ("vehicle", vehicle_action), ("registration", registration_update)]
+            )
             if failed is None:
                 return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
-            if failed.index == 0:
+            if failed.name == "customer":
                 raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND") from failed.error
             if failed.item is None:
                 raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND") from failed.error
@@ -414,7 +416,7 @@ class ConnectedCarRepository:
         """Book a bay: check the registration is active, take a bay, store the appointment — all or nothing."""
         timeslot_key = {"dealerId": appointment.dealer_id, "serviceDateHour": appointment.service_date_hour}
         actions = [
-            {
+            ("registration", {
                 "ConditionCheck": {
                     "TableName": self.tables.registration,
                     "Key": {"username": appointment.username, "vin": appointment.vin},
@@ -422,8 +424,8 @@ class ConnectedCarRepository:
                     "ExpressionAttributeValues": {":active": ACTIVE},
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
-            },
-            {
+            }),
+            ("timeslot", {
                 "Update": {
                     "TableName": self.tables.timeslot,
                     "Key": timeslot_key,
@@ -432,19 +434,19 @@ class ConnectedCarRepository:
                     "ExpressionAttributeValues": {":one": 1, ":zero": 0},
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
-            },
-            {
+            }),
+            ("appointment", {
                 "Put": {
                     "TableName": self.tables.appointment,
                     "Item": appointment_item(appointment),
                     "ConditionExpression": "attribute_not_exists(appointmentId)",
                 }
-            },
+            }),
         ]
         failed = ddb.transact_write(actions)
         if failed is None:
             return appointment
-        if failed.index == 0:
+        if failed.name == "registration":
             if failed.item is None:
                 raise NotFoundError(
                     f"{appointment.username} has not registered {appointment.vin}", code="REGISTRATION_NOT_FOUND"
@@ -453,7 +455,7 @@ class ConnectedCarRepository:
                 f"the registration of {appointment.vin} to {appointment.username} is not active",
                 code="REGISTRATION_INACTIVE",
             ) from failed.error
-        if failed.index == 1:
+        if failed.name == "timeslot":
             if failed.item is None:
                 raise NotFoundError(
                     f"no timeslot {appointment.service_date_hour} at dealer {appointment.dealer_id}",
@@ -474,14 +476,14 @@ class ConnectedCarRepository:
         """Delete the appointment and give its bay back, all or nothing. The delete is conditioned on the
         appointment still being there, so two concurrent cancels free one bay, not two."""
         actions = [
-            {
+            ("appointment", {
                 "Delete": {
                     "TableName": self.tables.appointment,
                     "Key": {"appointmentId": appointment.appointment_id},
                     "ConditionExpression": "attribute_exists(appointmentId)",
                 }
-            },
-            {
+            }),
+            ("timeslot", {
                 "Update": {
                     "TableName": self.tables.timeslot,
                     "Key": {"dealerId": appointment.dealer_id, "serviceDateHour": appointment.service_date_hour},
@@ -489,10 +491,10 @@ class ConnectedCarRepository:
                     "ConditionExpression": "attribute_exists(dealerId) AND bookedCount > :zero",
                     "ExpressionAttributeValues": {":one": 1, ":zero": 0},
                 }
-            },
+            }),
         ]
         failed = ddb.transact_write(actions)
-        if failed is not None and failed.index == 0:
+        if failed is not None and failed.name == "appointment":
             raise NotFoundError(
                 f"no appointment {appointment.appointment_id}", code="APPOINTMENT_NOT_FOUND"
             ) from failed.error
@@ -522,17 +524,17 @@ class ConnectedCarRepository:
     def put_event(self, event: VehicleEvent) -> VehicleEvent:
         """Store a vehicle's event, in one transaction with a check that the vehicle exists."""
         actions = [
-            _exists_check(self.tables.vehicle, {"vin": event.vin}, "vin"),
-            {
+            ("vehicle", _exists_check(self.tables.vehicle, {"vin": event.vin}, "vin")),
+            ("event", {
                 "Put": {
                     "TableName": self.tables.event,
                     "Item": event_item(event),
                     "ConditionExpression": "attribute_not_exists(eventId)",
                 }
-            },
+            }),
         ]
         failed = ddb.transact_write(actions)
-        if failed is not None and failed.index == 0:
+        if failed is not None and failed.name == "vehicle":
             raise NotFoundError(f"no vehicle {event.vin}", code="VEHICLE_NOT_FOUND") from failed.error
         if failed is not None:
             raise ConflictError("an event with this id exists", code="ALREADY_EXISTS") from failed.error

@@ -120,22 +120,22 @@ class ContactRepository:
     def put_link(self, link: Link) -> None:
         """Link a person and an address, in one transaction with checks that both exist."""
         actions = [
-            _exists_check(self._table_name, item_key(link.person_id, PERSON)),
-            _exists_check(self._table_name, item_key(link.address_id, ADDRESS)),
-            {
+            ("person", _exists_check(self._table_name, item_key(link.person_id, PERSON))),
+            ("address", _exists_check(self._table_name, item_key(link.address_id, ADDRESS))),
+            ("link", {
                 "Put": {
                     "TableName": self._table_name,
                     "Item": link_item(link),
                     "ConditionExpression": "attribute_not_exists(Id)",
                 }
-            },
+            }),
         ]
         failed = ddb.transact_write(actions)
         if failed is None:
             return
-        if failed.index == 0:
+        if failed.name == "person":
             raise NotFoundError(f"no person {link.person_id}", code="PERSON_NOT_FOUND") from failed.error
-        if failed.index == 1:
+        if failed.name == "address":
             raise NotFoundError(f"no address {link.address_id}", code="ADDRESS_NOT_FOUND") from failed.error
         raise ConflictError("a link with this id exists", code="ALREADY_EXISTS") from failed.error
 

@@ -97,39 +97,32 @@ def cancellation_items(error: ClientError) -> list[dict[str, Any] | None]:
 
 @dataclass(frozen=True)
 class ConditionFailed:
-    """Why a transaction was cancelled: the first action whose condition failed."""
+    """Why a transaction was cancelled: the first named action whose condition failed."""
 
-    index: int
-    item: dict[str, Any] | None  # that action's item before, when it asked ReturnValuesOnConditionCheckFailure=ALL_OLD
+    name: str  # that action's name
+    item: dict[str, Any] | None  # its item before, when it asked ReturnValuesOnConditionCheckFailure=ALL_OLD
     error: ClientError
-    name: str | None = None  # that action's name, when the caller named its actions
     names: tuple[str, ...] = ()  # every action whose condition failed, by name (DynamoDB may report only some)
 
 
-def transact_write(
-    actions: Sequence[Mapping[str, Any]], names: Sequence[str] | None = None
-) -> ConditionFailed | None:
-    """TransactWriteItems (plain Python values, as the Table methods take them); None when it committed.
+def transact_write(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> ConditionFailed | None:
+    """TransactWriteItems of named actions (plain Python values, as the Table methods take them); None when it
+    committed.
 
-    A cancellation caused by a condition is returned, for the caller to name the rule that held; any other
-    (throttling, a conflicting transaction) propagates and the resolver answers 429. `names`, one per action,
-    let the caller tell which rule failed by name rather than by position (a list built in a loop shifts).
+    A cancellation caused by a condition is returned with the failed action's name, for the caller to name the
+    rule that held: by name, never by position, so reordering or adding actions cannot change the error. Any other
+    cancellation (throttling, a conflicting transaction) propagates and the resolver answers 429.
     """
-    if names is not None and len(names) != len(actions):
-        raise ValueError(f"{len(names)} names for {len(actions)} actions")
+    names = [name for name, _ in actions]
     try:
-        resource().meta.client.transact_write_items(TransactItems=list(actions))
+        resource().meta.client.transact_write_items(TransactItems=[action for _, action in actions])
     except ClientError as error:
         reasons = cancellation_reasons(error)
         if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
             raise
         failed = [i for i, reason in enumerate(reasons) if reason == "ConditionalCheckFailed"]
-        index = failed[0]
+        first = failed[0]
         return ConditionFailed(
-            index=index,
-            item=cancellation_items(error)[index],
-            error=error,
-            name=names[index] if names is not None else None,
-            names=tuple(names[i] for i in failed if i < len(names)) if names is not None else (),
+            name=names[first], item=cancellation_items(error)[first], error=error, names=tuple(names[i] for i in failed)
         )
     return None

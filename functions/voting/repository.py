@@ -282,8 +282,8 @@ class VotingRepository:
     def correct(self, poll_id: str, corrections: Mapping[str, int], changes: int, recount_version: int) -> None:
         """A recount's correction: ADD the drift to segment 1 of each candidate, and the accepted changes that will
         never be applied to the applied counter, in one transaction with the poll's recount version."""
-        actions: list[dict[str, Any]] = [
-            {
+        actions: list[tuple[str, dict[str, Any]]] = [
+            ("poll", {
                 "Update": {
                     "TableName": self.tables.votes,
                     "Key": {"pollId": poll_id, "sk": POLL_SK},
@@ -295,12 +295,12 @@ class VotingRepository:
                     "ExpressionAttributeValues": {":next": recount_version + 1}
                     | ({} if recount_version == 0 else {":seen": recount_version}),
                 }
-            }
+            })
         ]
         for candidate, delta in sorted(corrections.items()):
-            actions.append(_total_update(self.tables.votes, poll_id, candidate, 1, delta))
+            actions.append(("total", _total_update(self.tables.votes, poll_id, candidate, 1, delta)))
         if changes:
-            actions.append(_applied_update(self.tables.votes, poll_id, 1, changes))
+            actions.append(("applied", _applied_update(self.tables.votes, poll_id, 1, changes)))
         failed = ddb.transact_write(actions)  # only the poll's recountVersion has a condition
         if failed is not None:
             raise ConflictError(
@@ -324,19 +324,17 @@ class VotingRepository:
         per (poll, candidate) segment and the shard checkpoint, conditioned on the checkpoint still being
         `flush.expected`. Returns the number of items written. Raises MissingPollError naming the polls whose check
         failed (found by the failed actions' names), CheckpointMovedError, TransactionConflictError."""
-        actions: list[dict[str, Any]] = []
-        names: list[str] = []
+        actions: list[tuple[str, dict[str, Any]]] = []
         for poll_id in flush.checks:
-            actions.append(_poll_check(self.tables.votes, poll_id))
-            names.append(_poll_check_name(poll_id))
+            actions.append((_poll_check_name(poll_id), _poll_check(self.tables.votes, poll_id)))
         for poll_id in sorted(set(flush.deltas) | set(flush.changes)):
             for candidate, delta in sorted(flush.deltas.get(poll_id, {}).items()):
                 if delta:
-                    actions.append(_total_update(self.tables.votes, poll_id, candidate, flush.segment, delta))
-                    names.append("total")
+                    actions.append(("total", _total_update(self.tables.votes, poll_id, candidate, flush.segment, delta)))
             if flush.changes.get(poll_id):
-                actions.append(_applied_update(self.tables.votes, poll_id, flush.segment, flush.changes[poll_id]))
-                names.append("applied")
+                actions.append(
+                    ("applied", _applied_update(self.tables.votes, poll_id, flush.segment, flush.changes[poll_id]))
+                )
         writes = len(actions) - len(flush.checks) + 1  # a ConditionCheck writes nothing
         key = {"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK}
         values: dict[str, Any] = {
@@ -348,7 +346,8 @@ class VotingRepository:
         else:
             condition = "sequenceNumber = :expected"
             values[":expected"] = flush.expected
-        actions.append(
+        actions.append((
+            CHECKPOINT_ACTION,
             {
                 "Update": {
                     "TableName": self.tables.votes,
@@ -360,11 +359,10 @@ class VotingRepository:
                     "ConditionExpression": condition,
                     "ExpressionAttributeValues": values,
                 }
-            }
-        )
-        names.append(CHECKPOINT_ACTION)
+            },
+        ))
         try:
-            failed = ddb.transact_write(actions, names)  # conditions: the polls' checks and the checkpoint
+            failed = ddb.transact_write(actions)  # conditions: the polls' checks and the checkpoint
         except ClientError as error:
             if "TransactionConflict" in ddb.cancellation_reasons(error):
                 raise TransactionConflictError(shard.shard_id) from error
@@ -389,26 +387,27 @@ class VotingRepository:
         corrected the poll since: its count already includes this ballot, see docs/voting.md); raises
         MissingPollError while the poll does not exist.
         """
-        actions: list[dict[str, Any]] = [
-            {
+        actions: list[tuple[str, dict[str, Any]]] = [
+            ("poll", {
                 "ConditionCheck": {
                     "TableName": self.tables.votes,
                     "Key": {"pollId": replay.poll_id, "sk": POLL_SK},
                     "ConditionExpression": "attribute_exists(pollId) AND attribute_not_exists(recountVersion)",
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
-            },
-            dict(parked_update),
+            }),
+            ("parked", dict(parked_update)),
         ]
-        names = ["poll", "parked"]
         for candidate, delta in sorted(replay.deltas.items()):
             if delta:
-                actions.append(_total_update(self.tables.votes, replay.poll_id, candidate, replay.segment, delta))
-                names.append("total")
+                actions.append(
+                    ("total", _total_update(self.tables.votes, replay.poll_id, candidate, replay.segment, delta))
+                )
         if replay.changes:
-            actions.append(_applied_update(self.tables.votes, replay.poll_id, replay.segment, replay.changes))
-            names.append("applied")
-        failed = ddb.transact_write(actions, names)
+            actions.append(
+                ("applied", _applied_update(self.tables.votes, replay.poll_id, replay.segment, replay.changes))
+            )
+        failed = ddb.transact_write(actions)
         if failed is None:
             return "replayed"
         if "parked" in failed.names:
