@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test test-unit test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench clean
+.PHONY: setup run test lint-imports test-unit test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench clean
 
 setup: $(STAMP)
 
@@ -36,8 +36,12 @@ dlq: setup
 replay: setup
 	@$(PY) -m local replay $(if $(FUNCTION),--function "$(FUNCTION)")
 
-test: setup
+test: setup lint-imports
 	$(PY) -m pytest
+
+# The layering contracts of .importlinter (functions/ stands alone, api -> service -> repository, infra reads schemas).
+lint-imports: setup
+	$(VENV)/bin/lint-imports
 
 test-unit: setup
 	$(PY) -m pytest tests/unit

@@ -30,14 +30,8 @@ from pydantic import BaseModel
 from functions.shared.auth import caller_of
 from functions.shared.models import dump
 from functions.shared.settings import settings
-from functions.shared.table_spec import KeyAttribute, TableSpec
+from functions.shared.schema import IDEMPOTENCY_TABLE
 
-IDEMPOTENCY_TABLE = TableSpec(
-    construct_id="IdempotencyTable",
-    env_var="IDEMPOTENCY_TABLE_NAME",
-    partition_key=KeyAttribute("id"),
-    ttl_attribute="expiration",
-)
 RETENTION_SECONDS = 24 * 3600
 
 IdempotencyKey = Annotated[

@@ -39,16 +39,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 from functions.shared import ddb
 from functions.shared.observability import logger, metrics
 from functions.shared.settings import settings
-from functions.shared.table_spec import KeyAttribute, TableSpec
-
-PARKED_TABLE = TableSpec(
-    construct_id="ParkedRecordsTable",
-    env_var="PARKED_RECORDS_TABLE_NAME",
-    partition_key=KeyAttribute("consumer"),
-    sort_key=KeyAttribute("position"),
-    # Set only when a record is replayed (or superseded): pending records stay until an operator deals with them.
-    ttl_attribute="expiresAt",
-)
+from functions.shared.schema import PARKED_TABLE
 
 CONSUMERS_PARTITION = "#consumers"  # one item per consumer that ever parked a record (position = its name)
 PENDING, REPLAYED, SUPERSEDED = "pending", "replayed", "superseded"

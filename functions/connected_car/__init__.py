@@ -1,0 +1,1 @@
+"""ConnectedCar (seed 001): dealers, timeslots, customers, vehicles, registrations, appointments, events."""
