@@ -11,13 +11,13 @@ Every rule is enforced by DynamoDB itself, in one request:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
+from pydantic import BaseModel
 
 from functions.connected_car.models import (
     Appointment,
@@ -47,6 +47,7 @@ from functions.connected_car.schema import (
 )
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError, ThrottledError
+from functions.shared.models import from_item, to_item
 from functions.shared.pagination import Page, query_page
 from functions.shared.settings import Settings, TableName
 
@@ -79,89 +80,6 @@ class TableNames:
         self.settings = settings
 
 
-# --- stored items <-> models ------------------------------------------------------------------------
-
-def dealer_from(item: Mapping[str, Any]) -> Dealer:
-    return Dealer(dealer_id=item["dealerId"], name=item["name"], address=item.get("address"))
-
-
-def timeslot_from(item: Mapping[str, Any]) -> Timeslot:
-    return Timeslot(
-        dealer_id=item["dealerId"],
-        service_date_hour=item["serviceDateHour"],
-        service_bay_count=int(item["serviceBayCount"]),
-        booked_count=int(item["bookedCount"]),
-        available_bays=int(item["availableBays"]),
-    )
-
-
-def customer_from(item: Mapping[str, Any]) -> Customer:
-    return Customer(
-        username=item["username"], name=item["name"], email=item["email"], is_active=bool(item.get("isActive"))
-    )
-
-
-def vehicle_from(item: Mapping[str, Any]) -> Vehicle:
-    return Vehicle(vin=item["vin"], make=item["make"], model=item["model"], year=int(item["year"]))
-
-
-def registration_from(item: Mapping[str, Any]) -> Registration:
-    return Registration(
-        username=item["username"], vin=item["vin"], status_code=item["statusCode"], updated_at=item["updatedAt"]
-    )
-
-
-def appointment_item(appointment: Appointment) -> dict[str, Any]:
-    return {
-        "appointmentId": appointment.appointment_id,
-        "dealerId": appointment.dealer_id,
-        "serviceDateHour": appointment.service_date_hour,
-        "username": appointment.username,
-        "vin": appointment.vin,
-        "timeslotKey": appointment.timeslot_key,
-        "registrationKey": appointment.registration_key,
-        "createdAt": appointment.created_at.isoformat(),
-    }
-
-
-def appointment_from(item: Mapping[str, Any]) -> Appointment:
-    return Appointment(
-        appointment_id=item["appointmentId"],
-        dealer_id=item["dealerId"],
-        service_date_hour=item["serviceDateHour"],
-        username=item["username"],
-        vin=item["vin"],
-        timeslot_key=item["timeslotKey"],
-        registration_key=item["registrationKey"],
-        created_at=item["createdAt"],
-    )
-
-
-def event_item(event: VehicleEvent) -> dict[str, Any]:
-    return {
-        "vin": event.vin,
-        "eventId": event.event_id,
-        "vinType": compound_key(event.vin, event.type),
-        "type": event.type,
-        "code": event.code,
-        "message": event.message,
-        "timestamp": event.timestamp.isoformat(),
-        "expiresAt": event.expires_at,
-    }
-
-
-def event_from(item: Mapping[str, Any]) -> VehicleEvent:
-    return VehicleEvent(
-        vin=item["vin"],
-        event_id=item["eventId"],
-        type=item["type"],
-        code=item["code"],
-        message=item["message"],
-        timestamp=item["timestamp"],
-        expires_at=int(item["expiresAt"]),
-    )
-
-
 # --- the repository ---------------------------------------------------------------------------------
 
 class ConnectedCarRepository:
@@ -172,15 +90,12 @@ class ConnectedCarRepository:
 
     def put_dealer(self, dealer: Dealer) -> Dealer:
         """Create or replace a dealer (PutItem)."""
-        item = {"dealerId": dealer.dealer_id, "name": dealer.name}
-        if dealer.address is not None:
-            item["address"] = dealer.address
-        ddb.table(self.tables.dealer).put_item(Item=item)
+        ddb.table(self.tables.dealer).put_item(Item=to_item(dealer))
         return dealer
 
     def get_dealer(self, dealer_id: str) -> Dealer | None:
         item = ddb.table(self.tables.dealer).get_item(Key={"dealerId": dealer_id}).get("Item")
-        return None if item is None else dealer_from(item)
+        return None if item is None else from_item(Dealer, item)
 
     def put_timeslot(self, dealer_id: str, service_date_hour: str, bay_count: int) -> Timeslot:
         """Create a timeslot or change its bay count, in one transaction with a check that the dealer exists.
@@ -220,7 +135,7 @@ class ConnectedCarRepository:
             .get_item(Key={"dealerId": dealer_id, "serviceDateHour": service_date_hour}, ConsistentRead=consistent)
             .get("Item")
         )
-        return None if item is None else timeslot_from(item)
+        return None if item is None else from_item(Timeslot, item)
 
     def timeslots_of(
         self, dealer_id: str, *, first: str, last: str, min_available: int | None, limit: int, start_key: StartKey
@@ -235,7 +150,7 @@ class ConnectedCarRepository:
         }
         if min_available is not None:
             query["FilterExpression"] = Attr("availableBays").gte(min_available)
-        return _page(self.tables.timeslot, timeslot_from, limit, start_key, **query)
+        return _page(self.tables.timeslot, Timeslot, limit, start_key, **query)
 
     # customers, vehicles, registrations
 
@@ -251,11 +166,11 @@ class ConnectedCarRepository:
             ExpressionAttributeValues={":name": name, ":email": email, ":false": False, ":zero": 0},
             ReturnValues="ALL_NEW",
         )
-        return customer_from(response["Attributes"])
+        return from_item(Customer, response["Attributes"])
 
     def get_customer(self, username: str) -> Customer | None:
         item = ddb.table(self.tables.customer).get_item(Key={"username": username}).get("Item")
-        return None if item is None else customer_from(item)
+        return None if item is None else from_item(Customer, item)
 
     def customer_activity(self, username: str) -> CustomerActivity | None:
         """isActive sync: the customer's flag and registration version, GetItem strongly consistent."""
@@ -307,7 +222,7 @@ class ConnectedCarRepository:
         """Customers with an active registration: Query the sparse ActiveCustomerIndex (only they are in it)."""
         return _page(
             self.tables.customer,
-            customer_from,
+            Customer,
             limit,
             start_key,
             IndexName=ACTIVE_CUSTOMER_INDEX,
@@ -326,7 +241,7 @@ class ConnectedCarRepository:
 
     def get_vehicle(self, vin: str) -> Vehicle | None:
         item = ddb.table(self.tables.vehicle).get_item(Key={"vin": vin}).get("Item")
-        return None if item is None else vehicle_from(item)
+        return None if item is None else from_item(Vehicle, item)
 
     def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> Registration:
         """Register a vehicle to a customer or change the registration's status, in one transaction that
@@ -394,19 +309,19 @@ class ConnectedCarRepository:
 
     def get_registration(self, username: str, vin: str) -> Registration | None:
         item = ddb.table(self.tables.registration).get_item(Key={"username": username, "vin": vin}).get("Item")
-        return None if item is None else registration_from(item)
+        return None if item is None else from_item(Registration, item)
 
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         """Query the Registration table on its partition key."""
         return _page(
-            self.tables.registration, registration_from, limit, start_key,
+            self.tables.registration, Registration, limit, start_key,
             KeyConditionExpression=Key("username").eq(username),
         )
 
     def registrations_of_vehicle(self, vin: str, *, limit: int, start_key: StartKey) -> Page:
         """Query VehicleRegistrationIndex, the seed's reversed keys."""
         return _page(
-            self.tables.registration, registration_from, limit, start_key,
+            self.tables.registration, Registration, limit, start_key,
             IndexName=VEHICLE_REGISTRATION_INDEX, KeyConditionExpression=Key("vin").eq(vin),
         )
 
@@ -438,7 +353,7 @@ class ConnectedCarRepository:
             ("appointment", {
                 "Put": {
                     "TableName": self.tables.appointment,
-                    "Item": appointment_item(appointment),
+                    "Item": to_item(appointment),
                     "ConditionExpression": "attribute_not_exists(appointmentId)",
                 }
             }),
@@ -470,7 +385,7 @@ class ConnectedCarRepository:
             .get_item(Key={"appointmentId": appointment_id}, ConsistentRead=consistent)
             .get("Item")
         )
-        return None if item is None else appointment_from(item)
+        return None if item is None else from_item(Appointment, item)
 
     def cancel(self, appointment: Appointment) -> None:
         """Delete the appointment and give its bay back, all or nothing. The delete is conditioned on the
@@ -506,7 +421,7 @@ class ConnectedCarRepository:
     ) -> Page:
         """Query TimeslotAppointmentIndex on timeslotKey = dealerId#serviceDateHour."""
         return _page(
-            self.tables.appointment, appointment_from, limit, start_key,
+            self.tables.appointment, Appointment, limit, start_key,
             IndexName=TIMESLOT_APPOINTMENT_INDEX,
             KeyConditionExpression=Key("timeslotKey").eq(compound_key(dealer_id, service_date_hour)),
         )
@@ -514,7 +429,7 @@ class ConnectedCarRepository:
     def appointments_of_registration(self, username: str, vin: str, *, limit: int, start_key: StartKey) -> Page:
         """Query RegistrationAppointmentIndex on registrationKey = username#vin, in service time order."""
         return _page(
-            self.tables.appointment, appointment_from, limit, start_key,
+            self.tables.appointment, Appointment, limit, start_key,
             IndexName=REGISTRATION_APPOINTMENT_INDEX,
             KeyConditionExpression=Key("registrationKey").eq(compound_key(username, vin)),
         )
@@ -528,7 +443,7 @@ class ConnectedCarRepository:
             ("event", {
                 "Put": {
                     "TableName": self.tables.event,
-                    "Item": event_item(event),
+                    "Item": to_item(event, vinType=compound_key(event.vin, event.type)),
                     "ConditionExpression": "attribute_not_exists(eventId)",
                 }
             }),
@@ -565,7 +480,7 @@ class ConnectedCarRepository:
             key = Key("vinType").eq(compound_key(vin, event_type)) & Key("eventId").between(first, last)
             index = {"IndexName": VEHICLE_EVENT_TYPE_INDEX}
         return _page(
-            self.tables.event, event_from, limit, start_key,
+            self.tables.event, VehicleEvent, limit, start_key,
             KeyConditionExpression=key,
             FilterExpression=Attr("expiresAt").gt(now_epoch),
             ScanIndexForward=False,
@@ -575,9 +490,9 @@ class ConnectedCarRepository:
 
 # --- low-level helpers ------------------------------------------------------------------------------
 
-def _page(table_name: str, convert, limit: int, start_key: StartKey, **query: Any) -> Page:
+def _page(table_name: str, model: type[BaseModel], limit: int, start_key: StartKey, **query: Any) -> Page:
     page = query_page(ddb.table(table_name).query, limit=limit, start_key=start_key, **query)
-    page.items = [convert(item) for item in page.items]
+    page.items = [from_item(model, item) for item in page.items]
     return page
 
 

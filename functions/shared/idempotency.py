@@ -29,8 +29,8 @@ from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
 from functions.shared.models import dump
-from functions.shared.settings import settings
 from functions.shared.schema import IDEMPOTENCY_TABLE
+from functions.shared.settings import settings
 
 RETENTION_SECONDS = 24 * 3600
 

@@ -38,8 +38,8 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from functions.shared import ddb
 from functions.shared.observability import logger, metrics
-from functions.shared.settings import settings
 from functions.shared.schema import PARKED_TABLE
+from functions.shared.settings import settings
 
 CONSUMERS_PARTITION = "#consumers"  # one item per consumer that ever parked a record (position = its name)
 PENDING, REPLAYED, SUPERSEDED = "pending", "replayed", "superseded"
