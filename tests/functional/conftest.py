@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +99,49 @@ def make_table(spec: TableSpec, monkeypatch) -> str:
     monkeypatch.setenv(spec.env_var, name)
     settings.cache_clear()
     return name
+
+
+@dataclass
+class Calls:
+    """Every DynamoDB call made through the shared resource: (operation, request params, parsed response)."""
+
+    recorded: list[tuple[str, dict, dict]] = field(default_factory=list)
+
+    def names(self) -> list[str]:
+        return [name for name, _, _ in self.recorded]
+
+    def of(self, operation: str) -> list[tuple[dict, dict]]:
+        return [(params, response) for name, params, response in self.recorded if name == operation]
+
+    def clear(self) -> None:
+        self.recorded.clear()
+
+
+@contextmanager
+def recording() -> Iterator[Calls]:
+    calls = Calls()
+    events = ddb.resource().meta.client.meta.events
+
+    def before(params, model, context, **kwargs):
+        context["params"] = dict(params)
+
+    def after(http_response, parsed, model, **kwargs):
+        calls.recorded.append((model.name, kwargs.get("context", {}).get("params", {}), parsed))
+
+    events.register("before-parameter-build.dynamodb", before)
+    events.register("after-call.dynamodb", after)
+    try:
+        yield calls
+    finally:
+        events.unregister("before-parameter-build.dynamodb", before)
+        events.unregister("after-call.dynamodb", after)
+
+
+@pytest.fixture
+def calls(aws) -> Iterator[Calls]:
+    """Every DynamoDB call made through the shared resource during the test (after its fixtures)."""
+    with recording() as recorded:
+        yield recorded
 
 
 class Client:

@@ -4,9 +4,6 @@ and the Registration table's stream read back from moto as the Lambda event sour
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -21,7 +18,7 @@ from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
 from infra.domains.connected_car import ROUTES
-from tests.functional.conftest import Client, LambdaContext, fresh_containers
+from tests.functional.conftest import Client, LambdaContext
 
 ADMIN = ("admin",)
 VEHICLE = ("vehicle",)
@@ -50,7 +47,9 @@ def make_tables(
         names[spec.env_var] = f"{prefix}-{spec.construct_id}"
         client.create_table(**spec.create_table_kwargs(names[spec.env_var]))
         monkeypatch.setenv(spec.env_var, names[spec.env_var])
-    fresh_containers()  # the new names, as a new deployment's containers would read them
+    # the new names, as a new deployment's containers would read them (the DynamoDB client stays: calls are recorded)
+    for cached in (settings, api.service, active_customers.repository):
+        cached.cache_clear()
     return names
 
 
@@ -63,40 +62,6 @@ def raw_item(name: str, key: dict[str, Any]) -> dict[str, Any] | None:
     return ddb.table(name).get_item(Key=key, ConsistentRead=True).get("Item")
 
 
-@dataclass
-class Calls:
-    """Every DynamoDB call made through the shared resource: (operation, request params, parsed response)."""
-
-    recorded: list[tuple[str, dict, dict]] = field(default_factory=list)
-
-    def names(self) -> list[str]:
-        return [name for name, _, _ in self.recorded]
-
-    def of(self, operation: str) -> list[tuple[dict, dict]]:
-        return [(params, response) for name, params, response in self.recorded if name == operation]
-
-    def clear(self) -> None:
-        self.recorded.clear()
-
-
-@contextmanager
-def recording() -> Iterator[Calls]:
-    calls = Calls()
-    events = ddb.resource().meta.client.meta.events
-
-    def before(params, model, context, **kwargs):
-        context["params"] = dict(params)
-
-    def after(http_response, parsed, model, **kwargs):
-        calls.recorded.append((model.name, kwargs.get("context", {}).get("params", {}), parsed))
-
-    events.register("before-parameter-build.dynamodb", before)
-    events.register("after-call.dynamodb", after)
-    try:
-        yield calls
-    finally:
-        events.unregister("before-parameter-build.dynamodb", before)
-        events.unregister("after-call.dynamodb", after)
 
 
 class Clock:

@@ -34,7 +34,6 @@ from tests.functional.connected_car_support import (
     deliver,
     make_tables,
     raw_item,
-    recording,
     registration_stream,
     table_items,
     username_of,
@@ -74,12 +73,6 @@ def people(client):
 @pytest.fixture
 def stream(tables):
     return registration_stream()
-
-
-@pytest.fixture
-def calls(tables):
-    with recording() as recorded:
-        yield recorded
 
 
 def add_customer(client, user: str) -> None:

@@ -36,7 +36,6 @@ from tests.functional.connected_car_support import (
     connected_car_client,
     make_tables,
     raw_item,
-    recording,
     table_items,
     use_clock,
     utc,
@@ -55,12 +54,6 @@ def tables(aws, monkeypatch) -> dict[str, str]:
 @pytest.fixture
 def client(tables):
     return connected_car_client()
-
-
-@pytest.fixture
-def calls(tables):
-    with recording() as recorded:
-        yield recorded
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ import pytest
 
 from functions.contacts import api
 from functions.contacts.schema import CONTACT_TABLE, PERSON_INDEX
-from functions.shared import ddb
 from infra.domains.contacts import ROUTES
 from local.seeds import contacts as seed
 from tests.functional.conftest import Client, make_table
@@ -32,25 +31,6 @@ def client(table_name) -> Client:
 def seeded(client, table_name) -> Client:
     seed.load({CONTACT_TABLE.env_var: table_name})
     return client
-
-
-@pytest.fixture
-def calls():
-    """Every DynamoDB call the handler makes: (operation, request params, response)."""
-    recorded: list[tuple[str, dict, dict]] = []
-    events = ddb.resource().meta.client.meta.events
-
-    def after(http_response, parsed, model, **kwargs):
-        recorded.append((model.name, kwargs.get("context", {}).get("params", {}), parsed))
-
-    def before(params, model, context, **kwargs):
-        context["params"] = dict(params)
-
-    events.register("before-parameter-build.dynamodb", before)
-    events.register("after-call.dynamodb", after)
-    yield recorded
-    events.unregister("before-parameter-build.dynamodb", before)
-    events.unregister("after-call.dynamodb", after)
 
 
 def count_items(table_name: str) -> int:
@@ -129,9 +109,9 @@ def test_address_lookup_reads_only_that_persons_links(seeded, table_name, calls)
     reply = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01")
     # Then only key-based operations ran, and the query read Bob's business links only
     assert streets(reply) == ["1850 Wazee Street"]
-    operations = [name for name, _, _ in calls]
+    operations = calls.names()
     assert set(operations) <= {"Query", "GetItem", "BatchGetItem"}
-    queries = [(params, response) for name, params, response in calls if name == "Query"]
+    queries = calls.of("Query")
     assert len(queries) == 1
     params, response = queries[0]
     assert params["IndexName"] == PERSON_INDEX
@@ -144,7 +124,7 @@ def test_no_read_route_scans(seeded, calls):
         f"/contacts/persons/{seed.BOB}/addresses", f"/contacts/persons/{seed.BOB}/addresses?current=true",
     ):
         assert seeded.call("GET", url).status == 200
-    assert {name for name, _, _ in calls} <= {"Query", "GetItem", "BatchGetItem"}
+    assert set(calls.names()) <= {"Query", "GetItem", "BatchGetItem"}
 
 
 # --- writes ------------------------------------------------------------------------------------------

@@ -8,7 +8,6 @@ import random
 import boto3
 import pytest
 
-from functions.shared import ddb
 from functions.voting import api
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
@@ -45,20 +44,6 @@ def stream(tables) -> MotoStream:
 def poll(client) -> str:
     assert client.call("PUT", POLL, body=DEFINITION, groups=ADMIN).status == 201
     return POLL
-
-
-@pytest.fixture
-def calls():
-    """Every DynamoDB call the handler makes: (operation, request params)."""
-    recorded: list[tuple[str, dict]] = []
-    events = ddb.resource().meta.client.meta.events
-
-    def before(params, model, **_):
-        recorded.append((model.name, dict(params)))
-
-    events.register("before-parameter-build.dynamodb", before)
-    yield recorded
-    events.unregister("before-parameter-build.dynamodb", before)
 
 
 def raw_items(tables) -> list[dict]:
@@ -193,10 +178,10 @@ def test_a_vote_is_one_conditional_write_after_one_read_of_the_poll(client, poll
     api.service.cache_clear()
     client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="erin")
     client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="frank")
-    operations = [name for name, _ in calls]
+    operations = calls.names()
     # The poll's definition is read once per container (it never changes), each vote is one UpdateItem
     assert operations == ["GetItem", "UpdateItem", "UpdateItem"]
-    assert calls[1][1]["ConditionExpression"] == "attribute_not_exists(#candidate)"
+    assert calls.recorded[1][1]["ConditionExpression"] == "attribute_not_exists(#candidate)"
 
 
 # --- results and recount ---------------------------------------------------------------------------------
@@ -222,7 +207,7 @@ def test_results_are_one_query_of_the_polls_item_collection(client, poll, stream
     calls.clear()
     reply = client.call("GET", f"{poll}/results")
     assert reply.body["totals"]["Tacos"] == 30
-    ((operation, params),) = calls
+    ((operation, params, _),) = calls.recorded
     assert operation == "Query" and "IndexName" not in params and "FilterExpression" not in params
 
 
