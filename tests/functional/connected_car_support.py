@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import boto3
+import pytest
 
 from functions.connected_car import active_customers, api
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
@@ -29,6 +30,18 @@ VIN4 = "5YJSA1E26HF000337"
 DEALER = "denver-1"
 HOUR = "2026-12-01T09"
 PREFIX = "/connected-car"
+
+
+@pytest.fixture
+def tables(aws, monkeypatch) -> dict[str, str]:
+    names = make_tables(monkeypatch)
+    yield names
+    api.service.cache_clear()
+
+
+@pytest.fixture
+def client(tables):
+    return connected_car_client()
 
 
 def connected_car_client() -> Client:

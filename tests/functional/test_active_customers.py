@@ -23,7 +23,9 @@ from functions.connected_car.schema import (
 )
 from functions.shared import ddb, parked
 from tests.functional.conftest import LambdaContext
-from tests.functional.connected_car_support import (
+from tests.functional.connected_car_support import (  # noqa: F401, F811 (client, tables: shared fixtures)
+    client,
+    tables,
     ADMIN,
     PREFIX,
     VIN,
@@ -46,18 +48,6 @@ from tests.functional.parked_support import (
 )
 
 NO_FAILURES = {"batchItemFailures": []}
-
-
-@pytest.fixture
-def tables(aws, monkeypatch) -> dict[str, str]:
-    names = make_tables(monkeypatch)
-    yield names
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(tables):
-    return connected_car_client()
 
 
 @pytest.fixture

@@ -22,7 +22,9 @@ from functions.connected_car.schema import (
 from functions.shared.errors import NotFoundError
 from functions.shared.settings import settings
 from infra.domains.connected_car import ROUTES
-from tests.functional.connected_car_support import (
+from tests.functional.connected_car_support import (  # noqa: F401, F811 (client, tables: shared fixtures)
+    client,
+    tables,
     ADMIN,
     DEALER,
     HOUR,
@@ -42,18 +44,6 @@ from tests.functional.connected_car_support import (
 )
 
 T0 = utc(2026, 12, 1, 9)
-
-
-@pytest.fixture
-def tables(aws, monkeypatch) -> dict[str, str]:
-    names = make_tables(monkeypatch)
-    yield names
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(tables):
-    return connected_car_client()
 
 
 @pytest.fixture
