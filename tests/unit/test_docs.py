@@ -1,0 +1,113 @@
+"""Docs that cannot drift: every access-pattern table in docs/<domain>.md names routes, code and tests that exist.
+
+Each table whose header starts with "access pattern" is read row by row:
+- route: every backticked `METHOD /path` (or a backticked method followed by a backticked path) must be a route the
+  domain's functions serve (`{param}` and `<param>` alike; a query string is ignored; `…/` abbreviations are skipped);
+- repository method: every backticked name (`put_dealer`, `ParkedRecords.park`) must be a function or method
+  defined under functions/;
+- tests: every backticked test (`test_x`, `test_x…` as a prefix, `test_x_*` as a pattern, or a `tests/…py` file)
+  must exist under tests/.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in {"decisions.md", "architecture.md", "local-runtime.md"})
+METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH"}
+TICKS = re.compile(r"`([^`]+)`")
+
+
+def access_pattern_rows(doc: Path) -> Iterator[dict[str, str]]:
+    header: list[str] | None = None
+    for line in doc.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("|"):
+            header = None
+            continue
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])]  # `\|` is a literal pipe
+        if header is None:
+            header = cells if cells[0] == "access pattern" else []
+        elif header and not set(line) <= set("|-: "):
+            yield dict(zip(header, cells))
+
+
+def served_routes() -> set[tuple[str, str]]:
+    from functions.platform.api import app  # every domain's router, as /docs describes them
+
+    routes = app._static_routes + app._dynamic_routes  # Powertools' route table (pinned version)
+    return {(route.method, _shape(route.path)) for route in routes}
+
+
+def _shape(path: str) -> str:
+    return re.sub(r"[<{][^>}]+[>}]", "{}", path.split("?", 1)[0])
+
+
+def defined_names(root: Path) -> set[str]:
+    """`name` for every function and method under root, and `Class.method` for methods."""
+    names: set[str] = set()
+    for path in root.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                for item in node.body:
+                    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        names.update({item.name, f"{node.name}.{item.name}"})
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                names.add(node.name)
+    return names
+
+
+def test_there_are_domain_docs_with_access_pattern_tables():
+    assert {doc.name for doc in DOCS} >= {"contacts.md", "connected-car.md", "voting.md"}
+    assert all(list(access_pattern_rows(doc)) for doc in DOCS)
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
+def test_every_route_method_and_test_a_table_names_exists(doc):
+    routes = served_routes()
+    code = defined_names(ROOT / "functions")
+    tests = {name for name in defined_names(ROOT / "tests") if name.startswith("test_")}
+    missing: list[str] = []
+    for row in access_pattern_rows(doc):
+        pattern = row["access pattern"]
+        assert {"route", "repository method", "tests"} <= row.keys(), f"{doc.name}: columns route, repository method, tests"
+        methods: list[str] = []
+        for token in TICKS.findall(row["route"]):
+            method, _, path = token.partition(" ")
+            if method in METHODS and not path:
+                methods.append(method)
+                continue
+            if method in METHODS and path.startswith("/"):
+                methods, path = [method], path
+            elif token.startswith("/"):
+                path = token
+            else:
+                continue
+            for verb in methods:
+                if (verb, _shape(path)) not in routes:
+                    missing.append(f"{pattern}: route {verb} {path}")
+        for token in TICKS.findall(row["repository method"]):
+            if re.fullmatch(r"[A-Za-z_]\w*(\.\w+)?", token) and token not in code:
+                missing.append(f"{pattern}: code {token}")
+        for token in TICKS.findall(row["tests"]):
+            if token.startswith("tests/"):
+                if not (ROOT / token).is_file():
+                    missing.append(f"{pattern}: test file {token}")
+            elif token.startswith("test_"):
+                wanted = token.rstrip("…")
+                if token.endswith("…"):
+                    found = any(name.startswith(wanted) for name in tests)
+                elif "*" in token:
+                    found = bool(fnmatch.filter(tests, token))
+                else:
+                    found = token in tests
+                if not found:
+                    missing.append(f"{pattern}: test {token}")
+    assert missing == [], f"{doc.name} names what does not exist:\n" + "\n".join(missing)
