@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""The CDK app: one Blueprints stack for a stage (`-c stage=dev|prod`). Synth makes no AWS call."""
+"""The CDK app: one Blueprints stack for a stage (`-c stage=dev|prod`), with a nested stack per domain.
+
+Synth makes no AWS call."""
 
 import os
 import sys

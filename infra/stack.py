@@ -1,7 +1,15 @@
-"""The Blueprints stack: shared auth, API and code, then one construct per domain."""
+"""The Blueprints stack: shared auth, API and code, then one nested stack per domain.
+
+The parent holds what every domain shares: the user pool, the cursor-signing secret, the idempotency and
+parked-records tables, the REST API with its authorizer, gateway responses, Deployment and Stage, and the
+Powertools layer reference. Each domain (`infra/domains/<domain>.py`, built by `ApiDomain`) is a nested stack
+holding its tables, functions, routes, permissions and consumers, so a domain costs the parent one resource and
+CloudFormation's 500 resources per template apply per domain (PITFALLS 18).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from aws_cdk import CfnOutput, RemovalPolicy, Stack
@@ -9,16 +17,20 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from functions.shared.idempotency import IDEMPOTENCY_TABLE
-from functions.shared.parked import PARKED_TABLE
-from infra.constructs.api_function import ApiFunction, SharedCode
+from functions.shared.schema import IDEMPOTENCY_TABLE, PARKED_TABLE
+from infra.constructs.api_domain import ApiDomain, SharedInfra
+from infra.constructs.api_function import SharedCode
 from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi
 from infra.constructs.spec_table import SpecTable
-from infra.domains.connected_car import ConnectedCarDomain
-from infra.domains.contacts import ContactsDomain
-from infra.domains.platform import PlatformDomain
-from infra.domains.voting import VotingDomain
+from infra.domains.connected_car import connected_car
+from infra.domains.contacts import contacts
+from infra.domains.platform import platform
+from infra.domains.voting import voting
+
+# The domains, in the order they are built: each is a function that builds its `ApiDomain` (a nested stack).
+DomainBuilder = Callable[[Construct, SharedInfra], ApiDomain]
+DOMAINS: tuple[DomainBuilder, ...] = (contacts, connected_car, voting, platform)
 
 GROUPS = {
     "admin": "may write reference data",
@@ -44,7 +56,15 @@ class StageConfig:
 
 
 class BlueprintsStack(Stack):
-    def __init__(self, scope: Construct, construct_id: str, *, stage: StageConfig, **kwargs):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        stage: StageConfig,
+        domains: Sequence[DomainBuilder] = DOMAINS,
+        **kwargs,
+    ):
         super().__init__(scope, construct_id, **kwargs)
         self.user_pool = cognito.UserPool(
             self,
@@ -93,34 +113,19 @@ class BlueprintsStack(Stack):
         self.parked = SpecTable(
             self, PARKED_TABLE, removal_policy=stage.removal_policy, deletion_protection=stage.deletion_protection
         )
-        shared = SharedCode(self, "SharedCode")
-        common = {"api": self.api, "shared": shared, "removal_policy": stage.removal_policy}
-        self.contacts = ContactsDomain(
-            self,
-            "Contacts",
-            cursor_secret=self.cursor_secret,
-            idempotency=self.idempotency,
-            deletion_protection=stage.deletion_protection,
-            **common,
-        )
-        self.connected_car = ConnectedCarDomain(
-            self,
-            "ConnectedCar",
+        shared = SharedInfra(
+            api=self.api,
+            code=SharedCode(self, "SharedCode"),
             cursor_secret=self.cursor_secret,
             idempotency=self.idempotency,
             parked=self.parked,
+            removal_policy=stage.removal_policy,
             deletion_protection=stage.deletion_protection,
-            **common,
         )
-        self.voting = VotingDomain(
-            self,
-            "Voting",
-            idempotency=self.idempotency,
-            parked=self.parked,
-            deletion_protection=stage.deletion_protection,
-            **common,
-        )
-        self.platform = PlatformDomain(self, "Platform", **common)
+        self.domains: dict[str, ApiDomain] = {}
+        for build in domains:
+            domain = build(self, shared)
+            self.domains[domain.node.id] = domain
 
         CfnOutput(self, "ApiUrl", value=self.api.rest_api.url)
         CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
@@ -142,15 +147,3 @@ class BlueprintsStack(Stack):
                     "naming the field; a gateway validator without models would add nothing.")
         acknowledge(self.api.rest_api.deployment_stage, "AwsSolutions-APIG3",
                     "WAF costs per web ACL and is an account-level choice; stage throttling is on.")
-        for method in self.platform.public_methods:
-            acknowledge(method, "AwsSolutions-APIG4", "GET /health and GET /docs are public by design.")
-            acknowledge(method, "AwsSolutions-COG4", "GET /health and GET /docs are public by design.")
-        for function in self.node.find_all():
-            if isinstance(function, ApiFunction):
-                acknowledge(function, "AwsSolutions-L1",
-                            "Python 3.13: the newest runtime the AWS-managed Powertools layer and our CI both cover; "
-                            "raise RUNTIME in infra/constructs/api_function.py when they move.")
-                acknowledge(function.role, "AwsSolutions-IAM5[Resource::*]",
-                            "X-Ray's PutTraceSegments/PutTelemetryRecords and, for stream consumers, dynamodb:ListStreams "
-                            "have no resource-level permissions.")
-

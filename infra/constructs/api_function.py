@@ -13,6 +13,8 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
+from infra.constructs.nag import acknowledge
+
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
@@ -30,17 +32,36 @@ def powertools_version() -> str:
 
 
 class SharedCode(Construct):
-    """One code asset and one layer reference, shared by every function of the stack."""
+    """One code asset and one layer reference for every function of the app.
+
+    The layer ARN is resolved once, in the stack that holds this construct (the parent); CDK passes it to the
+    nested stacks. A `Code` binds its asset to the first stack that uses it, so each stack gets its own `Code`
+    of the same directory: one asset hash, one upload.
+    """
 
     def __init__(self, scope: Construct, construct_id: str):
         super().__init__(scope, construct_id)
-        self.code = lambda_.Code.from_asset(str(ROOT), exclude=ASSET_EXCLUDE)
+        self._code: dict[str, lambda_.Code] = {}
         # The public SSM parameter names the layer ARN for this version; it resolves at deploy time,
         # so synth stays offline.
         layer_arn = ssm.StringParameter.value_for_string_parameter(
             self, f"/aws/service/powertools/python/{ARCHITECTURE.name}/{RUNTIME.name}/{powertools_version()}"
         )
         self.powertools = lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)
+
+    def code_for(self, scope: Construct) -> lambda_.Code:
+        stack = Stack.of(scope).node.path
+        if stack not in self._code:
+            self._code[stack] = lambda_.Code.from_asset(str(ROOT), exclude=ASSET_EXCLUDE)
+        return self._code[stack]
+
+
+def root_stack(scope: Construct) -> Stack:
+    """The deployed stack a construct belongs to: its own, or the top of its nested stacks."""
+    stack = Stack.of(scope)
+    while stack.nested_stack_parent is not None:
+        stack = stack.nested_stack_parent
+    return stack
 
 
 class ApiFunction(Construct):
@@ -72,7 +93,7 @@ class ApiFunction(Construct):
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=handler,
-            code=shared.code,
+            code=shared.code_for(self),
             layers=[shared.powertools],
             timeout=timeout,
             memory_size=memory_size,
@@ -83,10 +104,16 @@ class ApiFunction(Construct):
                 "POWERTOOLS_SERVICE_NAME": service,
                 "POWERTOOLS_METRICS_NAMESPACE": "Blueprints",
                 "POWERTOOLS_LOG_LEVEL": "INFO",
-                "STACK_NAME": Stack.of(self).stack_name,
+                "STACK_NAME": root_stack(self).stack_name,
                 **environment,
             },
         )
+        acknowledge(self.function, "AwsSolutions-L1",
+                    "Python 3.13: the newest runtime the AWS-managed Powertools layer and our CI both cover; "
+                    "raise RUNTIME in infra/constructs/api_function.py when they move.")
+        acknowledge(self.role, "AwsSolutions-IAM5[Resource::*]",
+                    "X-Ray's PutTraceSegments/PutTelemetryRecords and, for stream consumers, dynamodb:ListStreams "
+                    "have no resource-level permissions.")
 
 
 def grant_secret_value(grantee: iam.IGrantable, secret: secretsmanager.ISecret) -> None:

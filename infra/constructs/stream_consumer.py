@@ -28,13 +28,15 @@ from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from functions.shared.parked import PARKED_TABLE
+from functions.shared.schema import PARKED_TABLE
 from infra.constructs.api_function import ApiFunction, SharedCode
 from infra.constructs.nag import acknowledge
 from infra.constructs.spec_table import SpecTable
 
 DEFAULT_RETRY_ATTEMPTS = 5
 DEFAULT_MAX_RECORD_AGE = Duration.hours(6)
+DEFAULT_BATCHING_WINDOW = Duration.seconds(0)
+DEFAULT_TIMEOUT = Duration.seconds(30)
 # What functions/shared/parked.py calls on the parked-records table: PutItem (park), Query (the pending ones),
 # UpdateItem (mark replayed, alone or as an Update inside a replay's TransactWriteItems).
 PARKED_ACTIONS = ["PutItem", "Query", "UpdateItem"]
@@ -61,11 +63,11 @@ class StreamConsumer(Construct):
         environment: Mapping[str, str],
         removal_policy: RemovalPolicy,
         batch_size: int = 100,
-        max_batching_window: Duration = Duration.seconds(0),
+        max_batching_window: Duration = DEFAULT_BATCHING_WINDOW,
         retry_attempts: int = DEFAULT_RETRY_ATTEMPTS,
         max_record_age: Duration = DEFAULT_MAX_RECORD_AGE,
         filters: Sequence[Mapping[str, Any]] = (),
-        timeout: Duration = Duration.seconds(30),
+        timeout: Duration = DEFAULT_TIMEOUT,
         tumbling_window: Duration | None = None,
     ):
         super().__init__(scope, construct_id)

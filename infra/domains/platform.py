@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy
 from constructs import Construct
 
-from infra.constructs.api_function import ApiFunction, SharedCode
-from infra.constructs.rest_api import BlueprintsApi, Route
+from infra.constructs.api_domain import ApiDomain, SharedInfra
+from infra.constructs.rest_api import Route
 
 ROUTES = [Route("GET", "/health", public=True), Route("GET", "/docs", public=True)]
 
 
-class PlatformDomain(Construct):
-    def __init__(self, scope: Construct, construct_id: str, *, api: BlueprintsApi, shared: SharedCode,
-                 removal_policy: RemovalPolicy):
-        super().__init__(scope, construct_id)
-        # No grants at all: it only describes the other domains' routes.
-        self.api_function = ApiFunction(
-            self,
-            "Api",
-            shared=shared,
-            handler="functions.platform.api.lambda_handler",
-            service="platform",
-            removal_policy=removal_policy,
-            environment={},
-        ).function
-        self.public_methods = api.add_routes(self.api_function, ROUTES)
+def platform(scope: Construct, shared: SharedInfra) -> ApiDomain:
+    # No tables, no grants, no idempotency: it only describes the other domains' routes.
+    return ApiDomain(
+        scope, "Platform", shared=shared, service="platform", package="functions.platform", routes=ROUTES,
+        idempotency=False,
+    )

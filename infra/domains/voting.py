@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import Duration
 from constructs import Construct
 
-from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.voting.schema import (
     DEFAULT_SEGMENTS,
     RAW_VOTES_TABLE,
     SEGMENTS_ENV,
     SETTLED_AFTER_ENV,
+    TABLES,
     VOTES_TABLE,
 )
-from infra.constructs.api_function import ApiFunction, SharedCode
-from infra.constructs.rest_api import BlueprintsApi, Route
-from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
-from infra.constructs.stream_consumer import StreamConsumer
+from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
+from infra.constructs.rest_api import Route
 
 PREFIX = "/voting/polls/{pollId}"
 ROUTES = [
@@ -28,6 +26,12 @@ ROUTES = [
     Route("DELETE", f"{PREFIX}/votes/me"),
     Route("GET", f"{PREFIX}/results"),
     Route("POST", f"{PREFIX}/recount"),
+]
+
+# Exactly what functions/voting/repository.py calls for the API, table by table.
+GRANTS = [
+    Grant(RAW_VOTES_TABLE, ("GetItem", "UpdateItem", "Query")),  # ballots; the recount's Query
+    Grant(VOTES_TABLE, ("GetItem", "PutItem", "Query", "UpdateItem")),  # polls, results, the correction
 ]
 
 # The aggregator's event source mapping. Big batches and a short batching window keep the writes per vote low
@@ -47,68 +51,30 @@ SETTLED_AFTER = Duration.seconds(
 )
 
 
-class VotingDomain(Construct):
-    def __init__(
-        self,
-        scope: Construct,
-        construct_id: str,
-        *,
-        api: BlueprintsApi,
-        shared: SharedCode,
-        idempotency: SpecTable,
-        parked: SpecTable,
-        removal_policy: RemovalPolicy,
-        deletion_protection: bool,
-    ):
-        super().__init__(scope, construct_id)
-        segments = int(self.node.try_get_context("voteSegments") or DEFAULT_SEGMENTS)
-        if not 1 <= segments <= 64:
-            raise ValueError(f"voteSegments must be 1..64, not {segments}")
-        self.raw_votes = SpecTable(
-            self, RAW_VOTES_TABLE, removal_policy=removal_policy, deletion_protection=deletion_protection
-        )
-        self.votes = SpecTable(self, VOTES_TABLE, removal_policy=removal_policy, deletion_protection=deletion_protection)
-        tables = {
-            RAW_VOTES_TABLE.env_var: self.raw_votes.table.table_name,
-            VOTES_TABLE.env_var: self.votes.table.table_name,
-        }
-        self.api_function = ApiFunction(
-            self,
-            "Api",
-            shared=shared,
-            handler="functions.voting.api.lambda_handler",
-            service="voting",
-            removal_policy=removal_policy,
-            environment={
-                **tables,
-                IDEMPOTENCY_TABLE.env_var: idempotency.table.table_name,
-                SETTLED_AFTER_ENV: str(int(SETTLED_AFTER.to_seconds())),
-            },
-        ).function
-        # Exactly what functions/voting/repository.py calls for the API, table by table.
-        fn = self.api_function
-        self.raw_votes.grant(fn, ["GetItem", "UpdateItem", "Query"])  # ballots; the recount's Query
-        self.votes.grant(fn, ["GetItem", "PutItem", "Query", "UpdateItem"])  # polls, results, the correction
-        idempotency.grant(fn, IDEMPOTENCY_ACTIONS)
-        api.add_routes(fn, ROUTES)
-
-        # Votes follows RawVotes (functions/voting/aggregator.py), exactly once per record.
-        self.aggregator = StreamConsumer(
-            self,
-            "Aggregator",
-            table=self.raw_votes,
-            parked=parked,
-            shared=shared,
-            handler="functions.voting.aggregator.lambda_handler",
-            service="voting",
-            environment={**tables, SEGMENTS_ENV: str(segments)},
-            removal_policy=removal_policy,
-            batch_size=AGGREGATOR_BATCH_SIZE,
-            max_batching_window=AGGREGATOR_BATCHING_WINDOW,
-            max_record_age=AGGREGATOR_MAX_RECORD_AGE,
-            timeout=AGGREGATOR_TIMEOUT,
-            tumbling_window=AGGREGATOR_TUMBLING_WINDOW,
-        )
+def aggregator(segments: int) -> Consumer:
+    """Votes follows RawVotes (functions/voting/aggregator.py), exactly once per record."""
+    return Consumer(
+        "Aggregator",
+        module="aggregator",
+        source=RAW_VOTES_TABLE,
         # The checkpoint read; the transactional updates of aggregates, counters and checkpoint; the ConditionCheck
         # that a poll exists (in a flush, and in a parked record's replay).
-        self.votes.grant(self.aggregator.function, ["GetItem", "UpdateItem", "ConditionCheckItem"])
+        grants=(Grant(VOTES_TABLE, ("GetItem", "UpdateItem", "ConditionCheckItem")),),
+        environment={SEGMENTS_ENV: str(segments)},
+        batch_size=AGGREGATOR_BATCH_SIZE,
+        max_batching_window=AGGREGATOR_BATCHING_WINDOW,
+        max_record_age=AGGREGATOR_MAX_RECORD_AGE,
+        timeout=AGGREGATOR_TIMEOUT,
+        tumbling_window=AGGREGATOR_TUMBLING_WINDOW,
+    )
+
+
+def voting(scope: Construct, shared: SharedInfra) -> ApiDomain:
+    segments = int(scope.node.try_get_context("voteSegments") or DEFAULT_SEGMENTS)
+    if not 1 <= segments <= 64:
+        raise ValueError(f"voteSegments must be 1..64, not {segments}")
+    return ApiDomain(
+        scope, "Voting", shared=shared, service="voting", package="functions.voting",
+        tables=TABLES, routes=ROUTES, grants=GRANTS, consumers=[aggregator(segments)],
+        environment={SETTLED_AFTER_ENV: str(int(SETTLED_AFTER.to_seconds()))},
+    )

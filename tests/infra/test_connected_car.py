@@ -9,7 +9,7 @@ import pytest
 from aws_cdk import RemovalPolicy
 
 from functions.connected_car.schema import REGISTRATION_TABLE, TABLES, TIMESLOT_TABLE
-from functions.shared.parked import PARKED_TABLE
+from functions.shared.schema import PARKED_TABLE
 from infra.constructs.api_function import SharedCode
 from infra.constructs.spec_table import SpecTable
 from infra.constructs.stream_consumer import StreamConsumer
@@ -21,7 +21,7 @@ def table_id(raw: dict[str, Any], construct_id: str) -> str:
 
 
 def test_seed_tables_keys_and_indexes(dev):
-    _, _, raw = dev
+    raw = dev.merged
     expected = {
         "DealerTable": ([("dealerId", "HASH")], {}),
         "TimeslotTable": ([("dealerId", "HASH"), ("serviceDateHour", "RANGE")], {}),
@@ -53,7 +53,7 @@ def test_seed_tables_keys_and_indexes(dev):
 
 
 def test_events_expire_by_ttl_and_registrations_stream_their_keys(dev):
-    _, _, raw = dev
+    raw = dev.merged
     event = raw["Resources"][table_id(raw, "EventTable")]["Properties"]
     assert event["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
     registration = raw["Resources"][table_id(raw, "RegistrationTable")]["Properties"]
@@ -67,7 +67,7 @@ def test_events_expire_by_ttl_and_registrations_stream_their_keys(dev):
 
 
 def test_active_customers_consumer_has_bounded_retries_bisect_max_age_and_a_dlq(dev):
-    _, _, raw = dev
+    raw = dev.merged
     consumer = logical_id(raw, "AWS::Lambda::Function", "ConnectedCarActiveCustomersConsumerFunction")
     (mapping,) = [m for m in resources(raw, "AWS::Lambda::EventSourceMapping").values()
                   if m["Properties"]["FunctionName"] == {"Ref": consumer}]

@@ -72,3 +72,12 @@ def test_the_app_synthesizes_for_a_supported_region_with_the_rule_and_stays_envi
     assert RULE_ID in template["Rules"]
     assert stack.environment.region == "unknown-region"  # the same template wherever it is synthesized
     assert "eu-west-1" not in json.dumps(template["Resources"])
+    # The domains' nested stacks are created by the parent's update, after CloudFormation checked its rule
+    nested = sorted(Path(assembly.directory).glob("*.nested.template.json"))
+    assert len(nested) == len(template_nested_stacks(template)) > 0
+    for path in nested:
+        assert "eu-west-1" not in path.read_text()
+
+
+def template_nested_stacks(template: dict) -> list[str]:
+    return [k for k, r in template["Resources"].items() if r["Type"] == "AWS::CloudFormation::Stack"]

@@ -38,7 +38,7 @@ def logical_id(raw: dict[str, Any], kind: str, prefix: str) -> str:
 # --- the Contact table ----------------------------------------------------------------------------------
 
 def test_contact_table_keeps_the_seed_keys_and_adds_sparse_indexes(dev):
-    _, template, raw = dev
+    template, raw = dev.template, dev.merged
     template.has_resource_properties("AWS::DynamoDB::Table", {
         "KeySchema": [{"AttributeName": "Id", "KeyType": "HASH"}, {"AttributeName": "Type", "KeyType": "RANGE"}],
         "BillingMode": "PAY_PER_REQUEST",
@@ -60,7 +60,7 @@ def test_contact_table_keeps_the_seed_keys_and_adds_sparse_indexes(dev):
 
 
 def test_idempotency_table_expires_records_by_ttl(dev):
-    _, template, raw = dev
+    template, raw = dev.template, dev.merged
     template.has_resource_properties("AWS::DynamoDB::Table", {
         "KeySchema": [{"AttributeName": "id", "KeyType": "HASH"}],
         "TimeToLiveSpecification": {"AttributeName": "expiration", "Enabled": True},
@@ -75,7 +75,7 @@ def test_idempotency_table_expires_records_by_ttl(dev):
 
 
 def test_prod_retains_and_protects_data_tables(prod):
-    _, _, raw = prod
+    raw = prod.merged
     data_tables = {k: v for k, v in resources(raw, "AWS::DynamoDB::Table").items()
                    if not k.startswith("IdempotencyTable")}  # 24 h scratch records: nothing to retain
     assert any(name.startswith("ContactsContactTable") for name in data_tables)
@@ -85,7 +85,7 @@ def test_prod_retains_and_protects_data_tables(prod):
 
 
 def test_table_spec_matches_template(dev):
-    _, _, raw = dev
+    raw = dev.merged
     table = raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")]["Properties"]
     expected = CONTACT_TABLE.create_table_kwargs("x")
     assert table["KeySchema"] == expected["KeySchema"]
@@ -119,7 +119,7 @@ def resolver_routes(app) -> set[tuple[str, str]]:
 
 
 def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
-    _, _, raw = dev
+    raw = dev.merged
     in_template = {(m, normalize(p)) for m, p in template_routes(raw)}
     contacts = resolver_routes(contacts_app)
     assert {(r.method, normalize(r.path)) for r in contacts_domain.ROUTES} == contacts
@@ -134,7 +134,7 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
 
 
 def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
-    _, template, raw = dev
+    template, raw = dev.template, dev.merged
     authorizer = logical_id(raw, "AWS::ApiGateway::Authorizer", "ApiAuthorizer")
     template.has_resource_properties("AWS::ApiGateway::Authorizer", {
         "Type": "COGNITO_USER_POOLS",
@@ -150,7 +150,7 @@ def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
 
 
 def test_gateway_refusals_answer_in_the_api_error_shape(dev):
-    _, template, _ = dev
+    template = dev.template
     for kind, status in (("UNAUTHORIZED", "401"), ("MISSING_AUTHENTICATION_TOKEN", "404"), ("THROTTLED", "429")):
         template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
             "ResponseType": kind,
@@ -160,8 +160,8 @@ def test_gateway_refusals_answer_in_the_api_error_shape(dev):
 
 
 def test_stage_throttles_and_writes_json_access_logs(dev, prod):
-    for (_, template, _), rate in ((dev, 50), (prod, 500)):
-        template.has_resource_properties("AWS::ApiGateway::Stage", {
+    for synthesized, rate in ((dev, 50), (prod, 500)):
+        synthesized.template.has_resource_properties("AWS::ApiGateway::Stage", {
             "MethodSettings": Match.array_with([Match.object_like({"ThrottlingRateLimit": rate, "HttpMethod": "*"})]),
             "AccessLogSetting": {"DestinationArn": Match.any_value(), "Format": Match.string_like_regexp(r'^\{"requestId":')},
             "TracingEnabled": True,
@@ -169,7 +169,7 @@ def test_stage_throttles_and_writes_json_access_logs(dev, prod):
 
 
 def test_user_pool_has_the_admin_and_vehicle_groups_and_no_self_sign_up(dev):
-    _, template, raw = dev
+    template, raw = dev.template, dev.merged
     groups = {g["Properties"]["GroupName"] for g in resources(raw, "AWS::Cognito::UserPoolGroup").values()}
     assert groups == {"admin", "vehicle"}
     template.has_resource_properties("AWS::Cognito::UserPool", {
@@ -187,7 +187,7 @@ def function_policy(raw: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
 
 
 def test_no_function_may_scan_and_platform_touches_no_data(dev):
-    _, _, raw = dev
+    raw = dev.merged
     for policy in resources(raw, "AWS::IAM::Policy").values():
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
@@ -197,14 +197,14 @@ def test_no_function_may_scan_and_platform_touches_no_data(dev):
 
 
 def test_no_function_uses_aws_managed_execution_policies(dev):
-    _, _, raw = dev
+    raw = dev.merged
     for role in resources(raw, "AWS::IAM::Role").values():
         if role["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"].get("Service") == "lambda.amazonaws.com":
             assert "ManagedPolicyArns" not in role["Properties"]
 
 
 def test_functions_run_python_313_with_the_powertools_layer(dev):
-    _, template, raw = dev
+    template, raw = dev.template, dev.merged
     functions = resources(raw, "AWS::Lambda::Function")
     assert {f["Properties"]["Handler"] for f in functions.values()} == {
         "functions.contacts.api.lambda_handler", "functions.platform.api.lambda_handler",
@@ -230,8 +230,8 @@ def test_functions_run_python_313_with_the_powertools_layer(dev):
 
 
 def test_code_asset_ships_only_the_functions_package(dev):
-    stack, _, raw = dev
-    outdir = Path(stack.node.root.outdir)
+    raw = dev.merged
+    outdir = dev.outdir
     function = next(iter(resources(raw, "AWS::Lambda::Function").values()))
     asset = outdir / function["Metadata"]["aws:asset:path"]
     top = {p.name for p in asset.iterdir()}
@@ -239,33 +239,62 @@ def test_code_asset_ships_only_the_functions_package(dev):
     assert not list(asset.rglob("__pycache__"))
 
 
-# --- checks over the whole template ---------------------------------------------------------------------
+# --- checks over every template -------------------------------------------------------------------------
 
-def test_cfn_lint_accepts_the_templates(dev, prod, tmp_path):
-    paths = []
-    for stack, _, raw in (dev, prod):
-        path = tmp_path / f"{stack.stack_name}.template.json"
-        path.write_text(json.dumps(raw))
-        paths.append(str(path))
+def test_cfn_lint_accepts_the_templates(dev, prod):
+    paths = [str(path) for synthesized in (dev, prod) for path in synthesized.files.values()]
+    assert len(paths) == 2 * (1 + len(dev.nested))
     root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [str(Path(sys.executable).parent / "cfn-lint"), "--config-file", str(root / ".cfnlintrc.yaml"), "--", *paths],
-        capture_output=True, text=True, cwd=root,
+        capture_output=True, text=True, cwd=root, check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def test_synth_imports_the_domains_schemas_and_no_function_code():
+    # infra builds from plain data (functions/<domain>/schema.py, functions/shared/schema.py and table_spec.py):
+    # no handler, service or repository, so no Powertools, boto3 or pydantic at synth
+    root = Path(__file__).resolve().parents[2]
+    probe = "import json, sys, app; print('MODULES', json.dumps(sorted(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True)
+    (line,) = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
+    modules = json.loads(line.removeprefix("MODULES "))
+    code = [m for m in modules if m.startswith("functions.") and m.count(".") > 1]  # not the packages themselves
+    assert code and all(m.endswith((".schema", ".table_spec")) for m in code), code
+    assert not [m for m in modules if m.split(".")[0] in {"aws_lambda_powertools", "boto3", "botocore", "pydantic"}]
+
+
 def snapshot_of(raw: dict[str, Any]) -> str:
     text = json.dumps(raw, indent=1, sort_keys=True)
-    return re.sub(r"[0-9a-f]{64}(\.zip)?", "<asset-hash>", text)
+    # CDKMetadata's Analytics names the CDK and Python versions (Python/3.11.7): not the template's business
+    text = re.sub(r'"Analytics": "v2:deflate64:[^"]*"', '"Analytics": "<analytics>"', text)
+    return re.sub(r"[0-9a-f]{64}(\.zip|\.json)?", "<asset-hash>", text)
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])
 def test_snapshot(stage, dev, prod):
-    stack, _, raw = dev if stage == "dev" else prod
-    path = SNAPSHOTS / f"{stack.stack_name}.json"
-    current = snapshot_of(raw)
-    if os.environ.get("UPDATE_SNAPSHOTS") == "1":
-        path.write_text(current + "\n")
-    assert path.exists(), f"no snapshot {path.name}: run UPDATE_SNAPSHOTS=1 make test-infra and commit it"
-    assert current + "\n" == path.read_text(), "template changed: review, then UPDATE_SNAPSHOTS=1 make test-infra"
+    """One snapshot per template (the parent and each domain's nested stack) per stage."""
+    synthesized = dev if stage == "dev" else prod
+    update = os.environ.get("UPDATE_SNAPSHOTS") == "1"
+    changed, missing = [], []
+    for name, raw in synthesized.templates.items():
+        path = SNAPSHOTS / f"{name}.json"
+        current = snapshot_of(raw) + "\n"
+        if update:
+            path.write_text(current)
+        if not path.exists():
+            missing.append(path.name)
+        elif current != path.read_text():
+            changed.append(path.name)
+    stale = sorted(
+        p.name for p in SNAPSHOTS.glob(f"{synthesized.stack.stack_name}*.json")
+        if p.stem not in synthesized.templates
+    )
+    if update:
+        for name in stale:
+            (SNAPSHOTS / name).unlink()
+        stale = []
+    assert not missing, f"no snapshot {missing}: run UPDATE_SNAPSHOTS=1 make test-infra and commit them"
+    assert not changed, f"templates changed: {changed}: review, then UPDATE_SNAPSHOTS=1 make test-infra"
+    assert not stale, f"snapshots of templates that no longer exist: {stale}: UPDATE_SNAPSHOTS=1 removes them"

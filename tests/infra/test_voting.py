@@ -20,7 +20,7 @@ def variables(raw: dict[str, Any], prefix: str) -> dict[str, Any]:
 
 
 def test_raw_votes_is_keyed_by_poll_and_voter_and_streams_both_images(dev):
-    _, _, raw = dev
+    raw = dev.merged
     props = raw["Resources"][table_id(raw, "RawVotesTable")]["Properties"]
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("userId", "RANGE")]
     assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
@@ -30,7 +30,7 @@ def test_raw_votes_is_keyed_by_poll_and_voter_and_streams_both_images(dev):
 
 
 def test_votes_holds_each_poll_as_one_item_collection_with_no_index_or_stream(dev):
-    _, _, raw = dev
+    raw = dev.merged
     props = raw["Resources"][table_id(raw, "VotesTable")]["Properties"]
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("sk", "RANGE")]
     # No LSI: DynamoDB may then split a hot poll's item collection across partitions by sort key (its segments)
@@ -39,7 +39,7 @@ def test_votes_holds_each_poll_as_one_item_collection_with_no_index_or_stream(de
 
 
 def test_aggregator_mapping_has_a_tumbling_window_bounded_retries_bisect_max_age_and_a_dlq(dev):
-    _, _, raw = dev
+    raw = dev.merged
     consumer = logical_id(raw, "AWS::Lambda::Function", "VotingAggregatorConsumerFunction")
     (mapping,) = [m for m in resources(raw, "AWS::Lambda::EventSourceMapping").values()
                   if m["Properties"]["FunctionName"] == {"Ref": consumer}]
@@ -64,7 +64,7 @@ def test_aggregator_mapping_has_a_tumbling_window_bounded_retries_bisect_max_age
 
 
 def test_segments_and_the_recounts_settling_time_come_from_the_stacks_configuration(dev):
-    _, _, raw = dev
+    raw = dev.merged
     aggregator = variables(raw, "VotingAggregatorConsumerFunction")
     assert aggregator["VOTE_SEGMENTS"] == str(DEFAULT_SEGMENTS) == "4"
     assert aggregator["VOTES_TABLE_NAME"] == {"Ref": table_id(raw, "VotesTable")}

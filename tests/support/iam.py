@@ -41,11 +41,14 @@ def synth_dev(outdir: Path) -> StackTemplate:
 
 
 class _EnvironmentNames:
-    """`Ref`/`Fn::GetAtt` as the function sees them: through the environment variables the template gives it."""
+    """`Ref`/`Fn::GetAtt` as the function sees them: through the environment variables the template gives it.
 
-    def __init__(self, stack: StackTemplate, variables: Mapping[str, Any]) -> None:
+    `by_ref` maps a logical id of `stack` to the variable that carries its `Ref` (a table's name, a secret's ARN).
+    """
+
+    def __init__(self, stack: StackTemplate, by_ref: Mapping[str, str]) -> None:
         self._stack = stack
-        self._by_ref = {v["Ref"]: k for k, v in variables.items() if isinstance(v, Mapping) and "Ref" in v}
+        self._by_ref = by_ref
 
     def ref(self, logical_id: str) -> Any:
         variable = self._by_ref.get(logical_id)
@@ -69,27 +72,70 @@ class FunctionRole:
     principal: Principal
 
 
-def function_roles(stack: StackTemplate) -> dict[str, FunctionRole]:
-    """Every function of the template, by handler path, with its role's policies resolved at each call."""
+@dataclass(frozen=True)
+class _Placement:
+    """Where a stack sits: its template, and the parent's stack and its AWS::CloudFormation::Stack resource."""
+
+    stack: StackTemplate
+    parent: _Placement | None = None
+    resource: str = ""
+
+    def passed(self, parameter: str) -> Any:
+        """What the parent passes to one of this stack's parameters (an expression of the parent's template)."""
+        assert self.parent is not None
+        return self.parent.stack.resources[self.resource]["Properties"]["Parameters"][parameter]
+
+
+def _placements(stack: StackTemplate, parent: _Placement | None = None, resource: str = "") -> list[_Placement]:
+    here = _Placement(stack, parent, resource)
+    return [here] + [p for logical_id, child in stack.nested.items() for p in _placements(child, here, logical_id)]
+
+
+def _resolver(place: _Placement, variables: Mapping[str, Any]) -> Resolver:
+    """A resolver of the function's stack whose names come from its environment, through every parent."""
+    by_ref: dict[str, str] = {}
+    passed: dict[str, str] = {}  # parameter -> variable carrying the value the parent passes
+    for variable, value in variables.items():
+        if isinstance(value, Mapping) and isinstance(value.get("Ref"), str):
+            name = value["Ref"]
+            (passed if name in place.stack.template.get("Parameters", {}) else by_ref)[name] = variable
+    parameters = {}
+    if place.parent is not None:
+        parent_refs = {
+            place.passed(p)["Ref"]: v for p, v in passed.items() if isinstance(place.passed(p), Mapping)
+            and isinstance(place.passed(p).get("Ref"), str)
+        }
+        parent = Resolver(place.parent.stack, _EnvironmentNames(place.parent.stack, parent_refs), region=REGION)
+        for name in place.stack.template.get("Parameters", {}):
+            expression = place.passed(name) if name in place.parent.stack.resources[place.resource][
+                "Properties"].get("Parameters", {}) else None
+            parameters[name] = f"unresolved-{name}" if expression is None else parent.resolve(expression, name)
+    return Resolver(place.stack, _EnvironmentNames(place.stack, by_ref), region=REGION, parameters=parameters)
+
+
+def function_roles(root: StackTemplate) -> dict[str, FunctionRole]:
+    """Every function of the app (its nested stacks included), by handler path, with its role's policies resolved
+    at each call."""
     roles = {}
-    for logical_id, resource in stack.resources_of_type(FUNCTION_TYPE).items():
-        props = resource.get("Properties", {})
-        role = role_of(stack, logical_id)
-        if role is None:
-            continue
-        variables = (props.get("Environment") or {}).get("Variables") or {}
+    for place in _placements(root):
+        stack = place.stack
+        for logical_id, resource in stack.resources_of_type(FUNCTION_TYPE).items():
+            props = resource.get("Properties", {})
+            role = role_of(stack, logical_id)
+            if role is None:
+                continue
+            variables = (props.get("Environment") or {}).get("Variables") or {}
 
-        def policies(role: str = role, variables: Mapping[str, Any] = variables) -> list[Any]:
-            resolver = Resolver(stack, _EnvironmentNames(stack, variables), region=REGION)
-            return role_policies(stack, role, resolver)
+            def policies(place: _Placement = place, role: str = role, variables: Mapping[str, Any] = variables) -> list[Any]:
+                return role_policies(place.stack, role, _resolver(place, variables))
 
-        principal = Principal(
-            function=logical_id,
-            role_arn=f"arn:{PARTITION}:iam::{ACCOUNT_ID}:role/{role}",
-            session=logical_id,
-            policies=policies,
-        )
-        roles[str(props["Handler"])] = FunctionRole(logical_id, str(props["Handler"]), principal)
+            principal = Principal(
+                function=logical_id,
+                role_arn=f"arn:{PARTITION}:iam::{ACCOUNT_ID}:role/{role}",
+                session=logical_id,
+                policies=policies,
+            )
+            roles[str(props["Handler"])] = FunctionRole(logical_id, str(props["Handler"]), principal)
     return roles
 
 
