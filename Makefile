@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test lint-imports test-unit test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench clean
+.PHONY: setup run test lint-imports new-domain test-unit test-local test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench clean
 
 setup: $(STAMP)
 
@@ -43,8 +43,17 @@ test: setup lint-imports
 lint-imports: setup
 	$(VENV)/bin/lint-imports
 
+# A new domain from tools/domain_template/ (functions, infra, seeds, a functional test, docs): make new-domain NAME=orders
+new-domain: setup
+	@test -n "$(NAME)" || { echo "usage: make new-domain NAME=<name> [SUMMARY='one line']" >&2; exit 2; }
+	$(PY) -m tools.new_domain "$(NAME)" $(if $(SUMMARY),--summary "$(SUMMARY)")
+
+# Unit tests start nothing (no server, no moto server, no worker process); test-local is the local runtime's own
+# suite, its unit tests and the tests that start servers, workers and whole runtimes (tests/local/runtime).
 test-unit: setup
-	$(PY) -m pytest tests/unit
+	$(PY) -m pytest tests/unit tests/local/unit
+test-local: setup
+	$(PY) -m pytest tests/local
 test-functional: setup
 	$(PY) -m pytest tests/functional
 test-infra: setup

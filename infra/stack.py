@@ -23,14 +23,12 @@ from infra.constructs.api_function import SharedCode
 from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi
 from infra.constructs.spec_table import SpecTable
-from infra.domains.connected_car import connected_car
-from infra.domains.contacts import contacts
-from infra.domains.platform import platform
-from infra.domains.voting import voting
+from infra.domains import discover
 
-# The domains, in the order they are built: each is a function that builds its `ApiDomain` (a nested stack).
+# The domains, in the order they are built: each is a function that builds its `ApiDomain` (a nested stack),
+# found in infra/domains/ (alphabetically, platform last).
 DomainBuilder = Callable[[Construct, SharedInfra], ApiDomain]
-DOMAINS: tuple[DomainBuilder, ...] = (contacts, connected_car, voting, platform)
+DOMAINS: tuple[DomainBuilder, ...] = discover()
 
 GROUPS = {
     "admin": "may write reference data",

@@ -1,0 +1,45 @@
+"""tools/new_domain.py: what `make new-domain` writes (the whole run, synth to passing tests, is in the note of
+issue 9 and docs/decisions.md; here the files it writes, without servers)."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from tools import new_domain
+
+
+def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeholder_filled(tmp_path):
+    created = new_domain.create("order_entry", "orders and their lines", root=tmp_path)
+    assert sorted(str(p.relative_to(tmp_path)) for p in created) == [
+        "docs/order-entry.md",
+        "functions/order_entry/__init__.py",
+        "functions/order_entry/api.py",
+        "functions/order_entry/models.py",
+        "functions/order_entry/repository.py",
+        "functions/order_entry/schema.py",
+        "functions/order_entry/service.py",
+        "infra/domains/order_entry.py",
+        "local/seeds/order_entry.py",
+        "tests/functional/test_order_entry_api.py",
+    ]
+    for path in created:
+        text = path.read_text()
+        assert "{{" not in text and "__name__/" not in text, path
+        if path.suffix == ".py":
+            ast.parse(text)
+    infra = (tmp_path / "infra/domains/order_entry.py").read_text()
+    assert 'def order_entry(' in infra and 'Route("GET", "/order-entry/items/{itemId}")' in infra
+    assert "class OrderEntryRepository" in (tmp_path / "functions/order_entry/repository.py").read_text()
+    assert 'env_var="ORDER_ENTRY_ITEM_TABLE_NAME"' in (tmp_path / "functions/order_entry/schema.py").read_text()
+
+
+def test_it_refuses_a_bad_name_or_an_existing_domain(tmp_path):
+    with pytest.raises(ValueError):
+        new_domain.create("Orders!", "x", root=tmp_path)
+    with pytest.raises(ValueError):
+        new_domain.create("shared", "x", root=tmp_path)
+    new_domain.create("orders", "x", root=tmp_path)
+    with pytest.raises(FileExistsError):
+        new_domain.create("orders", "x", root=tmp_path)

@@ -1,0 +1,1 @@
+"""Developer tools that are neither deployed nor part of the local runtime."""
