@@ -1,6 +1,3 @@
-"""Local runtime: runs the synthesized CDK backend here, without Docker or an AWS account.
-
-Everything (tables, functions, routes, authorizer) is read from the synthesized CloudFormation
-template, so what runs locally is what deploys. Keep this file import-free: the Lambda worker
-process (`local.worker`) imports this package and must stay as light as a Lambda runtime.
+"""Local runtime: runs the synthesized CDK backend without Docker or an AWS account (docs/local-runtime.md).
+Import-free: the Lambda worker (`local.worker`) imports this package and must stay as light as a Lambda runtime.
 """

@@ -1,16 +1,11 @@
-"""Three places where moto's DynamoDB Streams differ from DynamoDB, corrected in-process.
-
-Each one breaks a stream consumer that is correct in AWS (found by this project's tests):
-1. A cancelled TransactWriteItems: moto runs every action, appends their stream records, then rolls back by
-   swapping in deep copies of the tables. The records of writes that never happened stay in the old shard, and
-   every open shard iterator keeps reading that old shard, so no later write is ever seen. Here the rolled-back
-   records are dropped and the live shard moves to the restored table.
-2. An UpdateItem that creates an item: moto first stores the bare key (an INSERT whose image holds only the
-   key), then the updated item (a second INSERT). DynamoDB writes one INSERT. Here the first is dropped.
-3. A write that changes nothing: moto emits a MODIFY; DynamoDB writes no stream record (PITFALLS 4). Dropped.
-
-`apply()` patches moto's classes once per process; the local runtime calls it before serving (its moto server
-runs in-process), and the test suite calls it so that functional tests read the same streams.
+"""Three places where moto's DynamoDB Streams differ from DynamoDB, corrected in-process (each broke a consumer
+that is correct on AWS):
+1. A cancelled TransactWriteItems: moto appends the actions' stream records, then rolls back by swapping in copies of
+   the tables, so the records stay and open iterators keep reading the discarded shard. Here the records are dropped
+   and the live shard moves to the restored table.
+2. An UpdateItem that creates an item: moto writes two INSERTs (the bare key, then the item); DynamoDB one.
+3. A write that changes nothing: moto emits a MODIFY; DynamoDB no record (PITFALLS 4).
+`apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
 from __future__ import annotations
@@ -31,9 +26,8 @@ def apply() -> None:
 
     StreamShard.add = _skip_unchanged(StreamShard.add)  # type: ignore[method-assign]
     DynamoDBBackend.update_item = _single_insert(DynamoDBBackend.update_item)  # type: ignore[method-assign]
-    DynamoDBBackend.transact_write_items = _streams_survive_rollback(  # type: ignore[method-assign]
-        DynamoDBBackend.transact_write_items
-    )
+    rollback = _streams_survive_rollback(DynamoDBBackend.transact_write_items)
+    DynamoDBBackend.transact_write_items = rollback  # type: ignore[method-assign]
     _applied = True
 
 

@@ -1,15 +1,17 @@
-"""Example data loaded into the local tables at start. Each domain's module has `load(env)`, which receives the
-functions' resolved environment (table names...) instead of hard-coding the physical names generated per run."""
+"""Example data loaded into the local tables at start: every module of this package (one per domain, found, not
+registered: `make new-domain` adds one) has `load(env)`, which receives the functions' resolved environment (table
+names...) instead of hard-coding the physical names generated per run."""
 
 from __future__ import annotations
 
 import importlib
 import logging
+import pkgutil
 from collections.abc import Mapping
 
 log = logging.getLogger("local.seeds")
 
-SEED_MODULES: tuple[str, ...] = ("local.seeds.contacts", "local.seeds.connected_car", "local.seeds.voting")
+SEED_MODULES: tuple[str, ...] = tuple(sorted(f"{__name__}.{module.name}" for module in pkgutil.iter_modules(__path__)))
 
 
 def load_all(env: Mapping[str, str], modules: tuple[str, ...] = SEED_MODULES) -> list[str]:

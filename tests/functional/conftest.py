@@ -19,6 +19,7 @@ from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
 from local.template import load_assembly
+from local.events import LambdaContext  # the worker's: one Lambda context for the runtime and the tests
 from tests.support import iam
 from tests.support.events import claims_for, rest_event
 
@@ -28,19 +29,6 @@ class Reply:
     status: int
     body: Any
     headers: dict[str, str]
-
-
-class LambdaContext:
-    function_name = "test"
-    function_version = "$LATEST"
-    invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:test"
-    memory_limit_in_mb = 256
-    aws_request_id = "00000000-0000-0000-0000-000000000000"
-    log_group_name = "/aws/lambda/test"
-    log_stream_name = "stream"
-
-    def get_remaining_time_in_millis(self) -> int:
-        return 30_000
 
 
 @pytest.fixture(scope="session")

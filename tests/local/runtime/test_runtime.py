@@ -14,7 +14,7 @@ import requests
 
 from local.auth import mint_token
 from local.runtime import Runtime
-from tests.unit.local.api_template import API, ROOT
+from tests.local.api_template import API, ROOT
 
 HANDLER = """
 import json

@@ -141,7 +141,7 @@ def test_the_local_endpoint_answers_accessdenied_as_dynamodb_and_passes_other_ca
         start_response("200 OK", [])
         return [json.dumps({"read": environ["wsgi.input"].read().decode()}).encode()]
 
-    app = IamEnforcement(region="us-east-1").around(moto)
+    app = IamEnforcement(moto, region="us-east-1")
     app.principals["ASIAFUNCTION"] = principal(allow(["dynamodb:GetItem"], [TABLE]))
 
     status, body = _call(app, "ASIAFUNCTION", "DynamoDB_20120810.UpdateItem", {"TableName": "Orders"})

@@ -9,10 +9,18 @@ import math
 
 import pytest
 
-from local.apigw import THROTTLED, Throttle, TokenBucket, build_rest_api, gateway_response, throttle_from_env
-from local.proxy import HttpRequest, RequestContext
-from tests.unit.local.api_template import API, api_resources
-from tests.unit.local.conftest import stack_resources
+from local.apigw import (
+    THROTTLED,
+    Throttle,
+    TokenBucket,
+    build_rest_api,
+    gateway_response,
+    throttle_from_env,
+)
+from local.events import RequestContext
+from local.template import TemplateError
+from tests.local.api_template import API, api_resources
+from tests.local.conftest import stack_resources
 
 
 class Clock:
@@ -97,13 +105,13 @@ def test_no_method_settings_no_throttling():
     assert build_rest_api(stack_resources(logging_only)).throttle is None
 
 
-def test_single_method_throttling_is_reported_not_reproduced(caplog):
-    api = build_rest_api(stack_resources(with_method_settings([
-        {"HttpMethod": "GET", "ResourcePath": "/~1contacts~1persons", "ThrottlingBurstLimit": 5,
-         "ThrottlingRateLimit": 1},
-    ])))
-    assert api.throttle is None
-    assert "not reproduced locally" in caplog.text
+@pytest.mark.parametrize("setting", [
+    {"HttpMethod": "GET", "ResourcePath": "/~1contacts~1persons", "ThrottlingBurstLimit": 5, "ThrottlingRateLimit": 1},
+    {"HttpMethod": "*", "ResourcePath": "/*", "ThrottlingRateLimit": 1},
+])
+def test_throttling_that_is_not_reproduced_fails_loudly(setting):
+    with pytest.raises(TemplateError, match="only the stage's default throttling"):
+        build_rest_api(stack_resources(with_method_settings([setting])))
 
 
 def test_the_throttled_gateway_response_is_the_templates():
@@ -117,16 +125,16 @@ def test_the_throttled_gateway_response_is_the_templates():
         },
     }
     api = build_rest_api(stack_resources(resources))
-    response = gateway_response(api, THROTTLED, RequestContext.new(), HttpRequest("GET", "/x", "", [], b""))
-    assert response.status == 429
-    assert json.loads(response.body) == {"error": {"code": "THROTTLED", "message": "Too Many Requests"}}
-    assert dict(response.headers)["x-amzn-ErrorType"] == "TooManyRequestsException"
+    response = gateway_response(api, THROTTLED, RequestContext.new())
+    assert response.status_code == 429
+    assert json.loads(response.get_data()) == {"error": {"code": "THROTTLED", "message": "Too Many Requests"}}
+    assert response.headers["x-amzn-ErrorType"] == "TooManyRequestsException"
 
 
 def test_api_gateways_default_throttled_response_without_a_template():
     api = build_rest_api(stack_resources(api_resources(with_gateway_responses=False)))
     response = gateway_response(api, THROTTLED, RequestContext.new())
-    assert (response.status, json.loads(response.body)) == (429, {"message": "Too Many Requests"})
+    assert (response.status_code, json.loads(response.get_data())) == (429, {"message": "Too Many Requests"})
 
 
 # --- raising it locally -----------------------------------------------------------------------------------

@@ -16,12 +16,8 @@ from local.functions import (
     FunctionPool,
     FunctionSpec,
     FunctionTimeout,
-    function_specs,
     worker_environment,
 )
-from local.resources import Clients, StackResources
-from local.template import StackTemplate
-from tests.unit.local.conftest import no_clients
 
 HANDLER = """
 import decimal
@@ -309,49 +305,3 @@ def test_close_kills_every_worker(make_pool: Callable[..., FunctionPool]) -> Non
         os.kill(pid, 0)
     with pytest.raises(FunctionError, match="stopping"):
         pool.invoke({"action": "echo"})
-
-
-def test_function_specs_come_from_the_template(tmp_path: Path) -> None:
-    asset = tmp_path / "asset.abc"
-    asset.mkdir()
-    template = {
-        "Resources": {
-            "Table": {"Type": "AWS::IAM::Role", "Properties": {"RoleName": "fake-table"}},
-            "Logs": {"Type": "AWS::Logs::LogGroup", "Properties": {"LogGroupName": "/custom/logs"}},
-            "Fn": {
-                "Type": "AWS::Lambda::Function",
-                "Properties": {
-                    "Handler": "functions.contacts.api.lambda_handler",
-                    "Runtime": "python3.13",
-                    "Timeout": 10,
-                    "MemorySize": 512,
-                    "Code": {"S3Bucket": "b", "S3Key": "abc.zip"},
-                    "Environment": {
-                        "Variables": {
-                            "ROLE": {"Ref": "Table"},
-                            "ROLE_ARN": {"Fn::GetAtt": ["Table", "Arn"]},
-                            "STACK": {"Ref": "AWS::StackName"},
-                        }
-                    },
-                    "LoggingConfig": {"LogFormat": "JSON", "LogGroup": {"Ref": "Logs"}},
-                },
-                "Metadata": {"aws:asset:path": "asset.abc"},
-            },
-        }
-    }
-    stack = StackTemplate("Test-dev", "Test-dev", template, tmp_path)
-    (spec,) = function_specs(StackResources(stack, Clients(no_clients), region="us-east-1"))
-    assert spec.logical_id == "Fn"
-    assert spec.name.startswith("Test-dev-Fn-")
-    assert spec.arn == f"arn:aws:lambda:us-east-1:123456789012:function:{spec.name}"
-    assert spec.code_dir == asset
-    assert (spec.timeout, spec.memory) == (10.0, 512)
-    assert spec.log_group == "/custom/logs"
-    assert spec.environment == {
-        "ROLE": "fake-table",
-        "ROLE_ARN": "arn:aws:iam::123456789012:role/fake-table",
-        "STACK": "Test-dev",
-    }
-    env = worker_environment(spec, AWS_ENV, parent={"PATH": "/bin", "RANDOM": "x"})
-    assert env["AWS_LAMBDA_LOG_FORMAT"] == "JSON"
-    assert env["PATH"] == "/bin" and "RANDOM" not in env

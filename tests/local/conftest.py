@@ -1,4 +1,4 @@
-"""Shared helpers: hand-written templates, stub resources, and tiny fake handler packages."""
+"""Shared helpers of the local runtime's tests: hand-written templates, stub resources, fake handler packages."""
 
 from __future__ import annotations
 
@@ -15,12 +15,7 @@ from local.template import StackTemplate
 
 def stack_of(resources: Mapping[str, Any], **extra: Any) -> StackTemplate:
     template = {"Resources": dict(resources), **extra}
-    return StackTemplate(
-        name="Test-dev",
-        artifact_id="Test-dev",
-        template=template,
-        assembly_dir=Path("/nonexistent"),
-    )
+    return StackTemplate(name="Test-dev", template=template, assembly_dir=Path("/nonexistent"))
 
 
 def no_clients(service: str) -> Any:

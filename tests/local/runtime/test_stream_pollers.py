@@ -1,4 +1,4 @@
-"""Stream pollers without workers: starting positions, record age, shard lineage, failures, parsing.
+"""Stream pollers on a moto server, without workers: starting positions, record age, failures, iterators, windows.
 
 The consumer here is a Python callable, so each test controls exactly what an invocation returns.
 """
@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -18,16 +18,9 @@ from local.aws import MotoService
 from local.dlq import on_failure_messages
 from local.functions import FunctionError
 from local.resources import Clients, StackResources, TableInfo
-from local.streams import (
-    MappingSpec,
-    Streams,
-    item_failures,
-    lambda_record,
-    mapping_specs,
-)
-from local.template import TemplateError
-from tests.unit.local.conftest import stack_of, stack_resources
-from tests.unit.local.stream_support import wait_for
+from local.streams import MappingSpec, Streams
+from tests.local.conftest import stack_of
+from tests.local.stream_support import wait_for
 
 STREAM_TABLE = {
     "Type": "AWS::DynamoDB::Table",
@@ -134,7 +127,7 @@ def test_records_too_old_on_arrival_go_to_the_dlq_uninvoked(
     attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
     arn = attributes["Attributes"]["QueueArn"]
     consumer = Consumer()
-    hour_later = lambda: time.time() + 3600  # noqa: E731 - a clock an hour ahead
+    hour_later = lambda: time.time() + 3600
     streams = streams_of(
         [spec(table, max_record_age=60, on_failure=arn, starting_position="TRIM_HORIZON")],
         consumer,
@@ -230,83 +223,6 @@ def test_moto_forgets_the_iterators_a_poller_used(
     assert len(iterators) - before <= 2  # the current one (and one in flight)
 
 
-def _raw(sequence: int, pk: str) -> dict[str, Any]:
-    return {
-        "eventID": f"id-{sequence}",
-        "eventName": "INSERT",
-        "dynamodb": {
-            "ApproximateCreationDateTime": datetime.now(UTC),
-            "Keys": {"PK": {"S": pk}},
-            "SequenceNumber": str(sequence),
-            "SizeBytes": 10,
-            "StreamViewType": "KEYS_ONLY",
-        },
-    }
-
-
-class SplitStream:
-    """A fake Streams client: a closed parent shard, its open child and an unrelated shard."""
-
-    def __init__(self) -> None:
-        self.records = {"parent": [_raw(1, "p1"), _raw(2, "p2")], "child": [_raw(3, "c1")]}
-        self.records["other"] = [_raw(4, "o1")]
-        self.requested: list[tuple[str, str]] = []
-
-    def describe_stream(self, **kwargs: Any) -> Any:
-        closed = {"StartingSequenceNumber": "1", "EndingSequenceNumber": "2"}
-        return {
-            "StreamDescription": {
-                "Shards": [
-                    {"ShardId": "child", "ParentShardId": "parent", "SequenceNumberRange": {}},
-                    {"ShardId": "parent", "SequenceNumberRange": closed},
-                    {"ShardId": "other", "SequenceNumberRange": {}},
-                ]
-            }
-        }
-
-    def get_shard_iterator(self, *, ShardId: str, ShardIteratorType: str, **_: Any) -> Any:  # noqa: N803
-        self.requested.append((ShardId, ShardIteratorType))
-        start = len(self.records[ShardId]) if ShardIteratorType == "LATEST" else 0
-        return {"ShardIterator": f"{ShardId}:{start}"}
-
-    def get_records(self, *, ShardIterator: str, **_: Any) -> Any:  # noqa: N803
-        shard, position = ShardIterator.split(":")
-        records = self.records[shard][int(position) :]
-        done = shard == "parent" and records == [] and int(position) > 0
-        following = None if done else f"{shard}:{int(position) + len(records)}"
-        return {"Records": records, "NextShardIterator": following}
-
-
-def test_a_child_shard_is_read_after_its_parent(
-    table: TableInfo, clients: Clients, streams_of: Callable[..., Streams]
-) -> None:
-    fake = SplitStream()
-    consumer = Consumer()
-    streams = streams_of(
-        [spec(table, starting_position="TRIM_HORIZON")],
-        consumer,
-        clients=Clients(lambda s: fake if s == "dynamodbstreams" else clients[s]),
-    )
-    assert streams.wait_idle(timeout=5)
-    batches = consumer.batches["consumer"]
-    assert sorted(batches) == [["c1"], ["o1"], ["p1", "p2"]]
-    assert batches.index(["p1", "p2"]) < batches.index(["c1"])
-    assert ("child", "TRIM_HORIZON") in fake.requested
-
-
-def test_latest_skips_closed_shards(
-    table: TableInfo, clients: Clients, streams_of: Callable[..., Streams]
-) -> None:
-    fake = SplitStream()
-    streams = streams_of(
-        [spec(table, starting_position="LATEST")],
-        Consumer(),
-        clients=Clients(lambda s: fake if s == "dynamodbstreams" else clients[s]),
-    )
-    assert streams.wait_idle(timeout=5)
-    assert sorted(fake.requested) == [("child", "LATEST"), ("other", "LATEST")]
-
-
 def test_an_invocation_error_fails_the_whole_batch(
     clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
 ) -> None:
@@ -324,152 +240,6 @@ def test_an_invocation_error_fails_the_whole_batch(
     put(clients, table, "t1", "t2")
     assert streams.wait_idle(timeout=5)
     assert consumer.batches["consumer"] == [["t1", "t2"], ["t1", "t2"]]
-
-
-@pytest.mark.parametrize(
-    ("result", "expected"),
-    [
-        (None, []),
-        ({}, []),
-        ({"batchItemFailures": None}, []),
-        ({"batchItemFailures": []}, []),
-        ({"statusCode": 200}, []),
-        ({"batchItemFailures": [{"itemIdentifier": "3"}, {"itemIdentifier": "2"}]}, [1, 2]),
-        ({"batchItemFailures": [{"itemIdentifier": ""}]}, None),
-        ({"batchItemFailures": [{"itemIdentifier": None}]}, None),
-        ({"batchItemFailures": [{"itemId": "2"}]}, None),
-        ({"batchItemFailures": [{"itemIdentifier": "9"}]}, None),  # not in the batch
-        ({"batchItemFailures": [{"itemIdentifier": 2}]}, None),  # not a string
-        ({"batchItemFailures": "2"}, None),
-        ("ok", None),
-    ],
-)
-def test_item_failures_follow_lambdas_rules(result: Any, expected: list[int] | None) -> None:
-    assert item_failures(result, ["1", "2", "3"]) == expected
-
-
-def test_lambda_record_fills_in_what_moto_omits() -> None:
-    created = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
-    raw = {
-        "eventID": "abc",
-        "eventName": "REMOVE",
-        "eventVersion": "1.0",
-        "eventSource": "aws:dynamodb",
-        "awsRegion": "us-east-1",
-        "dynamodb": {
-            "ApproximateCreationDateTime": created,
-            "Keys": {"PK": {"S": "k"}},
-            "OldImage": {"PK": {"S": "k"}},
-            "SequenceNumber": "1100000000017454423009",
-            "SizeBytes": 42,
-            "StreamViewType": "OLD_IMAGE",
-        },
-    }
-    identity = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
-    record = lambda_record(raw, stream_arn="arn:stream", region="eu-west-1", user_identity=identity)
-    assert record.event == {
-        "eventID": "abc",
-        "eventName": "REMOVE",
-        "eventVersion": "1.1",
-        "eventSource": "aws:dynamodb",
-        "awsRegion": "eu-west-1",
-        "dynamodb": {
-            "ApproximateCreationDateTime": float(int(created.timestamp())),
-            "Keys": {"PK": {"S": "k"}},
-            "OldImage": {"PK": {"S": "k"}},
-            "SequenceNumber": "1100000000017454423009",
-            "SizeBytes": 42,
-            "StreamViewType": "OLD_IMAGE",
-        },
-        "eventSourceARN": "arn:stream",
-        "userIdentity": identity,
-    }
-    assert record.sequence == 1100000000017454423009
-    assert record.arrival == created.timestamp()
-
-
-STREAM_ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2026-01-01T00:00:00.000"
-TABLE_INFO = TableInfo("Table", "T", "arn:table", STREAM_ARN, None, ())
-
-
-def _mapping(**properties: Any) -> dict[str, Any]:
-    return {
-        "Type": "AWS::Lambda::EventSourceMapping",
-        "Properties": {"EventSourceArn": STREAM_ARN, "FunctionName": {"Ref": "Fn"}, **properties},
-    }
-
-
-def test_mapping_properties_are_read_with_lambdas_defaults() -> None:
-    resources = stack_resources(
-        {
-            "Fn": {"Type": "AWS::Lambda::Function", "Properties": {"FunctionName": "consumer"}},
-            "Plain": _mapping(StartingPosition="TRIM_HORIZON"),
-            "Tuned": _mapping(
-                StartingPosition="LATEST",
-                BatchSize=10,
-                MaximumBatchingWindowInSeconds=2,
-                FunctionResponseTypes=["ReportBatchItemFailures"],
-                MaximumRetryAttempts=3,
-                BisectBatchOnFunctionError=True,
-                MaximumRecordAgeInSeconds=3600,
-                DestinationConfig={"OnFailure": {"Destination": "arn:aws:sqs:us-east-1:1:dlq"}},
-                FilterCriteria={"Filters": [{"Pattern": '{"eventName": ["INSERT"]}'}]},
-                Enabled=False,
-                ParallelizationFactor=4,
-                TumblingWindowInSeconds=60,
-            ),
-            "Aliased": _mapping(FunctionName="arn:aws:lambda:us-east-1:1:function:other:live"),
-            "Queue": _mapping(EventSourceArn="arn:aws:sqs:us-east-1:1:jobs"),
-        }
-    )
-    plain, tuned, aliased = mapping_specs(resources, {STREAM_ARN: TABLE_INFO})
-    assert plain == MappingSpec(
-        id="Test-dev/Plain",
-        function="Test-dev/Fn",
-        function_arn="arn:aws:lambda:us-east-1:123456789012:function:consumer",
-        table=TABLE_INFO,
-        starting_position="TRIM_HORIZON",
-    )
-    assert (plain.batch_size, plain.max_retries, plain.max_record_age) == (100, -1, -1)
-    assert tuned == MappingSpec(
-        id="Test-dev/Tuned",
-        function="Test-dev/Fn",
-        function_arn=plain.function_arn,
-        table=TABLE_INFO,
-        batch_size=10,
-        starting_position="LATEST",
-        batching_window=2.0,
-        filters=({"eventName": ["INSERT"]},),
-        report_item_failures=True,
-        max_retries=3,
-        bisect=True,
-        max_record_age=3600.0,
-        on_failure="arn:aws:sqs:us-east-1:1:dlq",
-        enabled=False,
-        parallelization_factor=4,
-        tumbling_window=60,
-    )
-    assert aliased.function == aliased.function_arn == "arn:aws:lambda:us-east-1:1:function:other"
-    assert aliased.starting_position == "LATEST"
-
-
-@pytest.mark.parametrize(
-    ("properties", "message"),
-    [
-        ({"StartingPosition": "AT_TIMESTAMP"}, "StartingPosition"),
-        ({"FilterCriteria": {"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]}}, "Filter"),
-        ({"TumblingWindowInSeconds": 901}, "TumblingWindowInSeconds"),
-    ],
-)
-def test_invalid_mappings_fail_loudly(properties: dict[str, Any], message: str) -> None:
-    resources = stack_resources(
-        {"Fn": {"Type": "AWS::Lambda::Function", "Properties": {}}, "Bad": _mapping(**properties)}
-    )
-    with pytest.raises(TemplateError, match=message):
-        mapping_specs(resources, {STREAM_ARN: TABLE_INFO})
-
-
-# --- tumbling windows ---------------------------------------------------------------------------------------
 
 
 class WindowConsumer:

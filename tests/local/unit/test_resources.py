@@ -1,10 +1,10 @@
-"""Tables, secrets and queues are created on (in-process) moto; other types get plausible fakes."""
+"""Tables, secrets, queues and nested stacks are created on (in-process) moto; other types get plausible fakes."""
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -18,8 +18,8 @@ from local.resources import (
     StackResources,
     generate_secret_string,
 )
-from local.template import TemplateError
-from tests.unit.local.conftest import stack_of, stack_resources
+from local.template import StackTemplate, TemplateError
+from tests.local.conftest import no_clients, stack_of, stack_resources
 
 TABLE = {
     "Type": "AWS::DynamoDB::Table",
@@ -101,57 +101,59 @@ def test_stream_arn_of_a_table_without_stream_is_an_error(aws: Clients) -> None:
         resources.get_att("Table", "StreamArn")
 
 
-def test_secret_honours_generate_secret_string_template(aws: Clients) -> None:
-    secret = {
-        "Type": "AWS::SecretsManager::Secret",
-        "Properties": {
-            "GenerateSecretString": {
-                "SecretStringTemplate": '{"username": "app"}',
-                "GenerateStringKey": "password",
-                "ExcludePunctuation": True,
-            }
-        },
-    }
+def test_a_generated_secret_is_stored_and_what_is_not_emulated_fails(aws: Clients) -> None:
+    secret = {"Type": "AWS::SecretsManager::Secret",
+              "Properties": {"GenerateSecretString": {"PasswordLength": 64, "ExcludePunctuation": True}}}
     resources = StackResources(stack_of({"Secret": secret}), aws, region="us-east-1")
     arn = resources.ref("Secret")
     assert arn.startswith("arn:aws:secretsmanager:us-east-1:123456789012:secret:Secret-")
-    value = json.loads(aws["secretsmanager"].get_secret_value(SecretId=arn)["SecretString"])
-    assert value["username"] == "app"
-    assert len(value["password"]) == 32 and value["password"].isalnum()
+    value = aws["secretsmanager"].get_secret_value(SecretId=arn)["SecretString"]
+    assert len(value) == 64 and value.isalnum()
+    with pytest.raises(TemplateError, match="SecretStringTemplate"):
+        generate_secret_string({"SecretStringTemplate": "{}", "GenerateStringKey": "password"})
 
 
 def test_generated_secret_string_respects_length_and_exclusions() -> None:
-    value = generate_secret_string(
-        {"PasswordLength": 64, "ExcludePunctuation": True, "ExcludeCharacters": "abc"}
-    )
-    assert len(value) == 64
-    assert value.isalnum()
-    assert not set("abc") & set(value)
+    value = generate_secret_string({"PasswordLength": 64, "ExcludePunctuation": True, "ExcludeCharacters": "abc"})
+    assert len(value) == 64 and value.isalnum() and not set("abc") & set(value)
 
 
-def test_queue_redrive_policy_creates_the_dead_letter_queue_first(aws: Clients) -> None:
-    queues = {
-        "Main": {
-            "Type": "AWS::SQS::Queue",
-            "Properties": {
-                "VisibilityTimeout": 60,
-                "RedrivePolicy": {
-                    "deadLetterTargetArn": {"Fn::GetAtt": ["Dlq", "Arn"]},
-                    "maxReceiveCount": 3,
-                },
-            },
-        },
-        "Dlq": {"Type": "AWS::SQS::Queue", "Properties": {}},
-    }
-    resources = StackResources(stack_of(queues), aws, region="us-east-1")
+def test_a_queue_is_created_with_its_attributes(aws: Clients) -> None:
+    resources = StackResources(stack_of({"Dlq": {"Type": "AWS::SQS::Queue", "Properties": {
+        "VisibilityTimeout": 60, "MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True}}}), aws,
+        region="us-east-1")
     resources.provision()
-    url = resources.ref("Main")
+    url = resources.ref("Dlq")
     attributes = aws["sqs"].get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-    assert attributes["VisibilityTimeout"] == "60"
-    assert json.loads(attributes["RedrivePolicy"])["deadLetterTargetArn"] == resources.get_att(
-        "Dlq", "Arn"
-    )
-    assert resources.get_att("Main", "QueueName") == url.rsplit("/", 1)[1]
+    assert (attributes["VisibilityTimeout"], attributes["MessageRetentionPeriod"]) == ("60", "1209600")
+    assert resources.get_att("Dlq", "Arn") == attributes["QueueArn"]
+    assert resources.get_att("Dlq", "QueueName") == url.rsplit("/", 1)[1]
+
+
+def test_a_nested_stack_gets_its_parameters_from_the_parent_and_gives_back_its_outputs(aws: Clients) -> None:
+    # Given a parent that passes its table's name to a nested stack and reads the nested table's name back
+    nested = StackTemplate("Test-dev-Domain", {
+        "Parameters": {"SharedTable": {"Type": "String"}},
+        "Resources": {"Items": TABLE, "Fn": {"Type": "AWS::Lambda::Function", "Properties": {}}},
+        "Outputs": {"ItemsName": {"Value": {"Ref": "Items"}}, "Shared": {"Value": {"Ref": "SharedTable"}}}},
+        Path("/nonexistent"))
+    parent = StackTemplate("Test-dev", {"Resources": {
+        "Shared": TABLE,
+        "Domain": {"Type": "AWS::CloudFormation::Stack", "Properties": {"Parameters": {"SharedTable": {"Ref": "Shared"}}}},
+        "Reader": {"Type": "AWS::Lambda::Function", "Properties": {}}}}, Path("/nonexistent"), {"Domain": nested})
+    resources = StackResources(parent, aws, region="us-east-1")
+    # When the parent is provisioned
+    resources.provision()
+    # Then the nested stack's resources exist, named after the nested stack, and both directions resolve
+    domain = resources.nested["Domain"]
+    assert [s.stack.name for s in resources.walk()] == ["Test-dev", "Test-dev-Domain"]
+    assert domain.ref("Items").startswith("Test-dev-Domain-Items-")
+    assert aws["dynamodb"].describe_table(TableName=domain.ref("Items"))["Table"]["TableStatus"] == "ACTIVE"
+    assert resources.get_att("Domain", "Outputs.ItemsName") == domain.ref("Items")
+    assert resources.get_att("Domain", "Outputs.Shared") == resources.ref("Shared")
+    assert resources.ref("Domain").startswith("arn:aws:cloudformation:us-east-1:123456789012:stack/Test-dev-Domain/")
+    with pytest.raises(TemplateError, match="no output 'Nope'"):
+        resources.get_att("Domain", "Outputs.Nope")
 
 
 @pytest.mark.parametrize(
@@ -206,3 +208,12 @@ def test_unknown_types_still_resolve_to_strings() -> None:
     resources = stack_resources({"Rule": {"Type": "AWS::Events::Rule", "Properties": {}}})
     assert resources.get_att("Rule", "Arn").startswith("arn:aws:events:us-east-1:123456789012:")
     assert resources.get_att("Rule", "Whatever").endswith(".Whatever")
+
+
+def test_a_long_nested_stack_name_does_not_push_the_logical_id_out_of_a_function_name() -> None:
+    stack = StackTemplate("Blueprints-dev-ConnectedCarNestedStackConnectedCarNestedStackResourceBA9C5FA0",
+                          {"Resources": {"ConnectedCarActiveCustomersConsumerFunctionC32CFDEE": {
+                              "Type": "AWS::Lambda::Function", "Properties": {}}}}, Path("/nonexistent"))
+    name = StackResources(stack, Clients(no_clients), region="us-east-1").ref(
+        "ConnectedCarActiveCustomersConsumerFunctionC32CFDEE")
+    assert len(name) == 64 and "ActiveCustomers" in name and name.startswith("Blueprints-dev-ConnectedCar")

@@ -52,16 +52,12 @@ def test_sub_is_stable_per_user_and_groups_are_omitted_when_empty(keys_dir: Path
     assert "cognito:groups" not in first
 
 
-def test_key_pair_and_jwks_are_kept_on_disk(keys_dir: Path) -> None:
+def test_the_key_pair_is_kept_on_disk_and_signs_with_its_kid(keys_dir: Path) -> None:
     keys = load_keys(keys_dir)
     assert (keys_dir / "private.pem").read_bytes().startswith(b"-----BEGIN PRIVATE KEY-----")
-    jwks = json.loads((keys_dir / "jwks.json").read_text())
-    assert jwks["keys"][0]["kid"] == keys.kid
-    assert jwks["keys"][0]["alg"] == "RS256"
-    assert "d" not in jwks["keys"][0]  # public part only
     token = mint_token("carol", keys_dir=keys_dir)
-    public = jwt.PyJWK(jwks["keys"][0]).key
-    assert jwt.decode(token, public, algorithms=["RS256"], options={"verify_aud": False})
+    assert jwt.get_unverified_header(token)["kid"] == keys.kid
+    assert jwt.decode(token, keys.public_key, algorithms=["RS256"], options={"verify_aud": False})
 
 
 def test_expired_token_is_rejected(keys_dir: Path) -> None:
@@ -110,7 +106,7 @@ def test_malformed_tokens_are_rejected(keys_dir: Path, token: str) -> None:
 def test_token_command_prints_only_the_token(
     keys_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("local.auth.default_keys_dir", lambda: keys_dir)
+    monkeypatch.setattr("local.auth.DEFAULT_KEYS_DIR", keys_dir)
     assert main(["token", "--user", "alice", "--groups", "admin, vehicle", "--ttl", "120"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1

@@ -1,0 +1,199 @@
+"""The local API Gateway stage as a WSGI app: throttle, route, authorize, invoke, answer, one log line per request
+(`GET /contacts/persons 200 ContactsApi… 41ms`). Tests drive `Gateway` with werkzeug's test client; the runtime serves
+it with werkzeug's threaded server (local/aws.py `WsgiServer`).
+
+The same port answers the two Lambda API operations `make replay` needs (`LambdaApi`): moto cannot run functions
+without Docker (PITFALLS 2), and a plain boto3 `lambda` client then works the same locally and on AWS.
+- ListFunctions: `GET /2015-03-31/functions/` (name, ARN, handler, runtime, timeout, memory, environment);
+- Invoke: `POST /2015-03-31/functions/{FunctionName}/invocations`, RequestResponse only; a function error is a 200 with
+  `X-Amz-Function-Error: Unhandled`, as on AWS. No authorizer, no throttling: the local AWS, on 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from werkzeug import Request, Response
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from local.apigw import (DEFAULT_5XX, MAX_BODY_BYTES, MISSING_AUTHENTICATION_TOKEN, REQUEST_TOO_LARGE, THROTTLED,
+                         UNAUTHORIZED, RestApi, Throttle, TokenBucket, gateway_response, tracing_headers)
+from local.auth import InvalidToken
+from local.events import RequestContext, rest_event
+from local.functions import FunctionError, FunctionSpec
+
+log = logging.getLogger("local.apigw")
+PREFIX = "/2015-03-31/functions"
+
+Invoke = Callable[[str, dict[str, Any], str], Any]  # (function "Stack/LogicalId", event, request id)
+Verify = Callable[[str], Mapping[str, Any]]  # token -> claims, raises InvalidToken
+
+
+class MalformedResponse(Exception):
+    """The function's result is not a valid Lambda proxy response (API Gateway answers 502)."""
+
+
+class Gateway:
+    """One REST API stage. Throttling is the stage's, from the template (`api.throttle`), unless `throttle`
+    replaces it (tests and benchmarks that need more than the stage allows say so); None on both: not throttled."""
+
+    def __init__(self, api: RestApi, invoke: Invoke, verify: Verify, *, throttle: Throttle | None = None,
+                 clock: Callable[[], float] = time.monotonic, lambda_api: LambdaApi | None = None) -> None:
+        self.api, self._invoke, self._verify, self.lambda_api = api, invoke, verify, lambda_api
+        self.throttle = throttle or api.throttle
+        self._bucket = TokenBucket(self.throttle, clock) if self.throttle else None
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
+        started, request = time.monotonic(), Request(environ)
+        request.max_content_length = MAX_BODY_BYTES
+        function = "(Lambda API)"
+        try:
+            if self.lambda_api is not None and (request.path + "/").startswith(PREFIX + "/"):
+                response = self.lambda_api.handle(request)
+            else:
+                response, function = self.handle(request)
+        except Exception:
+            log.exception("%s %s: local gateway error", request.method, request.path)
+            response, function = Response('{"message": "Internal server error"}', 500,
+                                          content_type="application/json"), None
+        log.info("%s %s %d %s %.0fms", request.method, request.path, response.status_code, function or "-",
+                 (time.monotonic() - started) * 1000)
+        return response(environ, start_response)
+
+    def handle(self, request: Request) -> tuple[Response, str | None]:
+        """The response, and the function that produced it (None if the gateway did)."""
+        context, source_ip = RequestContext.new(), request.remote_addr or "127.0.0.1"
+
+        def refuse(kind: str, status: int | None = None) -> Response:
+            return gateway_response(self.api, kind, context, source_ip=source_ip, http_method=request.method,
+                                    status=status)
+
+        if self._bucket is not None and not self._bucket.take():  # the request's log line says 429
+            return refuse(THROTTLED), None
+        try:
+            body = request.get_data()
+        except RequestEntityTooLarge:
+            return refuse(REQUEST_TOO_LARGE), None
+        # The raw path (percent-encoding kept) as API Gateway puts it in the event; the router decodes segments.
+        path = self.api.strip_stage(request.environ.get("RAW_URI", "").partition("?")[0] or request.path)
+        match = self.api.match(request.method, path)
+        if match is None:
+            return refuse(MISSING_AUTHENTICATION_TOKEN), None
+        method, claims = match.method, None
+        if method.authorization_type == "COGNITO_USER_POOLS":
+            claims = self._authorize(request, method.token_header)
+            if claims is None:
+                return refuse(UNAUTHORIZED), None
+        event = rest_event(
+            request.method, path, resource=method.resource_path, resource_id=method.resource_id,
+            path_parameters=match.path_parameters, query=request.query_string.decode("latin-1"),
+            headers=list(request.headers.items()), body=body, claims=claims, stage=self.api.stage,
+            api_id=self.api.api_id, source_ip=source_ip, context=context)
+        try:
+            result = self._invoke(method.function, event, context.request_id)
+            return proxy_response(result, context), method.function_label
+        except FunctionError as exc:
+            log.error("%s %s: %s failed: %s: %s\n%s", request.method, request.path, method.function_label,
+                      exc.error_type, exc.message, exc.trace.rstrip())
+        except MalformedResponse as exc:
+            log.error("%s: Malformed Lambda proxy response: %s", method.function_label, exc)
+        return refuse(DEFAULT_5XX, status=502), method.function_label
+
+    def _authorize(self, request: Request, header: str) -> Mapping[str, Any] | None:
+        value = (request.headers.get(header) or "").strip()
+        token = value[7:].strip() if value[:7].lower() == "bearer " else value
+        try:
+            return self._verify(token) if token else None
+        except InvalidToken as exc:
+            log.info("%s %s: token rejected: %s", request.method, request.path, exc)
+            return None
+
+
+def proxy_response(result: Any, context: RequestContext) -> Response:
+    """The HTTP response for a Lambda proxy result; `MalformedResponse` where API Gateway answers 502."""
+    if not isinstance(result, Mapping):
+        raise MalformedResponse(f"result is {type(result).__name__}, not an object")
+    status = result.get("statusCode")
+    status = int(status) if isinstance(status, str) and status.isdigit() else status
+    if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 599:
+        raise MalformedResponse(f"statusCode {status!r} is not an HTTP status code")
+    unknown = set(result) - {"statusCode", "headers", "multiValueHeaders", "body", "isBase64Encoded"}
+    if unknown:  # not fatal here; worth a look (e.g. HTTP API v2 fields such as "cookies")
+        log.warning("proxy response has keys API Gateway REST ignores: %s", sorted(unknown))
+    body, single, multi = result.get("body"), result.get("headers") or {}, result.get("multiValueHeaders") or {}
+    if not (isinstance(body, (str, type(None))) and isinstance(single, Mapping) and isinstance(multi, Mapping)
+            and all(isinstance(values, list) for values in multi.values())):
+        raise MalformedResponse("body must be a string, headers an object, multiValueHeaders an object of lists")
+    text = lambda value: str(value).lower() if isinstance(value, bool) else str(value)
+    headers = [(str(name), text(v)) for name, values in multi.items() for v in values]
+    headers += [(str(n), text(v)) for n, v in single.items() if str(n).lower() not in {str(m).lower() for m in multi}]
+    try:
+        encoded = result.get("isBase64Encoded")
+        payload = base64.b64decode(body or "", validate=True) if encoded else (body or "").encode()
+    except (binascii.Error, ValueError) as exc:
+        raise MalformedResponse(f"body is not valid base64: {exc}") from exc
+    if not any(name.lower() == "content-type" for name, _ in headers):
+        headers.append(("Content-Type", "application/json"))
+    response = Response(payload, status)
+    response.headers.clear()
+    for name, value in [*headers, *tracing_headers(context).items()]:
+        if name.lower() not in ("content-length", "transfer-encoding", "connection"):  # the server's own
+            response.headers.add(name, value)
+    return response
+
+
+class LambdaApi:
+    """ListFunctions and Invoke over the runtime's functions (`specs` to list, `invoke` to run, `known` to check)."""
+
+    def __init__(self, specs: Callable[[], Iterable[FunctionSpec]], invoke: Invoke,
+                 known: Callable[[str], bool]) -> None:
+        self._specs, self._invoke, self._known = specs, invoke, known
+
+    def handle(self, request: Request) -> Response:
+        rest = request.path[len(PREFIX):].strip("/")
+        if request.method == "GET" and rest == "":
+            return _json({"Functions": [
+                {"FunctionName": spec.name, "FunctionArn": spec.arn, "Runtime": spec.runtime, "Handler": spec.handler,
+                 "Timeout": int(spec.timeout), "MemorySize": spec.memory,
+                 "Environment": {"Variables": dict(spec.environment)}} for spec in self._specs()]})
+        parts = rest.split("/")
+        if request.method == "POST" and len(parts) == 2 and parts[1] == "invocations":
+            return self._run(parts[0], request)
+        return _error(404, "ResourceNotFoundException", f"no Lambda API operation {request.method} {request.path}")
+
+    def _run(self, name: str, request: Request) -> Response:
+        # A name or ARN without a version or alias qualifier (`:$LATEST`): the runtime runs $LATEST only.
+        function = ":".join(name.split(":")[:7]) if name.startswith("arn:") else name.split(":", 1)[0]
+        if not self._known(function):
+            return _error(404, "ResourceNotFoundException", f"Function not found: {name}")
+        invocation_type = request.headers.get("X-Amz-Invocation-Type") or "RequestResponse"
+        if invocation_type != "RequestResponse":
+            return _error(400, "InvalidParameterValueException",
+                          f"InvocationType {invocation_type} is not served locally (RequestResponse only)")
+        try:
+            event = json.loads(request.get_data() or b"{}")
+        except json.JSONDecodeError as exc:
+            return _error(400, "InvalidRequestContentException", f"Could not parse request body into json: {exc}")
+        request_id = str(uuid.uuid4())
+        headers = {"X-Amz-Executed-Version": "$LATEST", "X-Amzn-RequestId": request_id}
+        try:
+            return _json(self._invoke(function, event, request_id), headers=headers)
+        except FunctionError as exc:
+            log.warning("Lambda API: invoke %s: %s: %s", function, exc.error_type, exc.message)
+            document = {"errorMessage": exc.message, "errorType": exc.error_type, "stackTrace": exc.trace.splitlines()}
+            return _json(document, headers={**headers, "X-Amz-Function-Error": "Unhandled"})
+
+
+def _json(document: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    return Response(json.dumps(document), status, headers, content_type="application/json")
+
+
+def _error(status: int, code: str, message: str) -> Response:
+    return _json({"Type": "User", "message": message}, status, {"x-amzn-ErrorType": code})

@@ -1,0 +1,237 @@
+"""The gateway's request path (throttling, authorizer, integration, error mapping, Lambda API routes) as a WSGI app,
+driven by werkzeug's test client: no socket, no server."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.test import Client
+
+from local.apigw import MAX_BODY_BYTES, Throttle, build_rest_api
+from local.auth import InvalidToken
+from local.events import RequestContext
+from local.functions import FunctionError, FunctionSpec, FunctionTimeout
+from local.gateway import Gateway, LambdaApi, MalformedResponse, proxy_response
+from tests.local.api_template import API, api_resources
+from tests.local.conftest import stack_resources
+
+GOOD_TOKEN = "good-token"
+CLAIMS = {"sub": "s-1", "cognito:username": "alice", "cognito:groups": ["admin"], "exp": 2}
+
+
+class FakeFunctions:
+    """Records invocations; answers with whatever `result` is (or raises it)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, Any], str]] = []
+        self.result: Any = {"statusCode": 200, "body": '{"ok": true}'}
+
+    def __call__(self, function: str, event: dict[str, Any], request_id: str) -> Any:
+        self.calls.append((function, event, request_id))
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+def verify(token: str) -> Mapping[str, Any]:
+    if token != GOOD_TOKEN:
+        raise InvalidToken("bad signature")
+    return CLAIMS
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def functions() -> FakeFunctions:
+    return FakeFunctions()
+
+
+def client(functions: FakeFunctions, *, gateway_responses: bool = True, **options: Any) -> Client:
+    api = build_rest_api(stack_resources(api_resources(with_gateway_responses=gateway_responses)))
+    return Client(Gateway(api, functions, verify, **options))
+
+
+def test_authorized_request_reaches_the_function_with_claims(functions: FakeFunctions) -> None:
+    response = client(functions).post("/dev/contacts/persons?x=1&x=2", data=b'{"firstName": "Ann"}',
+                                      headers={"authorization": f"Bearer {GOOD_TOKEN}",
+                                               "Content-Type": "application/json"})
+    assert (response.status_code, response.json) == (200, {"ok": True})
+    ((name, event, request_id),) = functions.calls
+    assert name == "Test-dev/ContactsFn"
+    assert event["httpMethod"] == "POST" and event["path"] == "/contacts/persons"
+    assert event["requestContext"]["path"] == "/dev/contacts/persons"
+    assert event["body"] == '{"firstName": "Ann"}'
+    assert event["multiValueQueryStringParameters"] == {"x": ["1", "2"]}
+    assert event["headers"]["Content-Type"] == "application/json"
+    assert event["requestContext"]["authorizer"]["claims"]["cognito:groups"] == "admin"
+    assert event["requestContext"]["requestId"] == request_id == response.headers["x-amzn-RequestId"]
+
+
+def test_path_parameters_and_a_bare_token_without_bearer(functions: FakeFunctions) -> None:
+    response = client(functions).get("/contacts/persons/p1", headers={"Authorization": GOOD_TOKEN})
+    assert response.status_code == 200
+    assert functions.calls[0][1]["pathParameters"] == {"personId": "p1"}
+
+
+@pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": "Bearer "},
+                                     {"Authorization": "Bearer nope"}])
+def test_missing_or_invalid_token_is_401_and_the_function_is_not_called(functions: FakeFunctions,
+                                                                        headers: dict[str, str]) -> None:
+    response = client(functions).get("/contacts/persons", headers=headers)
+    assert response.status_code == 401
+    assert response.json["error"] == {"code": "UNAUTHORIZED", "message": "Unauthorized", "type": "UNAUTHORIZED",
+                                      "id": response.headers["x-amzn-RequestId"]}
+    assert functions.calls == []
+
+
+def test_public_route_needs_no_token(functions: FakeFunctions) -> None:
+    assert client(functions).get("/docs").status_code == 200
+    assert "authorizer" not in functions.calls[0][1]["requestContext"]
+
+
+def test_unknown_route_is_missing_authentication_token(functions: FakeFunctions) -> None:
+    custom = client(functions).get("/nope")
+    assert custom.status_code == 404  # the template's GatewayResponse overrides API Gateway's 403
+    assert custom.json["error"]["code"] == "ROUTE_NOT_FOUND"
+    default = client(functions, gateway_responses=False).get("/nope")
+    assert (default.status_code, default.json) == (403, {"message": "Missing Authentication Token"})
+    assert functions.calls == []
+
+
+@pytest.mark.parametrize("failure", [
+    FunctionError("ContactsFn", "ValueError", "boom", "Traceback: line 7"),
+    FunctionTimeout("ContactsFn", "Sandbox.Timedout", "Task timed out after 3.00 seconds"),
+    {"statusCode": 200, "body": {"not": "a string"}},
+    "not a proxy response",
+])
+def test_function_failures_are_502_internal_server_error(functions: FakeFunctions, failure: Any,
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    functions.result = failure
+    response = client(functions, gateway_responses=False).get("/contacts/persons", headers={"Authorization": GOOD_TOKEN})
+    assert (response.status_code, response.json) == (502, {"message": "Internal server error"})
+    assert any("ContactsFn" in record.getMessage() for record in caplog.records)
+    custom = client(functions).get("/contacts/persons", headers={"Authorization": GOOD_TOKEN})
+    assert (custom.status_code, custom.json["error"]["code"]) == (502, "GATEWAY_ERROR")
+    if isinstance(failure, FunctionError) and not isinstance(failure, FunctionTimeout):
+        assert "Traceback: line 7" in caplog.text
+
+
+def test_one_log_line_per_request(functions: FakeFunctions, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("INFO", logger="local.apigw")
+    client(functions).get("/docs")
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "local.apigw"]
+    assert line.startswith("GET /docs 200 DocsFn ") and line.endswith("ms")
+
+
+def test_body_over_10_mb_is_413(functions: FakeFunctions) -> None:
+    response = client(functions, gateway_responses=False).post("/docs", data=b"x" * (MAX_BODY_BYTES + 1))
+    assert (response.status_code, response.json) == (413, {"message": "Request Too Large"})
+    assert functions.calls == []
+
+
+def throttled(functions: FakeFunctions, clock: Clock, *, rate: float = 1, burst: int = 2,
+              throttle: Throttle | None = None) -> Client:
+    """A gateway whose template throttles the stage (MethodSettings */*) and answers THROTTLED with its own body."""
+    resources = copy.deepcopy(api_resources())
+    resources["Stage"]["Properties"]["MethodSettings"] = [
+        {"HttpMethod": "*", "ResourcePath": "/*", "ThrottlingRateLimit": rate, "ThrottlingBurstLimit": burst}]
+    resources["Throttled"] = {"Type": "AWS::ApiGateway::GatewayResponse", "Properties": {
+        "ResponseType": "THROTTLED", "RestApiId": {"Ref": API}, "StatusCode": "429",
+        "ResponseTemplates": {"application/json": '{"error": {"code": "THROTTLED", "message": '
+                                                  '$context.error.messageString}}'}}}
+    return Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify, throttle=throttle, clock=clock))
+
+
+def test_over_the_stage_limit_the_gateway_answers_throttled_without_calling_the_function(
+        functions: FakeFunctions) -> None:
+    clock = Clock()
+    gateway = throttled(functions, clock, rate=1, burst=2)
+    assert [gateway.get("/docs").status_code for _ in range(3)] == [200, 200, 429]
+    assert len(functions.calls) == 2
+    response = gateway.get("/docs")
+    assert response.json == {"error": {"code": "THROTTLED", "message": "Too Many Requests"}}
+    assert response.headers["x-amzn-ErrorType"] == "TooManyRequestsException"
+    clock.now += 1.0  # one token back
+    assert gateway.get("/docs").status_code == 200
+
+
+def test_a_local_throttle_replaces_the_templates(functions: FakeFunctions) -> None:
+    gateway = throttled(functions, Clock(), rate=1, burst=2, throttle=Throttle(rate=1, burst=5))
+    assert [gateway.get("/docs").status_code for _ in range(6)] == [200] * 5 + [429]
+
+
+def test_proxy_response_merges_headers_and_defaults_content_type() -> None:
+    context = RequestContext.new()
+    response = proxy_response({"statusCode": 201, "headers": {"X-One": "1", "Set-Cookie": "ignored-when-multi"},
+                               "multiValueHeaders": {"Set-Cookie": ["a=1", "b=2"]}, "body": "{}"}, context)
+    assert (response.status_code, response.get_data()) == (201, b"{}")
+    assert response.headers.getlist("Set-Cookie") == ["a=1", "b=2"]
+    assert response.headers["X-One"] == "1" and response.headers["Content-Type"] == "application/json"
+    assert response.headers["x-amzn-RequestId"] == context.request_id
+
+
+def test_proxy_response_decodes_base64_bodies() -> None:
+    response = proxy_response({"statusCode": 200, "headers": {"Content-Type": "image/png"},
+                               "body": base64.b64encode(b"\x89PNG").decode(), "isBase64Encoded": True},
+                              RequestContext.new())
+    assert response.get_data() == b"\x89PNG"
+    assert response.headers.getlist("Content-Type") == ["image/png"]
+
+
+@pytest.mark.parametrize("result", [
+    None, "hello", {"body": "{}"}, {"statusCode": "abc"}, {"statusCode": 200, "body": {"not": "a string"}},
+    {"statusCode": 200, "headers": ["x"]}, {"statusCode": 200, "multiValueHeaders": {"X": "not-a-list"}},
+    {"statusCode": 200, "body": "***", "isBase64Encoded": True},
+])
+def test_malformed_proxy_responses_are_rejected(result: object) -> None:
+    with pytest.raises(MalformedResponse):
+        proxy_response(result, RequestContext.new())
+
+
+ARN = "arn:aws:lambda:us-east-1:123456789012:function:App-dev-Consumer-abc"
+SPEC = FunctionSpec(logical_id="Consumer", name="App-dev-Consumer-abc", arn=ARN, handler="functions.x.lambda_handler",
+                    runtime="python3.13", code_dir=Path("."), environment={"PARKED_RECORDS_TABLE_NAME": "parked"},
+                    timeout=30.0)
+
+
+def lambda_client(functions: FakeFunctions) -> Client:
+    api = build_rest_api(stack_resources(api_resources()))
+    lambda_api = LambdaApi(lambda: [SPEC], functions, {SPEC.name, SPEC.arn, SPEC.logical_id}.__contains__)
+    return Client(Gateway(api, functions, verify, throttle=Throttle(rate=0, burst=0), lambda_api=lambda_api))
+
+
+def test_the_lambda_api_lists_functions_and_invokes_them_past_the_gateways_throttling(functions: FakeFunctions) -> None:
+    gateway = lambda_client(functions)
+    (listed,) = gateway.get("/2015-03-31/functions/").json["Functions"]
+    assert (listed["FunctionName"], listed["FunctionArn"], listed["Timeout"]) == (SPEC.name, ARN, 30)
+    assert listed["Environment"] == {"Variables": {"PARKED_RECORDS_TABLE_NAME": "parked"}}
+    functions.result = {"echo": 1}
+    response = gateway.post(f"/2015-03-31/functions/{ARN}:$LATEST/invocations", data=json.dumps({"replay": {}}))
+    assert (response.status_code, response.json) == (200, {"echo": 1})
+    assert functions.calls[-1][:2] == (ARN, {"replay": {}})
+
+
+def test_the_lambda_api_answers_errors_as_lambda_does(functions: FakeFunctions) -> None:
+    gateway = lambda_client(functions)
+    functions.result = FunctionError("Consumer", "RuntimeError", "it broke", "Traceback ...\n  line 1\n")
+    failed = gateway.post(f"/2015-03-31/functions/{SPEC.name}/invocations", data=b"{}")
+    assert (failed.status_code, failed.headers["X-Amz-Function-Error"]) == (200, "Unhandled")
+    assert failed.json == {"errorMessage": "it broke", "errorType": "RuntimeError",
+                           "stackTrace": ["Traceback ...", "  line 1"]}
+    missing = gateway.post("/2015-03-31/functions/Nope/invocations", data=b"{}")
+    assert (missing.status_code, missing.headers["x-amzn-ErrorType"]) == (404, "ResourceNotFoundException")
+    event = gateway.post(f"/2015-03-31/functions/{SPEC.name}/invocations", data=b"{}",
+                         headers={"X-Amz-Invocation-Type": "Event"})
+    assert event.status_code == 400
