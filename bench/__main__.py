@@ -16,7 +16,7 @@ import sys
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from datetime import date
+from datetime import date, datetime, timezone
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -226,6 +226,7 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
     from functions.shared import ddb
     from functions.voting.aggregator import Aggregator, Change
+    from functions.voting.models import Poll
     from functions.shared.settings import Settings
     from functions.voting.repository import Shard, TableNames, VotingRepository
     from functions.voting.schema import DEFAULT_SEGMENTS, VOTES_TABLE
@@ -255,7 +256,10 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
         for size in sizes:
             name = f"bench-votes-{size}"
             boto3.client("dynamodb", region_name="us-east-1").create_table(**VOTES_TABLE.create_table_kwargs(name))
-            aggregator = Aggregator(VotingRepository(TableNames(Settings({VOTES_TABLE.env_var: name}))), DEFAULT_SEGMENTS, rng)
+            repository = VotingRepository(TableNames(Settings({VOTES_TABLE.env_var: name})))
+            repository.create_poll(Poll(poll_id="bench", question="Which cloud?", candidates=candidates,
+                                        created_at=datetime.now(timezone.utc)))  # the aggregator checks it exists
+            aggregator = Aggregator(repository, DEFAULT_SEGMENTS, rng)
             shard, expected, writes, transactions = Shard("arn:bench", "shard-1"), None, 0, 0
             for start in range(0, len(stream), size):
                 applied = aggregator.apply(shard, expected, stream[start:start + size])
