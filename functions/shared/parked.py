@@ -148,6 +148,32 @@ class ParkedRecords:
         )
         return Parked(position, type(error).__name__, newly=True)
 
+    def park_actions(
+        self, record: Mapping[str, Any], error: BaseException, now: datetime | None = None
+    ) -> list[dict[str, Any]]:
+        """Parking as TransactWriteItems actions (the consumer's name under `#consumers`, the record), for a consumer
+        that must park a record in the same transaction that moves its checkpoint past it. Unconditional Puts: a
+        record above the checkpoint has never been parked by a committed transaction."""
+        now = now or _now()
+        dynamodb = record.get("dynamodb") or {}
+        item = {
+            "consumer": self.consumer,
+            "position": position_of(record),
+            "record": json.dumps(record, default=str),
+            "eventID": str(record.get("eventID", "")),
+            "eventName": str(record.get("eventName", "")),
+            "eventSourceARN": str(record.get("eventSourceARN", "")),
+            "sequenceNumber": str(dynamodb.get("SequenceNumber", "")),
+            "errorType": type(error).__name__,
+            "errorMessage": _message(error),
+            "parkedAt": now.isoformat(),
+            "status": PENDING,
+        }
+        return [
+            {"Put": {"TableName": self.table_name, "Item": {"consumer": CONSUMERS_PARTITION, "position": self.consumer}}},
+            {"Put": {"TableName": self.table_name, "Item": item}},
+        ]
+
     def pending(self, limit: int, after: str | None = None) -> tuple[list[ParkedRecord], str | None]:
         """Replay: Query `consumer = :c` (strongly consistent, in stream order, after `after`), keeping the pending
         ones, page by page until `limit` are found. Returns them and where the next call starts (None: the end)."""

@@ -24,17 +24,20 @@ Poison records (functions/shared/parked.py) are parked, not reported, so the rec
   poll by the action's name, that poll's records are parked and the rest is flushed again. A poll, once created, is
   never deleted, so a poll seen to exist needs no further check in this container;
 - a flush of one single record refused with ValidationException (bisecting narrows a failing batch down to one).
-The checkpoint still moves past parked records, and a parked record is never in a flush, so exactly-once holds: a
-redelivery re-parks it (a no-op). `{"replay": {...}}` applies each pending parked record in one transaction with
+The checkpoint still moves past parked records: a ballot of a missing poll (or a lone record DynamoDB refuses) is
+parked by a Put in the same transaction that moves the checkpoint past it, so it is parked or aggregated, never
+both, whatever fails in between. A record that cannot be a change at all is parked as it is processed (a redelivery
+re-parks it: a no-op), as it can never be aggregated. `{"replay": {...}}` applies each pending parked record in one transaction with
 its parked item leaving `pending` (see VotingRepository.replay).
 """
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import lru_cache
@@ -147,14 +150,15 @@ def chunks(
     checked: Collection[str] = (),
 ) -> Iterator[Sequence[Change]]:
     """Consecutive runs of changes touching at most `max_keys` items each (a transaction's limit): aggregates, plus
-    the poll item of each poll in `checked` (its ConditionCheck). Changes whose sequence is in `skipped` (parked)
-    touch nothing: they only ride along so that the checkpoint moves past them."""
+    the poll item of each poll in `checked` (its ConditionCheck). A change whose sequence is in `skipped` is parked
+    in the transaction instead: its parked item and the consumer's `#consumers` item."""
     start, keys = 0, set()
     for index, change in enumerate(changes):
         if change.sequence in skipped:
-            continue
-        touched = {(change.poll_id, c) for c in (change.old, change.new) if c is not None} | {(change.poll_id, None)}
-        if change.poll_id in checked:
+            touched = {("#park", change.sequence), ("#consumers", None)}
+        else:
+            touched = {(change.poll_id, c) for c in (change.old, change.new) if c is not None} | {(change.poll_id, None)}
+        if change.poll_id in checked and change.sequence not in skipped:
             touched.add((change.poll_id, "#poll"))
         if index > start and len(keys | touched) > max_keys:
             yield changes[start:index]
@@ -164,7 +168,8 @@ def chunks(
         yield changes[start:]
 
 
-Park = Callable[[Sequence[Change], BaseException], None]  # parks changes that can never be applied
+# The TransactWriteItems actions that park a change that can never be applied (committed with the checkpoint move).
+Park = Callable[[Change, BaseException], Sequence[Mapping[str, Any]]]
 
 
 class Aggregator:
@@ -183,10 +188,13 @@ class Aggregator:
 
         With `park`, changes that can never be applied are parked instead of failing the batch: those of a poll
         the flush's ConditionCheck finds missing, and a lone change whose flush DynamoDB refuses as invalid. They
-        stay in the run, contributing nothing, so the checkpoint still moves past them."""
+        stay in the run, contributing nothing but their parked item, which is written in the same transaction as
+        the checkpoint move past them: a change is parked or aggregated, never both, whatever fails in between (a
+        redelivery after the poll was created aggregates it, and nothing was parked)."""
         applied = Applied()
         pending = list(changes)
-        skipped: set[str] = set()  # sequences of parked changes
+        parking: dict[str, Sequence[Mapping[str, Any]]] = {}  # sequence -> the actions that park that change
+        skipped = parking.keys()
         attempts = 0
         while pending:
             unchecked = {c.poll_id for c in pending} - self._known_polls
@@ -197,6 +205,7 @@ class Aggregator:
                 deltas=deltas, changes=versions, records=len(live), expected=expected, through=chunk[-1].sequence,
                 segment=self._rng.randint(1, self.segments),
                 checks=tuple(sorted({c.poll_id for c in live} - self._known_polls)),
+                parks=_unique_actions(action for c in chunk if c.sequence in parking for action in parking[c.sequence]),
             )
             try:
                 applied.item_writes += self.repository.flush(shard, flush, datetime.now(timezone.utc))
@@ -217,10 +226,8 @@ class Aggregator:
                 # Named by the failed ConditionCheck's action name: park every ballot of those polls, flush the rest.
                 before = len(skipped)
                 for poll_id in missing.poll_ids:
-                    doomed = [c for c in pending if c.poll_id == poll_id and c.sequence not in skipped]
-                    park(doomed, MissingPollError([poll_id]))
-                    skipped.update(c.sequence for c in doomed)
-                    applied.parked += len(doomed)
+                    for change in [c for c in pending if c.poll_id == poll_id and c.sequence not in parking]:
+                        parking[change.sequence] = park(change, MissingPollError([poll_id]))
                 if len(skipped) == before:  # nothing left to blame: never loop
                     raise
                 continue
@@ -229,11 +236,10 @@ class Aggregator:
                 # a longer run fails the invocation, and Lambda bisects it down to single records.
                 if park is None or ddb.error_code(error) != "ValidationException" or len(live) != 1:
                     raise
-                park(live, error)
-                skipped.add(live[0].sequence)
-                applied.parked += 1
+                parking[live[0].sequence] = park(live[0], error)
                 continue
             self._known_polls.update(flush.checks)
+            applied.parked += sum(1 for c in chunk if c.sequence in parking)
             applied.records += len(live)
             applied.transactions += 1
             expected = flush.through
@@ -309,11 +315,18 @@ def aggregate(event: dict[str, Any], context: LambdaContext | None = None,
     return {**processor.response(), "state": {}}
 
 
-def park_changes(changes: Sequence[Change], error: BaseException) -> None:
-    """Park the stream records of changes that can never be applied (safe to repeat: see functions/shared/parked.py)."""
-    store = parked.ParkedRecords(CONSUMER)
-    for change in changes:
-        store.park(change.record or {}, error)
+def park_changes(change: Change, error: BaseException) -> Sequence[Mapping[str, Any]]:
+    """The actions that park a change's stream record (functions/shared/parked.py), for its flush transaction."""
+    return parked.ParkedRecords(CONSUMER).park_actions(change.record or {}, error)
+
+
+def _unique_actions(actions: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, Any], ...]:
+    """Each action once: every parked change brings the consumer's `#consumers` Put, one per transaction is enough
+    (DynamoDB refuses two actions on one item)."""
+    seen: dict[str, Mapping[str, Any]] = {}
+    for action in actions:
+        seen.setdefault(json.dumps(action, sort_keys=True, default=str), action)
+    return tuple(seen.values())
 
 
 def replay(request: dict[str, Any], aggregator: Aggregator | None = None) -> dict[str, Any]:

@@ -91,6 +91,9 @@ class Flush:
     through: str
     segment: int
     checks: tuple[str, ...] = ()  # polls whose existence the transaction checks (ConditionCheck on "#poll")
+    # Parked-record Puts of the run's records that can never be applied: committed with the checkpoint move past
+    # them, so a record is either parked or aggregated, never both (functions/voting/aggregator.py).
+    parks: tuple[Mapping[str, Any], ...] = ()
 
 
 class CheckpointMovedError(Exception):
@@ -335,6 +338,7 @@ class VotingRepository:
                 actions.append(
                     ("applied", _applied_update(self.tables.votes, poll_id, flush.segment, flush.changes[poll_id]))
                 )
+        actions.extend(("park", dict(action)) for action in flush.parks)
         writes = len(actions) - len(flush.checks) + 1  # a ConditionCheck writes nothing
         key = {"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK}
         values: dict[str, Any] = {

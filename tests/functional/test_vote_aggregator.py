@@ -303,6 +303,42 @@ def test_a_ballot_of_a_missing_poll_in_the_middle_is_parked_the_rest_counts_once
     assert [i["status"] for i in parked_votes()] == ["replayed"]
 
 
+def test_a_ballot_is_parked_or_counted_never_both_when_the_invocation_fails_after_its_poll_was_found_missing(
+    service, ballots, deployed, tables, monkeypatch
+):
+    # Given a batch with a ballot of a missing poll, whose parking flush is throttled: the invocation fails
+    ghost = AroundTheApi(service, f"ghost-{uuid.uuid4().hex[:6]}")
+    ballots.vote("u1", "A")
+    ghost.vote("g1", "A")
+    ballots.vote("u2", "B")
+    records = ballots.records[:1] + ghost.records + ballots.records[1:]
+    real_flush = VotingRepository.flush
+    flushes: list[int] = []
+
+    def throttled_when_parking(self, shard, flush, now):  # the first flush finds the poll missing; the next is throttled
+        flushes.append(1)
+        if len(flushes) > 1:
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
+                              "TransactWriteItems")
+        return real_flush(self, shard, flush, now)
+
+    monkeypatch.setattr(VotingRepository, "flush", throttled_when_parking)
+    with pytest.raises(ClientError):
+        handle(event_of(records))
+    assert parked_votes() == []  # the parking rode in the transaction that failed
+
+    # When the operator creates the poll meanwhile, and Lambda retries the batch
+    monkeypatch.setattr(VotingRepository, "flush", real_flush)
+    service.create_poll(ghost.poll_id, PollIn(question="Which one?", candidates=["A", "B", "C"]))
+    assert handle(event_of(records)) == {"batchItemFailures": [], "state": {}}
+
+    # Then the ghost ballot is counted by the retry, once, and nothing is left for a replay to count again
+    assert handle(REPLAY)["replayed"] == 0
+    assert_exact(service, ghost)
+    assert_exact(service, ballots)
+    assert parked_votes() == []
+
+
 def test_a_record_that_cannot_be_a_vote_is_parked_and_the_records_after_it_are_applied(
     service, ballots, deployed, tables
 ):
