@@ -112,27 +112,14 @@ class ParkedRecords:
     def park(self, record: Mapping[str, Any], error: BaseException, now: datetime | None = None) -> Parked:
         """Park a record: PutItem `attribute_not_exists(position)`. Safe to repeat: an existing item (a redelivery,
         even of a record replayed since) is left as it is."""
-        now = now or _now()
-        position = position_of(record)
-        dynamodb = record.get("dynamodb") or {}
+        item = self._item(record, error, now or _now())
+        position = item["position"]
         table = ddb.table(self.table_name)
         # The consumer's name under `#consumers` first: listing then finds every consumer with a key read.
-        table.put_item(Item={"consumer": CONSUMERS_PARTITION, "position": self.consumer})
+        table.put_item(Item=self._consumer_item())
         try:
             table.put_item(
-                Item={
-                    "consumer": self.consumer,
-                    "position": position,
-                    "record": json.dumps(record, default=str),
-                    "eventID": str(record.get("eventID", "")),
-                    "eventName": str(record.get("eventName", "")),
-                    "eventSourceARN": str(record.get("eventSourceARN", "")),
-                    "sequenceNumber": str(dynamodb.get("SequenceNumber", "")),
-                    "errorType": type(error).__name__,
-                    "errorMessage": _message(error),
-                    "parkedAt": now.isoformat(),
-                    "status": PENDING,
-                },
+                Item=item,
                 ConditionExpression="attribute_not_exists(#position)",
                 ExpressionAttributeNames={"#position": "position"},
             )
@@ -154,9 +141,18 @@ class ParkedRecords:
         """Parking as TransactWriteItems actions (the consumer's name under `#consumers`, the record), for a consumer
         that must park a record in the same transaction that moves its checkpoint past it. Unconditional Puts: a
         record above the checkpoint has never been parked by a committed transaction."""
-        now = now or _now()
+        return [
+            {"Put": {"TableName": self.table_name, "Item": self._consumer_item()}},
+            {"Put": {"TableName": self.table_name, "Item": self._item(record, error, now or _now())}},
+        ]
+
+    def _consumer_item(self) -> dict[str, Any]:
+        return {"consumer": CONSUMERS_PARTITION, "position": self.consumer}
+
+    def _item(self, record: Mapping[str, Any], error: BaseException, now: datetime) -> dict[str, Any]:
+        """A parked record as stored: the whole stream record, why it was parked, when, pending."""
         dynamodb = record.get("dynamodb") or {}
-        item = {
+        return {
             "consumer": self.consumer,
             "position": position_of(record),
             "record": json.dumps(record, default=str),
@@ -169,10 +165,6 @@ class ParkedRecords:
             "parkedAt": now.isoformat(),
             "status": PENDING,
         }
-        return [
-            {"Put": {"TableName": self.table_name, "Item": {"consumer": CONSUMERS_PARTITION, "position": self.consumer}}},
-            {"Put": {"TableName": self.table_name, "Item": item}},
-        ]
 
     def pending(self, limit: int, after: str | None = None) -> tuple[list[ParkedRecord], str | None]:
         """Replay: Query `consumer = :c` (strongly consistent, in stream order, after `after`), keeping the pending
