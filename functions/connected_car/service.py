@@ -28,7 +28,7 @@ from functions.connected_car.schema import (
     compound_key,
 )
 from functions.shared.auth import ADMIN, Caller
-from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError
+from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError, found
 from functions.shared.pagination import Page
 from functions.shared.settings import settings
 
@@ -130,10 +130,7 @@ class ConnectedCarService:
         return self.repository.put_dealer(dealer)
 
     def get_dealer(self, dealer_id: str) -> Dealer:
-        dealer = self.repository.get_dealer(dealer_id)
-        if dealer is None:
-            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
-        return dealer
+        return found(self.repository.get_dealer(dealer_id), f"no dealer {dealer_id}", "DEALER_NOT_FOUND")
 
     def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> Timeslot:
         return self.repository.put_timeslot(dealer_id, service_date_hour, service_bay_count)
@@ -155,8 +152,8 @@ class ConnectedCarService:
             dealer_id, first=first_hour or FIRST_HOUR, last=last_hour or LAST_HOUR, min_available=min_available,
             limit=limit, start_key=start_key,
         )
-        if not page.items and start_key is None and self.repository.get_dealer(dealer_id) is None:
-            raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND")
+        if not page.items and start_key is None:
+            self.get_dealer(dealer_id)  # 404 for an unknown dealer, [] for one without timeslots
         return page
 
     # customers, vehicles, registrations
@@ -171,10 +168,7 @@ class ConnectedCarService:
         return self.repository.put_vehicle(vehicle)
 
     def get_vehicle(self, vin: str) -> Vehicle:
-        vehicle = self.repository.get_vehicle(vin)
-        if vehicle is None:
-            raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
-        return vehicle
+        return found(self.repository.get_vehicle(vin), f"no vehicle {vin}", "VEHICLE_NOT_FOUND")
 
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.registrations_of_customer(username, limit=limit, start_key=start_key)
@@ -198,10 +192,7 @@ class ConnectedCarService:
         return self.repository.put_registration(username, vin, status_code, self._clock())
 
     def get_customer(self, username: str) -> Customer:
-        customer = self.repository.get_customer(username)
-        if customer is None:
-            raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND")
-        return customer
+        return found(self.repository.get_customer(username), f"no customer {username}", "CUSTOMER_NOT_FOUND")
 
     # appointments
 
@@ -219,9 +210,10 @@ class ConnectedCarService:
         return self.repository.book(appointment)
 
     def appointment_for(self, caller: Caller, appointment_id: str) -> Appointment:
-        appointment = self.repository.get_appointment(appointment_id, consistent=True)
-        if appointment is None:
-            raise NotFoundError(f"no appointment {appointment_id}", code="APPOINTMENT_NOT_FOUND")
+        appointment = found(
+            self.repository.get_appointment(appointment_id, consistent=True), f"no appointment {appointment_id}",
+            "APPOINTMENT_NOT_FOUND",
+        )
         self.require_self_or_admin(caller, appointment.username)
         return appointment
 
@@ -229,10 +221,10 @@ class ConnectedCarService:
         self.repository.cancel(self.appointment_for(caller, appointment_id))
 
     def timeslot(self, dealer_id: str, service_date_hour: str) -> Timeslot:
-        timeslot = self.repository.get_timeslot(dealer_id, service_date_hour)
-        if timeslot is None:
-            raise NotFoundError(f"no timeslot {service_date_hour} at dealer {dealer_id}", code="TIMESLOT_NOT_FOUND")
-        return timeslot
+        return found(
+            self.repository.get_timeslot(dealer_id, service_date_hour),
+            f"no timeslot {service_date_hour} at dealer {dealer_id}", "TIMESLOT_NOT_FOUND",
+        )
 
     # vehicle events
 
@@ -266,6 +258,6 @@ class ConnectedCarService:
                 vin, first=event_time_key(start), last=event_time_key(end), event_type=event_type,
                 now_epoch=int(now.timestamp()), limit=limit, start_key=start_key,
             )
-        if not page.items and start_key is None and self.repository.get_vehicle(vin) is None:
-            raise NotFoundError(f"no vehicle {vin}", code="VEHICLE_NOT_FOUND")
+        if not page.items and start_key is None:
+            self.get_vehicle(vin)
         return page

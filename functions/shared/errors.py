@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+Found = TypeVar("Found")
 
 
 class AppError(Exception):
@@ -36,6 +38,13 @@ class ForbiddenError(AppError):
 class NotFoundError(AppError):
     status = 404
     code = "NOT_FOUND"
+
+
+def found(value: Found | None, message: str, code: str) -> Found:
+    """`value`, or a 404 with `code` when the read found nothing."""
+    if value is None:
+        raise NotFoundError(message, code=code)
+    return value
 
 
 class ConflictError(AppError):
