@@ -37,7 +37,7 @@ def read_cost(sizes: tuple[int, ...] = (0, 200, 2000)) -> None:
     from functions.contacts.repository import ContactRepository, day_to_epoch, link_item
     from functions.contacts.schema import CONTACT_TABLE, TYPE_INDEX
     from functions.shared import ddb
-    from local.seeds import contacts as seed
+    from seeds import contacts as seed
 
     print("1. Items read to answer 'where did Bob work on 2005-01-01' as the table grows")
     print(f"   {'other links':>12} {'ours: queries':>14} {'ours: items read':>17} {'seed: items read':>17}")
@@ -99,7 +99,7 @@ def http_throughput(requests_total: int = 400, threads: int = 4) -> None:
 
     from local.auth import mint_token
     from local.runtime import Runtime
-    from local.seeds import contacts as seed
+    from seeds import contacts as seed
 
     print(f"\n2. The same question over HTTP on the local runtime: {requests_total} requests, {threads} client threads")
     started = time.perf_counter()

@@ -115,7 +115,7 @@ class Runtime:
                                   interval=interval)
             self.ttl.start()
         if seed:
-            from local.seeds import (
+            from seeds import (
                 load_all,  # imported late: seed modules may import boto3
             )
 

@@ -1,7 +1,7 @@
 """`make new-domain NAME=order_entry [SUMMARY="…"]`: a new domain from tools/domain_template/, ready to grow.
 
 It writes the domain's schema, models, repository, service and routes (functions/<name>/), its infrastructure
-(infra/domains/<name>.py: ApiDomain finds it, nothing registers it), its example data (local/seeds/<name>.py), a
+(infra/domains/<name>.py: ApiDomain finds it, nothing registers it), its example data (seeds/<name>.py), a
 functional test and its docs page. The result synthesizes, runs under `make run` and passes its tests before any
 access pattern of the model is added: one table of items, put (admin) and get (signed in) by key.
 
@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 TEMPLATE = Path(__file__).resolve().parent / "domain_template"
 NAME = re.compile(r"^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$")
-TAKEN = {"shared", "platform", "functions", "infra", "local", "tests"}
+TAKEN = {"shared", "platform", "functions", "infra", "local", "seeds", "tests"}
 
 
 def words(name: str) -> dict[str, str]:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import requests
 
-from local.seeds import contacts as seed
+from seeds import contacts as seed
 
 ROOT = Path(__file__).resolve().parents[2]
 

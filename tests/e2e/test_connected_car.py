@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from local.seeds import connected_car as seed
+from seeds import connected_car as seed
 
 ADMIN = ("admin",)
 BASE = "/connected-car"

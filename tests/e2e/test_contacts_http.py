@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 
-from local.seeds import contacts as seed
+from seeds import contacts as seed
 
 ADMIN = ("admin",)
 

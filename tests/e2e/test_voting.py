@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from local.seeds import voting as seed
+from seeds import voting as seed
 
 ADMIN = ("admin",)
 CANDIDATES = ["Aurora", "Borealis", "Cirrus", "Drizzle"]

@@ -8,7 +8,7 @@ import pytest
 from functions.contacts import api
 from functions.contacts.schema import CONTACT_TABLE, PERSON_INDEX
 from infra.domains.contacts import ROUTES
-from local.seeds import contacts as seed
+from seeds import contacts as seed
 from tests.functional.conftest import Client, make_table
 
 ADMIN = ("admin",)

@@ -12,7 +12,7 @@ from functions.voting import api
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
 from infra.domains.voting import ROUTES
-from local.seeds import voting as seed
+from seeds import voting as seed
 from tests.functional.conftest import Client
 from tests.functional.voting_support import MotoStream, make_tables
 from tests.support.events import claims_for

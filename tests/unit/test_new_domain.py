@@ -21,7 +21,7 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         "functions/order_entry/schema.py",
         "functions/order_entry/service.py",
         "infra/domains/order_entry.py",
-        "local/seeds/order_entry.py",
+        "seeds/order_entry.py",
         "tests/functional/test_order_entry_api.py",
     ]
     for path in created:

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 import boto3
 import pytest
 
-import local.seeds
+import seeds
 from local.__main__ import main
 from local.dlq import parked_records
 from local.resources import TableInfo
@@ -135,7 +135,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[App]:
     root = tmp_path_factory.mktemp("streams")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("LOCAL_TTL_SWEEP_SECONDS", "3600")  # the tests sweep themselves
-        patch.setattr(local.seeds, "load_all", _seed)
+        patch.setattr(seeds, "load_all", _seed)
         runtime = Runtime.start(
             assembly=write_assembly(root, SCENARIOS),
             port=0,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from local.seeds import load_all
+from seeds import load_all
 
 
 @pytest.fixture

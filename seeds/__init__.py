@@ -9,7 +9,7 @@ import logging
 import pkgutil
 from collections.abc import Mapping
 
-log = logging.getLogger("local.seeds")
+log = logging.getLogger("seeds")
 
 SEED_MODULES: tuple[str, ...] = tuple(sorted(f"{__name__}.{module.name}" for module in pkgutil.iter_modules(__path__)))
 
