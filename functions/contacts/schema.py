@@ -29,3 +29,5 @@ CONTACT_TABLE = TableSpec(
         IndexSpec(PERSON_INDEX, KeyAttribute("PersonId"), KeyAttribute("RelationshipStart")),
     ),
 )
+
+TABLES = (CONTACT_TABLE,)

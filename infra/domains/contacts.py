@@ -8,6 +8,7 @@ from functions.contacts.schema import (
     CONTACT_TABLE,
     LAST_NAME_INDEX,
     PERSON_INDEX,
+    TABLES,
     TYPE_INDEX,
 )
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
@@ -36,5 +37,5 @@ GRANTS = [
 def contacts(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Contacts", shared=shared, service="contacts", package="functions.contacts",
-        tables=[CONTACT_TABLE], routes=ROUTES, grants=GRANTS,
+        tables=TABLES, routes=ROUTES, grants=GRANTS,
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -48,18 +49,15 @@ def enforce_iam(function_roles, monkeypatch) -> None:
 
 
 def fresh_containers() -> None:
-    """Forget what a Lambda container keeps between invocations (clients, settings, services, the cursor key)."""
-    from functions.connected_car import active_customers
-    from functions.connected_car import api as connected_car_api
-    from functions.contacts import api as contacts_api
-    from functions.voting import aggregator
-    from functions.voting import api as voting_api
-
-    for cached in (
-        ddb.resource, pagination.cursor_codec, settings, active_customers.repository, aggregator.default_aggregator,
-        connected_car_api.service, contacts_api.service, voting_api.service,
-    ):
+    """Forget what a Lambda container keeps between invocations (clients, settings, services, the cursor key): every
+    `lru_cache`d function at the top of every loaded domain module (`service()`, a consumer's `repository()`...)."""
+    for cached in (ddb.resource, pagination.cursor_codec, settings):
         cached.cache_clear()
+    for name, module in list(sys.modules.items()):
+        if name.startswith("functions.") and not name.startswith("functions.shared") and module is not None:
+            for value in vars(module).values():
+                if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == name:
+                    value.cache_clear()
     idempotency.reset()
 
 

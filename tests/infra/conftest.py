@@ -8,6 +8,7 @@ template's parameters replaced by what the parent passes in (`{"Ref": "reference
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -136,3 +137,36 @@ def dev(tmp_path_factory) -> Synth:
 @pytest.fixture(scope="session")
 def prod(tmp_path_factory) -> Synth:
     return synth("prod", tmp_path_factory.mktemp("cdk-prod"))
+
+
+@dataclass(frozen=True)
+class DomainModule:
+    """A discovered domain as the tests see it: `infra/domains/<name>.py` and `functions/<name>/`."""
+
+    name: str  # connected_car
+
+    @property
+    def construct_id(self) -> str:  # ConnectedCar: its nested stack and its logical ids' prefix
+        return "".join(part.capitalize() for part in self.name.split("_"))
+
+    @property
+    def infra(self) -> Any:
+        return importlib.import_module(f"infra.domains.{self.name}")
+
+    @property
+    def app(self) -> Any:
+        return importlib.import_module(f"functions.{self.name}.api").app
+
+    @property
+    def table_ids(self) -> set[str]:
+        try:
+            schema = importlib.import_module(f"functions.{self.name}.schema")
+        except ModuleNotFoundError:
+            return set()
+        return {spec.construct_id for spec in schema.TABLES}
+
+
+def domain_modules(*, platform: bool = False) -> list[DomainModule]:
+    """Every domain `infra.domains.discover()` builds (the platform domain only if asked)."""
+    modules = [DomainModule(builder.__name__) for builder in DOMAINS]
+    return [m for m in modules if platform or m.name != "platform"]
