@@ -1,0 +1,75 @@
+"""Messaging API (seed 002, "Messaging App"): send, inbox, outbox, read one message. The caller is always the
+signed-in user: nobody reads another user's inbox or outbox, and a message only by its sender or recipient."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from functions.messaging.models import (
+    MSG_ID_PATTERN,
+    Message,
+    MessageHeader,
+    MessageIn,
+    MessagePage,
+)
+from functions.messaging.repository import MessagingRepository
+from functions.messaging.service import MessagingService
+from functions.shared.auth import caller_of
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.observability import metrics
+from functions.shared.pagination import MAX_LIMIT, Cursor, paginate
+from functions.shared.settings import settings
+
+TAGS = ["messaging"]
+router = Router()
+
+# The seed's page: the 50 newest headers (1 RCU); up to 100 on request.
+PAGE_SIZE = 50
+PageLimit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size (50 by default)")]
+MsgIdPath = Annotated[str, Path(pattern=MSG_ID_PATTERN)]
+
+
+@lru_cache(maxsize=1)
+def service() -> MessagingService:
+    return MessagingService(MessagingRepository(settings()))
+
+
+@router.post("/messaging/messages", tags=TAGS, responses={201: {"description": "sent"}})
+def send(message: MessageIn, idempotency_key: IdempotencyKey = None) -> Response[MessageHeader]:
+    sender = caller_of(app).username
+    response = create_once(app, operation="messaging.send", key=idempotency_key,
+                           request=message.model_dump(mode="json"), make=lambda: service().send(sender, message))
+    metrics.add_metric(name="MessageSent", unit="Count", value=1)
+    return response
+
+
+@router.get("/messaging/inbox", tags=TAGS)
+def inbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+    me = caller_of(app).username
+    return paginate(MessagePage, f"messaging.inbox/{me}", cursor,
+                    lambda start: service().inbox(me, limit=limit, start_key=start))
+
+
+@router.get("/messaging/outbox", tags=TAGS)
+def outbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+    me = caller_of(app).username
+    return paginate(MessagePage, f"messaging.outbox/{me}", cursor,
+                    lambda start: service().outbox(me, limit=limit, start_key=start))
+
+
+@router.get("/messaging/messages/<msg_id>", tags=TAGS)
+def get_message(msg_id: MsgIdPath) -> Message:
+    return service().message_for(caller_of(app).username, msg_id)
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)
