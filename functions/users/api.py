@@ -1,0 +1,82 @@
+"""Users API (seed 002, "1:1 relationships or key-values"): sign up, get by id, get by email, change email, delete."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+
+from functions.shared.auth import admin_only, caller_of
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.models import dump
+from functions.shared.observability import metrics
+from functions.shared.settings import settings
+from functions.users.models import (
+    EMAIL_MAX_LENGTH,
+    EMAIL_PATTERN,
+    USER_ID_PATTERN,
+    EmailChangeIn,
+    SignUpIn,
+    User,
+)
+from functions.users.repository import UsersRepository
+from functions.users.service import UsersService
+
+TAGS = ["users"]
+router = Router()
+
+UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
+EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
+
+
+@lru_cache(maxsize=1)
+def service() -> UsersService:
+    return UsersService(UsersRepository(settings()))
+
+
+@router.post(
+    "/users", tags=TAGS,
+    responses={201: {"description": "signed up"}, 200: {"description": "a retry: this user exists with this email"}},
+)
+def sign_up(request: SignUpIn) -> Response[User]:
+    service().require_self_or_admin(caller_of(app), request.user_id)
+    result = service().sign_up(request)
+    if result.created:
+        metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
+    return Response(
+        status_code=201 if result.created else 200, content_type=content_types.APPLICATION_JSON, body=dump(result.user)
+    )
+
+
+@router.get("/users/<user_id>", tags=TAGS)
+def get_user(user_id: UserIdPath) -> User:
+    return service().get_user(user_id)
+
+
+# Admins only: "whose is this email?" across every account is an enumeration oracle.
+@router.get("/users/by-email/<email>", middlewares=[admin_only], tags=TAGS)
+def user_by_email(email: EmailPath) -> User:
+    return service().user_by_email(email)
+
+
+@router.put("/users/<user_id>/email", tags=TAGS)
+def change_email(user_id: UserIdPath, change: EmailChangeIn) -> User:
+    service().require_self_or_admin(caller_of(app), user_id)
+    return service().change_email(user_id, change.email)
+
+
+@router.delete("/users/<user_id>", tags=TAGS, responses={204: {"description": "deleted, its email freed"}})
+def delete_user(user_id: UserIdPath) -> Response[None]:
+    service().require_self_or_admin(caller_of(app), user_id)
+    service().delete_user(user_id)
+    return Response(status_code=204)
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

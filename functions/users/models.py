@@ -1,0 +1,52 @@
+"""Users API shapes (camelCase on the wire). The stored attributes keep the seed's names (`UserId`, `Email`,
+`JoinDate`): functions/users/repository.py maps between the two."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, StringConstraints
+
+from functions.shared.models import ApiModel, Day
+
+# No "#": a user id must never look like an email marker's key (`EMAIL#…`, functions/users/schema.py).
+USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
+# Deliberately loose (what a mail server accepts is its business), but one "@", a dot in the domain, no spaces,
+# and no "/" so that an address fits in a path segment (GET /users/by-email/{email}).
+EMAIL_PATTERN = r"^[^@\s/]+@[^@\s/]+\.[^@\s/]+$"
+EMAIL_MAX_LENGTH = 254
+
+
+def normalize_email(value: str) -> str:
+    """The form an email is unique and looked up in: trimmed and lower-cased (`" Bob@Gmail.com "` → `bob@gmail.com`).
+
+    Lower-casing the local part is what every large mail provider does in practice, although RFC 5321 lets a server
+    tell `Bob@` from `bob@`: two accounts differing only in case would be a support problem, not a feature."""
+    return value.strip().lower()
+
+
+def _normalized(value: Any) -> Any:
+    return normalize_email(value) if isinstance(value, str) else value  # not a string: pydantic refuses it
+
+
+Email = Annotated[
+    str, BeforeValidator(_normalized), StringConstraints(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)
+]
+UserId = Annotated[str, StringConstraints(pattern=USER_ID_PATTERN)]
+
+
+class SignUpIn(ApiModel):
+    user_id: UserId
+    email: Email
+    join_date: Day | None = None  # default: today (UTC)
+
+
+class EmailChangeIn(ApiModel):
+    email: Email
+
+
+class User(ApiModel):
+    user_id: str
+    email: str  # normalized
+    join_date: date
