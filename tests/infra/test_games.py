@@ -9,7 +9,13 @@ from typing import Any
 from functions.games.api import app as games_app
 from functions.games.schema import TABLES
 from infra.domains.games import ROUTES
-from tests.infra.test_stack import function_policy, logical_id, normalize, resolver_routes, template_routes
+from tests.infra.test_stack import (
+    function_policy,
+    logical_id,
+    normalize,
+    resolver_routes,
+    template_routes,
+)
 
 
 def table_props(raw: dict[str, Any], construct_id: str) -> dict[str, Any]:

@@ -8,7 +8,12 @@ import pytest
 from pydantic import ValidationError
 
 from functions.games.models import Game, GameIn, Membership
-from functions.games.repository import game_from, game_item, membership_from, membership_item
+from functions.games.repository import (
+    game_from,
+    game_item,
+    membership_from,
+    membership_item,
+)
 from functions.games.service import require_self_or_admin
 from functions.shared.auth import Caller
 from functions.shared.errors import ForbiddenError
