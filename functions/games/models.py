@@ -1,0 +1,56 @@
+"""Games API models: camelCase on the wire (`gameId`, `userId`); the repository maps them to the stored items,
+whose key attributes keep the seed's names (`GameId`, `UserId`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, Field, StringConstraints
+
+from functions.shared.models import ApiModel
+
+GAME_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
+# `/games/by-user/{userId}` is a sibling of `/games/{gameId}`: a game with this id could never be read through
+# `GET /games/{gameId}/players` (API Gateway would route it to the user's games), so no game may take it.
+RESERVED_GAME_IDS = frozenset({"by-user"})
+MAX_PLAYERS_LIMIT = 1000
+
+
+def not_reserved(game_id: str) -> str:
+    if game_id in RESERVED_GAME_IDS:
+        raise ValueError(f"'{game_id}' is reserved (it is a path of the API)")
+    return game_id
+
+
+GameId = Annotated[str, StringConstraints(pattern=GAME_ID_PATTERN), AfterValidator(not_reserved)]
+
+
+class GameIn(ApiModel):
+    game_id: GameId
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+    max_players: Annotated[int, Field(ge=1, le=MAX_PLAYERS_LIMIT, strict=True)]
+
+
+class Game(ApiModel):
+    game_id: str
+    name: str
+    max_players: int
+    player_count: int = Field(description="players in the game now, changed in the join/leave transaction")
+
+
+class Membership(ApiModel):
+    """A user in a game: an item of UserGames, and of GameUsersIndex with the keys switched."""
+
+    user_id: str
+    game_id: str
+    joined_at: datetime
+
+
+class _Page(ApiModel):
+    next_cursor: str | None = None
+
+
+class MembershipPage(_Page):
+    items: list[Membership]

@@ -1,0 +1,57 @@
+"""Games rules that are not storage: who may act for whom, what is missing, the time of a join."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from functions.games.models import Game, GameIn, Membership
+from functions.games.repository import GamesRepository, Joined, StartKey
+from functions.shared.auth import ADMIN, Caller
+from functions.shared.errors import ForbiddenError, found
+from functions.shared.pagination import Page
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def require_self_or_admin(caller: Caller, user_id: str) -> None:
+    """A user joins, leaves and lists their own games; an admin may do it for anyone (e.g. remove a player)."""
+    if caller.username != user_id and not caller.is_in(ADMIN):
+        raise ForbiddenError("only the user themself or an admin may do this")
+
+
+class GamesService:
+    def __init__(self, repository: GamesRepository, clock: Callable[[], datetime] = utc_now) -> None:
+        self.repository = repository
+        self._clock = clock
+
+    # games
+
+    def create_game(self, request: GameIn) -> Game:
+        return self.repository.create_game(Game(**request.model_dump(), player_count=0))
+
+    def get_game(self, game_id: str) -> Game:
+        return found(self.repository.get_game(game_id), f"no game {game_id}", "GAME_NOT_FOUND")
+
+    def players_of(self, game_id: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.players_of(game_id, limit=limit, start_key=start_key)
+        if not page.items and start_key is None:
+            self.get_game(game_id)  # 404 for an unknown game, [] for one nobody joined
+        return page
+
+    # memberships
+
+    def games_of(self, caller: Caller, user_id: str, *, limit: int, start_key: StartKey) -> Page:
+        """Users are not stored here (they are the identity provider's): an unknown user has no games, []."""
+        require_self_or_admin(caller, user_id)
+        return self.repository.games_of(user_id, limit=limit, start_key=start_key)
+
+    def join(self, caller: Caller, game_id: str, user_id: str) -> Joined:
+        require_self_or_admin(caller, user_id)
+        return self.repository.join(Membership(user_id=user_id, game_id=game_id, joined_at=self._clock()))
+
+    def leave(self, caller: Caller, game_id: str, user_id: str) -> None:
+        require_self_or_admin(caller, user_id)
+        self.repository.leave(user_id, game_id)
