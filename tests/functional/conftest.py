@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -182,3 +183,21 @@ def whole_suite_ran(session) -> bool:
     here = Path(__file__).parent
     selected = {item.path for item in session.items}
     return not _partial_run and all(path in selected for path in here.glob("test_*.py"))
+
+
+@pytest.fixture
+def atomic_dynamodb(monkeypatch) -> None:
+    """One moto request at a time, as `SerializedDynamoDB` serves the local runtime (local/aws.py): DynamoDB applies
+    each request, a transaction included, atomically; moto's in-process backend has no locks (a TransactWriteItems
+    checks and writes action by action, and restores whole tables when it fails). Without this, a concurrency test
+    would test moto. Only single requests are atomic: a read-then-write across two requests can still race."""
+    from moto.core.botocore_stubber import BotocoreStubber
+
+    lock = threading.Lock()
+    original = BotocoreStubber.__call__
+
+    def serialized(self, event_name, request, **kwargs):
+        with lock:
+            return original(self, event_name, request, **kwargs)
+
+    monkeypatch.setattr(BotocoreStubber, "__call__", serialized)

@@ -9,7 +9,6 @@ from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from moto.core.botocore_stubber import BotocoreStubber
 
 from functions.games import api
 from functions.games.schema import GAME_USERS_INDEX, GAMES_TABLE, USER_GAMES_TABLE
@@ -308,21 +307,6 @@ def test_the_count_is_always_the_number_of_players_whatever_the_requests(client,
 
 # --- concurrency ------------------------------------------------------------------------------------------
 
-@pytest.fixture
-def atomic_requests(monkeypatch):
-    """One DynamoDB request at a time, as local/aws.py's SerializedDynamoDB serves the local runtime: DynamoDB applies
-    each transaction atomically, moto's in-process backend has no locks (and restores whole tables when a
-    transaction fails). Only single requests are atomic: a read-then-write across two requests can still race."""
-    lock = threading.Lock()
-    original = BotocoreStubber.__call__
-
-    def serialized(self, event_name, request, **kwargs):
-        with lock:
-            return original(self, event_name, request, **kwargs)
-
-    monkeypatch.setattr(BotocoreStubber, "__call__", serialized)
-
-
 def concurrently(calls: list, workers: int = 20) -> list:
     """Run the calls from `workers` threads released at once; each result or the error it raised."""
     barrier = threading.Barrier(min(workers, len(calls)))
@@ -338,7 +322,7 @@ def concurrently(calls: list, workers: int = 20) -> list:
         return list(pool.map(run, calls))
 
 
-def test_the_player_limit_holds_under_concurrent_joins(client, tables, atomic_requests):
+def test_the_player_limit_holds_under_concurrent_joins(client, tables, atomic_dynamodb):
     # Given a game of 5 players (the service is called from the threads: a Powertools resolver serves one event at a
     # time, as a Lambda container does)
     ok(create(client, "arena", max_players=5), 201)
@@ -354,7 +338,7 @@ def test_the_player_limit_holds_under_concurrent_joins(client, tables, atomic_re
     assert player_count(tables, "arena") == 5
 
 
-def test_concurrent_repeats_of_one_join_count_once(client, tables, atomic_requests):
+def test_concurrent_repeats_of_one_join_count_once(client, tables, atomic_dynamodb):
     ok(create(client, "arena", max_players=5), 201)
     service = api.service()
     alice = Caller("sub-alice", "alice", frozenset())
@@ -363,7 +347,7 @@ def test_concurrent_repeats_of_one_join_count_once(client, tables, atomic_reques
     assert player_count(tables, "arena") == 1 and memberships(tables) == [("alice", "arena")]
 
 
-def test_concurrent_leaves_and_joins_keep_the_count_exact(client, tables, atomic_requests):
+def test_concurrent_leaves_and_joins_keep_the_count_exact(client, tables, atomic_dynamodb):
     # Given a full game of 5
     ok(create(client, "arena", max_players=5), 201)
     service = api.service()

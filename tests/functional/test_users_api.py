@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from typing import Any
 
 import boto3
 import pytest
-from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 
 from functions.shared import ddb
@@ -294,24 +292,6 @@ def test_only_the_user_or_an_admin_signs_up_changes_email_or_deletes(client, tab
 
 
 # --- concurrency ------------------------------------------------------------------------------------------
-
-@pytest.fixture
-def atomic_dynamodb(monkeypatch) -> None:
-    """One DynamoDB request at a time, as DynamoDB applies each transaction atomically. moto alone does not: its
-    TransactWriteItems checks and writes action by action and rolls back by restoring a copy of the whole table,
-    so two threads' transactions can interleave (the local runtime serializes its endpoint for the same reason,
-    local/aws.py). Without this, a concurrency test would test moto."""
-    lock = threading.Lock()
-    make_api_call = BaseClient._make_api_call
-
-    def serialized(self, operation_name, api_params):
-        if self.meta.service_model.service_name != "dynamodb":
-            return make_api_call(self, operation_name, api_params)
-        with lock:
-            return make_api_call(self, operation_name, api_params)
-
-    monkeypatch.setattr(BaseClient, "_make_api_call", serialized)
-
 
 def test_concurrent_sign_ups_with_one_email_give_exactly_one_201(client, table, atomic_dynamodb):
     # The service, not the handler, runs in the threads: a Lambda container serves one event at a time, and the
