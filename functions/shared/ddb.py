@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +28,8 @@ THROTTLING_CODES = frozenset(
 UNAVAILABLE_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
 BATCH_GET_MAX_KEYS = 100
 _BATCH_GET_MAX_ROUNDS = 8
+CONFLICT_ATTEMPTS = 4
+CONFLICT_BACKOFF_SECONDS = 0.02
 
 
 @lru_cache(maxsize=1)
@@ -110,19 +114,25 @@ def transact_write(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> Conditio
     committed.
 
     A cancellation caused by a condition is returned with the failed action's name, for the caller to name the
-    rule that held: by name, never by position, so reordering or adding actions cannot change the error. Any other
-    cancellation (throttling, a conflicting transaction) propagates and the resolver answers 429.
+    rule that held: by name, never by position, so reordering or adding actions cannot change the error. A
+    cancellation by a conflicting transaction alone is retried (CONFLICT_ATTEMPTS in all, with jittered backoff);
+    any other cancellation (throttling, a conflict that outlasts the retries) propagates and the resolver answers 429.
     """
     names = [name for name, _ in actions]
-    try:
-        resource().meta.client.transact_write_items(TransactItems=[action for _, action in actions])
-    except ClientError as error:
-        reasons = cancellation_reasons(error)
-        if error_code(error) != "TransactionCanceledException" or "ConditionalCheckFailed" not in reasons:
-            raise
-        failed = [i for i, reason in enumerate(reasons) if reason == "ConditionalCheckFailed"]
-        first = failed[0]
-        return ConditionFailed(
-            name=names[first], item=cancellation_items(error)[first], error=error, names=tuple(names[i] for i in failed)
-        )
-    return None
+    attempt = 1
+    while True:
+        try:
+            resource().meta.client.transact_write_items(TransactItems=[action for _, action in actions])
+            return None
+        except ClientError as error:
+            reasons = cancellation_reasons(error)
+            if error_code(error) == "TransactionCanceledException" and "ConditionalCheckFailed" in reasons:
+                failed = [i for i, reason in enumerate(reasons) if reason == "ConditionalCheckFailed"]
+                return ConditionFailed(name=names[failed[0]], item=cancellation_items(error)[failed[0]], error=error,
+                                       names=tuple(names[i] for i in failed))
+            if "TransactionConflict" not in reasons or attempt == CONFLICT_ATTEMPTS:
+                raise
+        # Another transaction held one of these items: this attempt wrote nothing, and the next one is decided by
+        # the conditions against what committed first (concurrent sign-ups get one 201 and 409s, not 429s).
+        time.sleep(random.uniform(0, CONFLICT_BACKOFF_SECONDS * 2**attempt))
+        attempt += 1

@@ -7,13 +7,11 @@ with one email cannot both commit, and a freed email is free in the same commit 
 
 from __future__ import annotations
 
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from boto3.dynamodb.conditions import Key
-from botocore.exceptions import ClientError
 
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, ThrottledError
@@ -28,12 +26,6 @@ from functions.users.schema import (
     USERS_TABLE,
     email_marker_key,
 )
-
-# A transaction cancelled only because another transaction held one of its items wrote nothing: it is retried
-# this many times (with a short backoff) before the caller gets 429, so that racing sign-ups end in 201/409.
-CONFLICT_ATTEMPTS = 4
-CONFLICT_BACKOFF_SECONDS = 0.05
-
 
 @dataclass(frozen=True)
 class SignUp:
@@ -67,7 +59,7 @@ class UsersRepository:
             }),
             ("email", self._reserve(user.email, user.user_id)),
         ]
-        failed = _transact(actions)
+        failed = ddb.transact_write(actions)
         if failed is None:
             return SignUp(user, created=True)
         if failed.name == "user":  # the first action: its ALL_OLD item is the stored user
@@ -113,7 +105,7 @@ class UsersRepository:
             ("old_email", self._release(user.email, user.user_id)),
             ("new_email", self._reserve(new_email, user.user_id)),
         ]
-        failed = _transact(actions)
+        failed = ddb.transact_write(actions)
         if failed is None:
             return user.model_copy(update={"email": new_email})
         if "user" in failed.names:
@@ -137,7 +129,7 @@ class UsersRepository:
             }),
             ("email", self._release(user.email, user.user_id)),
         ]
-        failed = _transact(actions)
+        failed = ddb.transact_write(actions)
         if failed is None:
             return True
         if "user" in failed.names:
@@ -184,16 +176,3 @@ def _marker_missing(user: User) -> ConflictError:
     return ConflictError(
         f"the email of {user.user_id} is not reserved to them; an operator must repair it", code="EMAIL_MARKER_MISMATCH"
     )
-
-
-def _transact(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> ddb.ConditionFailed | None:
-    """ddb.transact_write, retried (bounded) while DynamoDB cancels it for a TransactionConflict alone: the
-    cancelled attempt wrote nothing, and the retry is decided by the conditions against what committed first."""
-    for attempt in range(1, CONFLICT_ATTEMPTS + 1):
-        try:
-            return ddb.transact_write(actions)
-        except ClientError as error:
-            if attempt == CONFLICT_ATTEMPTS or "TransactionConflict" not in ddb.cancellation_reasons(error):
-                raise
-            time.sleep(CONFLICT_BACKOFF_SECONDS * attempt)
-    raise AssertionError("unreachable")

@@ -13,7 +13,6 @@ from botocore.exceptions import ClientError
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, ThrottledError
 from functions.users import api
-from functions.users import repository as users_repository
 from functions.users.models import SignUpIn, User
 from functions.users.schema import USERS_EMAIL_INDEX, USERS_TABLE, email_marker_key
 from infra.domains.users import ROUTES
@@ -314,35 +313,32 @@ def test_concurrent_sign_ups_with_one_email_give_exactly_one_201(client, table, 
     assert len(items(table)) == 2  # the winner and its marker: the 19 losers wrote nothing
 
 
-def test_a_transaction_cancelled_by_a_conflict_alone_is_retried(client, table, monkeypatch):
-    real = ddb.transact_write
-    conflicts = iter([True])
+def _conflicting(times: int, monkeypatch) -> None:
+    """TransactWriteItems cancelled `times` times by a conflicting transaction (DynamoDB's reason), then real."""
+    client_ = ddb.resource().meta.client
+    real, left = client_.transact_write_items, iter(range(times))
 
-    def conflicting_once(actions):
-        if next(conflicts, False):
+    def transact_write_items(**kwargs):
+        if next(left, None) is not None:
             raise ClientError(
                 {"Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
                  "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}]},
                 "TransactWriteItems",
             )
-        return real(actions)
+        return real(**kwargs)
 
-    monkeypatch.setattr(users_repository.ddb, "transact_write", conflicting_once)
-    monkeypatch.setattr(users_repository, "CONFLICT_BACKOFF_SECONDS", 0)
+    monkeypatch.setattr(client_, "transact_write_items", transact_write_items)
+    monkeypatch.setattr(ddb, "CONFLICT_BACKOFF_SECONDS", 0)
+
+
+def test_a_transaction_cancelled_by_a_conflict_alone_is_retried(client, table, monkeypatch):
+    _conflicting(ddb.CONFLICT_ATTEMPTS - 1, monkeypatch)
     assert sign_up(client, "bob", "bob@gmail.com").status == 201
     assert marker_owner(table, "bob@gmail.com") == "bob"
 
 
 def test_a_transaction_that_keeps_conflicting_is_429(client, table, monkeypatch):
-    def always_conflicting(actions):
-        raise ClientError(
-            {"Error": {"Code": "TransactionCanceledException", "Message": "conflict"},
-             "CancellationReasons": [{"Code": "TransactionConflict"}, {"Code": "None"}]},
-            "TransactWriteItems",
-        )
-
-    monkeypatch.setattr(users_repository.ddb, "transact_write", always_conflicting)
-    monkeypatch.setattr(users_repository, "CONFLICT_BACKOFF_SECONDS", 0)
+    _conflicting(ddb.CONFLICT_ATTEMPTS, monkeypatch)
     assert error(sign_up(client, "bob", "bob@gmail.com")) == (429, "THROTTLED")
     assert items(table) == []
 
