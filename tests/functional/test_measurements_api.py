@@ -150,7 +150,7 @@ def test_a_reading_twice_in_one_batch_counts_once_but_two_values_for_one_second_
     assert epochs(client.call("GET", readings_url(T, NOW))) == [T, T + 1]  # nothing of the refused batch
 
 
-def test_a_bin_with_more_readings_than_one_expression_takes_takes_one_more_write(client, calls):
+def test_a_bin_with_more_readings_than_one_expression_takes_one_more_write(client, calls):
     calls.clear()
     answer = ok(ingest(client, [reading(T + i) for i in range(MAX_READINGS_PER_WRITE + 1)]))
     assert answer == {"readings": MAX_READINGS_PER_WRITE + 1, "writes": 2}
