@@ -1,0 +1,69 @@
+"""Measurements API (seed 002): ingest batches of device readings, read a device's readings between two instants."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from functions.measurements.models import (
+    DEVICE_ID_PATTERN,
+    IngestResult,
+    ReadingBatch,
+    ReadingPage,
+)
+from functions.measurements.repository import MeasurementsRepository
+from functions.measurements.schema import MAX_EPOCH
+from functions.measurements.service import MeasurementsService
+from functions.shared.auth import admin_only
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.observability import metrics
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
+
+TAGS = ["measurements"]
+router = Router()
+
+DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
+
+
+def instant(name: str) -> Query:
+    return Query(alias=name, ge=0, le=MAX_EPOCH, description=f"epoch seconds, inclusive ({name})")
+
+
+@lru_cache(maxsize=1)
+def service() -> MeasurementsService:
+    return MeasurementsService(MeasurementsRepository(settings()))
+
+
+# Admins only: the ingest pipeline (the seed's Kinesis stage) signs in as an admin; a batch spans many devices.
+@router.post("/measurements/readings", middlewares=[admin_only], tags=TAGS)
+def ingest(batch: ReadingBatch) -> IngestResult:
+    result = service().ingest(batch)
+    metrics.add_metric(name="ReadingsIngested", unit="Count", value=result.readings)
+    metrics.add_metric(name="ReadingWrites", unit="Count", value=result.writes)
+    return result
+
+
+@router.get("/measurements/devices/<device_id>/readings", tags=TAGS)
+def readings_of(
+    device_id: DevicePath,
+    first: Annotated[int, instant("from")],
+    last: Annotated[int, instant("to")],
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> ReadingPage:
+    return paginate(
+        ReadingPage, f"measurements.readings/{device_id}", cursor,
+        lambda start: service().readings_of(device_id, first, last, limit=limit, start_key=start),
+        first=first, last=last,
+    )
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

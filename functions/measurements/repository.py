@@ -1,0 +1,152 @@
+"""DeviceMeasurements access: one method per access pattern, the only module here that talks to DynamoDB.
+
+- ingest: one UpdateItem per (device, bin) carrying every reading of that bin in its UpdateExpression;
+- readings between two instants: one Query on the device's bins, `bin BETWEEN`, oldest first.
+Item layout and bin width: functions/measurements/schema.py; the reasoning: docs/measurements.md.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from boto3.dynamodb.conditions import Attr, Key
+
+from functions.measurements.models import Reading
+from functions.measurements.schema import (
+    BIN_SECONDS,
+    EXPIRES_AT,
+    MAX_READINGS_PER_WRITE,
+    MEASUREMENTS_TABLE,
+    PRESSURE,
+    TEMPERATURE,
+    bin_of,
+    epoch_of,
+    expires_at,
+    is_slot,
+    slot_of,
+)
+from functions.shared import ddb
+from functions.shared.settings import Settings, TableName
+
+# A page's Query asks for 2 bins, then 4, 8 …: the bins read stay within about twice what the page needs, however
+# many readings a bin holds, in a bounded number of round trips (2 + 4 + … + 256 bins > MAX_LIMIT + 1).
+_FIRST_ROUND_BINS = 2
+_MAX_ROUNDS = 8
+
+
+@dataclass(frozen=True)
+class ReadingsPage:
+    readings: list[Reading]
+    next_start: int | None  # the epoch second the next page starts at; None: nothing more in the range
+
+
+@dataclass(frozen=True)
+class _RoundsRanOut:
+    last_bin: int  # the last bin the Query evaluated (LastEvaluatedKey), returned or filtered out
+
+
+class MeasurementsRepository:
+    measurements = TableName(MEASUREMENTS_TABLE)
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    # ingest
+
+    def put_readings(self, readings: Sequence[Reading]) -> int:
+        """Ingest a batch: UpdateItem once per (device, bin), SETting each reading's slot `r<SSS>` and the bin's
+        `expiresAt` in one UpdateExpression (a bin with more than MAX_READINGS_PER_WRITE readings in the batch takes
+        one more UpdateItem per MAX_READINGS_PER_WRITE). Every SET overwrites the same slot with the same value, so
+        repeating the batch duplicates nothing. Returns the number of writes made (for the API's answer and
+        `make bench`). The readings must be distinct per (device, epoch): the service makes them so."""
+        writes = 0
+        for (device_id, bin_start), in_bin in _by_bin(readings).items():
+            for start in range(0, len(in_bin), MAX_READINGS_PER_WRITE):
+                self._write_bin(device_id, bin_start, in_bin[start : start + MAX_READINGS_PER_WRITE])
+                writes += 1
+        return writes
+
+    def _write_bin(self, device_id: str, bin_start: int, readings: Sequence[Reading]) -> None:
+        # Slot names are built from validated integers (r000 … r299), never from client text.
+        slots = [slot_of(reading.epoch) for reading in readings]
+        values: dict[str, Any] = {":expires": expires_at(bin_start)}
+        values.update({f":{slot}": _slot_value(reading) for slot, reading in zip(slots, readings, strict=True)})
+        ddb.table(self.measurements).update_item(
+            Key={"DeviceId": device_id, "bin": bin_start},
+            UpdateExpression="SET #expires = :expires, " + ", ".join(f"{slot} = :{slot}" for slot in slots),
+            ExpressionAttributeNames={"#expires": EXPIRES_AT},
+            ExpressionAttributeValues=values,
+        )
+
+    # readings between two instants
+
+    def readings_between(self, device_id: str, start: int, end: int, *, now: int, limit: int) -> ReadingsPage:
+        """A device's readings with `start <= epoch <= end`, in time order, up to `limit`: Query
+        `DeviceId = :d AND bin BETWEEN bin(start) AND bin(end)`, oldest bin first, with bins whose `expiresAt <= now`
+        filtered out (TTL deletes within days, not at once). The first and last bins are trimmed to the range.
+
+        The next page starts at the first reading not returned (`next_start`), an epoch second: readings are unique
+        per second, so resuming there, even inside a bin, loses and repeats nothing."""
+        taken: list[Reading] = []
+        for item in self._bins(device_id, bin_of(start), bin_of(end), now=now):
+            if isinstance(item, _RoundsRanOut):  # every bin up to it was read whole: the next page starts after it
+                return ReadingsPage(taken, item.last_bin + BIN_SECONDS)
+            for reading in readings_of_bin(item):
+                if start <= reading.epoch <= end:
+                    if len(taken) == limit:
+                        return ReadingsPage(taken, reading.epoch)
+                    taken.append(reading)
+        return ReadingsPage(taken, None)
+
+    def _bins(
+        self, device_id: str, first_bin: int, last_bin: int, *, now: int
+    ) -> Iterator[dict[str, Any] | _RoundsRanOut]:
+        """The bins of one Query, read in rounds of growing Limit; ends with _RoundsRanOut if _MAX_ROUNDS did not
+        reach the end of the range."""
+        query: dict[str, Any] = {
+            "KeyConditionExpression": Key("DeviceId").eq(device_id) & Key("bin").between(first_bin, last_bin),
+            "FilterExpression": Attr(EXPIRES_AT).gt(now),
+            "ScanIndexForward": True,
+        }
+        table = ddb.table(self.measurements)
+        for round_ in range(_MAX_ROUNDS):
+            response = table.query(**query, Limit=_FIRST_ROUND_BINS << round_)
+            yield from response.get("Items", [])
+            if "LastEvaluatedKey" not in response:
+                return
+            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        yield _RoundsRanOut(int(query["ExclusiveStartKey"]["bin"]))
+
+
+# --- items <-> readings ------------------------------------------------------------------------------
+
+def _by_bin(readings: Iterable[Reading]) -> dict[tuple[str, int], list[Reading]]:
+    bins: dict[tuple[str, int], list[Reading]] = defaultdict(list)
+    for reading in readings:
+        bins[(reading.device_id, bin_of(reading.epoch))].append(reading)
+    return bins
+
+
+def _slot_value(reading: Reading) -> dict[str, Decimal]:
+    # str() first: Decimal(0.1) would store 0.1000000000000000055511151231257827…
+    return {TEMPERATURE: Decimal(str(reading.temperature)), PRESSURE: Decimal(str(reading.pressure))}
+
+
+def readings_of_bin(item: Mapping[str, Any]) -> list[Reading]:
+    """A bin item's readings, in time order."""
+    bin_start = int(item["bin"])
+    readings = [
+        Reading(
+            device_id=item["DeviceId"],
+            epoch=epoch_of(bin_start, name),
+            temperature=float(value[TEMPERATURE]),
+            pressure=float(value[PRESSURE]),
+        )
+        for name, value in item.items()
+        if is_slot(name)
+    ]
+    return sorted(readings, key=lambda reading: reading.epoch)
