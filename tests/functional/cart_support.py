@@ -4,7 +4,7 @@ and the consumers, moto's streams as Lambda delivers them, and a lock that makes
 from __future__ import annotations
 
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
@@ -31,7 +31,7 @@ class Clock:
     real)."""
 
     def __init__(self) -> None:
-        self.now = datetime.now(timezone.utc).replace(microsecond=0)
+        self.now = datetime.now(UTC).replace(microsecond=0)
 
     def __call__(self) -> datetime:
         return self.now

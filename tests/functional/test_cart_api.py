@@ -1,3 +1,4 @@
+# ruff: noqa: F811 (pytest fixtures imported from cart_support are requested by name)
 """Cart API: handler -> service -> repository on moto, under the function's IAM role."""
 
 from __future__ import annotations
@@ -8,7 +9,14 @@ import pytest
 
 from functions.cart import api
 from functions.cart.repository import CartRepository
-from functions.cart.schema import CART_TABLE, CARTS_BY_SKU_INDEX, HEADER_SK, MAX_LINES, PRICE_TABLE, STATS_TABLE
+from functions.cart.schema import (
+    CART_TABLE,
+    CARTS_BY_SKU_INDEX,
+    HEADER_SK,
+    MAX_LINES,
+    PRICE_TABLE,
+    STATS_TABLE,
+)
 from functions.shared.errors import ThrottledError
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     ADMIN,
