@@ -16,6 +16,7 @@ from functions.shared.errors import (
     NotFoundError,
     ThrottledError,
 )
+from functions.shared.models import parse_day
 from functions.shared.pagination import Page, StartKey
 from functions.shared.settings import settings
 
@@ -51,7 +52,7 @@ def as_cart(record: CartRecord) -> Cart:
 
 def check_day(day: str) -> str:
     try:
-        return datetime.strptime(day, "%Y-%m-%d").date().isoformat()
+        return parse_day(day).isoformat()
     except ValueError as error:
         raise InvalidInputError(
             "day must be a real YYYY-MM-DD", details=[{"field": "query.day", "message": "not a day"}]
