@@ -1,11 +1,14 @@
 """DynamoDB Time to Live, played locally (PITFALLS 3): a sweeper deletes, every `interval` seconds, the items whose TTL
 attribute is a Number of epoch seconds in the past, but not more than five years; anything else never expires. Each
-delete is conditional on the item still being expired (an extended TTL survives). Not emulated: the service's
-`userIdentity` on TTL deletions in a stream (no table here has both; the runtime warns when one does).
+delete is conditional on the item still being expired (an extended TTL survives). Its deletions reach the table's
+stream as DynamoDB's do: REMOVE records with `userIdentity` = {"type": "Service", "principalId":
+"dynamodb.amazonaws.com"} ("DynamoDB Streams and Time to Live"); `swept` remembers which keys it deleted, and
+local/streams/mapping.py adds the identity to those REMOVE records.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
 import time
@@ -20,6 +23,37 @@ log = logging.getLogger("local.ttl")
 
 DEFAULT_SWEEP_SECONDS = 1.0
 MAX_EXPIRED_AGE = 5 * 365 * 24 * 3600  # DynamoDB ignores TTL values more than five years old
+TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+_SWEPT_REMEMBERED = 100_000
+
+
+class SweptKeys:
+    """The keys the sweeper deleted, per table name (the most recent ones): a stream REMOVE of one of them was TTL's."""
+
+    def __init__(self) -> None:
+        self._keys: dict[tuple[str, str], None] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _id(table_name: str, key: Mapping[str, Any]) -> tuple[str, str]:
+        return table_name, json.dumps(key, sort_keys=True)
+
+    def add(self, table_name: str, key: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._keys[self._id(table_name, key)] = None
+            while len(self._keys) > _SWEPT_REMEMBERED:
+                del self._keys[next(iter(self._keys))]
+
+    def discard(self, table_name: str, key: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._keys.pop(self._id(table_name, key), None)
+
+    def __contains__(self, entry: tuple[str, Mapping[str, Any]]) -> bool:
+        with self._lock:
+            return self._id(*entry) in self._keys
+
+
+swept = SweptKeys()
 
 
 class TtlSweeper:
@@ -28,10 +62,6 @@ class TtlSweeper:
     def __init__(self, tables: Iterable[TableInfo], dynamodb: Any, *, interval: float = DEFAULT_SWEEP_SECONDS,
                  clock: Callable[[], float] = time.time) -> None:
         self.tables = [table for table in tables if table.ttl_attribute]
-        for table in self.tables:
-            if table.stream_arn:
-                log.warning("%s: its TTL deletions reach its stream without the service's userIdentity (not emulated)",
-                            table.logical_id)
         self.interval, self._dynamodb, self._clock = interval, dynamodb, clock
         self._lock = threading.Lock()  # one sweep at a time (background thread or a test)
         self._stop = threading.Event()
@@ -78,10 +108,12 @@ class TtlSweeper:
                 FilterExpression=expired["ConditionExpression"], ExpressionAttributeNames={
                     **keys, **expired["ExpressionAttributeNames"]}):
             for item in page.get("Items", []):
+                swept.add(table.name, item)  # before the delete: a stream poller may read its REMOVE at once
                 try:
                     self._dynamodb.delete_item(TableName=table.name, Key=item, **expired)
                     deleted += 1
                 except ClientError as exc:  # its TTL changed meanwhile
+                    swept.discard(table.name, item)
                     if exc.response.get("Error", {}).get("Code") != "ConditionalCheckFailedException":
                         raise
         if deleted:

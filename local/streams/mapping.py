@@ -11,6 +11,7 @@ from typing import Any
 
 from local.resources import FUNCTION_TYPE, StackResources, TableInfo
 from local.template import TemplateError
+from local.ttl import TTL_IDENTITY, swept
 
 log = logging.getLogger("local.streams")
 
@@ -112,4 +113,7 @@ def lambda_record(raw: Mapping[str, Any], *, stream_arn: str, region: str) -> St
         if k in source}}
     event = {"eventID": raw["eventID"], "eventName": raw["eventName"], "eventVersion": "1.1",
              "eventSource": "aws:dynamodb", "awsRegion": region, "dynamodb": dynamodb, "eventSourceARN": stream_arn}
+    table_name = stream_arn.split(":table/", 1)[-1].split("/stream/", 1)[0]
+    if raw["eventName"] == "REMOVE" and (table_name, source.get("Keys") or {}) in swept:
+        event["userIdentity"] = dict(TTL_IDENTITY)  # a TTL deletion, as DynamoDB streams it
     return StreamRecord(int(source["SequenceNumber"]), arrival, len(json.dumps(event)), event)

@@ -340,7 +340,7 @@ def test_ttl_deletions_reach_the_stream_as_remove_records(app: App) -> None:
     app.idle()
     removes = [r for r in app.records("Ttl") if r["eventName"] == "REMOVE"]
     assert [r["dynamodb"]["Keys"]["PK"]["S"] for r in removes] == ["expired"]
-    assert "userIdentity" not in removes[0]  # the service's identity is not emulated (the start warns)
+    assert removes[0]["userIdentity"] == {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
     remaining = app.dynamodb.scan(TableName=table.name)["Items"]
     assert sorted(item["PK"]["S"] for item in remaining) == ["alive", "string"]
 

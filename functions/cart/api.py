@@ -1,0 +1,115 @@
+"""Cart API (seed 002, "Data Modeling Exercise #1"): carts of the signed-in user, prices, notifications,
+abandoned-cart counts. Each route: validated input, one call into the service."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from functions.cart.models import (
+    CART_ID_PATTERN,
+    SKU_PATTERN,
+    AbandonedCount,
+    Cart,
+    LineIn,
+    NotificationPage,
+    Price,
+    PriceIn,
+)
+from functions.cart.repository import CartRepository, TableNames
+from functions.cart.service import CartService
+from functions.shared.auth import admin_only, caller_of
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
+
+TAGS = ["cart"]
+router = Router()
+
+CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
+SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
+
+
+@lru_cache(maxsize=1)
+def service() -> CartService:
+    return CartService(CartRepository(TableNames(settings())))
+
+
+def _owner() -> str:
+    return caller_of(app).username
+
+
+# --- carts (the caller's own) -------------------------------------------------------------------------
+
+@router.post("/cart/carts", tags=TAGS, responses={201: {"description": "created"}})
+def create_cart(idempotency_key: IdempotencyKey = None) -> Response[Cart]:
+    owner = _owner()
+    return create_once(app, operation="cart.create", key=idempotency_key, request={},
+                       make=lambda: service().create_cart(owner))
+
+
+@router.get("/cart/carts/<cart_id>", tags=TAGS)
+def get_cart(cart_id: CartIdPath) -> Cart:
+    return service().get_cart(_owner(), cart_id)
+
+
+@router.put("/cart/carts/<cart_id>/lines/<sku>", tags=TAGS)
+def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn) -> Cart:
+    return service().set_line(_owner(), cart_id, sku, line.quantity)
+
+
+@router.delete("/cart/carts/<cart_id>/lines/<sku>", tags=TAGS, responses={204: {"description": "removed"}})
+def remove_line(cart_id: CartIdPath, sku: SkuPath) -> Response[None]:
+    service().remove_line(_owner(), cart_id, sku)
+    return Response(status_code=204)
+
+
+@router.delete("/cart/carts/<cart_id>/lines", tags=TAGS, responses={204: {"description": "cleared"}})
+def clear(cart_id: CartIdPath) -> Response[None]:
+    service().clear(_owner(), cart_id)
+    return Response(status_code=204)
+
+
+@router.post("/cart/carts/<cart_id>/checkout", tags=TAGS)
+def check_out(cart_id: CartIdPath) -> Cart:
+    return service().check_out(_owner(), cart_id)
+
+
+# --- prices -------------------------------------------------------------------------------------------
+
+@router.put("/cart/prices/<sku>", middlewares=[admin_only], tags=TAGS)
+def put_price(sku: SkuPath, price: PriceIn) -> Price:
+    return service().put_price(sku, price)
+
+
+@router.get("/cart/prices/<sku>", tags=TAGS)
+def get_price(sku: SkuPath) -> Price:
+    return service().get_price(sku)
+
+
+# --- notifications and abandoned carts ----------------------------------------------------------------
+
+@router.get("/cart/notifications", tags=TAGS)
+def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> NotificationPage:
+    owner = _owner()
+    return paginate(
+        NotificationPage, f"cart.notifications/{owner}", cursor,
+        lambda start: service().notifications_of(owner, limit=limit, start_key=start),
+    )
+
+
+@router.get("/cart/abandoned", middlewares=[admin_only], tags=TAGS)
+def abandoned(day: Annotated[str, Query(max_length=10, description="a UTC day, YYYY-MM-DD")]) -> AbandonedCount:
+    return service().abandoned_on(day)
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

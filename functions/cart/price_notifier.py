@@ -1,0 +1,143 @@
+"""Price-change notifications without the seed's daily Scan: the Prices stream → the carts that hold the SKU.
+
+For each MODIFY of a price whose amount or currency changed:
+1. Query CartsBySkuIndex on the SKU (every page): the open carts whose lines hold it — the index is kept by the
+   cart lines themselves, so the read grows with those carts, not with all carts;
+2. BatchGetItem their headers: only open carts that have not expired count (an expired cart is never served, and
+   its lines stay in the index until the abandoned-carts consumer deletes them);
+3. per owner, one transaction: the notification's Put and the (owner, SKU) marker `lastNotifiedVersion < :version`.
+   A redelivered record (same version) or an older one arriving after a newer one fails the condition for that
+   owner and writes nothing: each owner is notified once per version, never of an older price after a newer one.
+A failure between owners leaves the done ones marked: the retried record notifies only the rest.
+
+INSERT is ignored (a cart holds only priced SKUs, so no cart holds a SKU that had no price), as is REMOVE (no route
+deletes a price). A MODIFY without a usable sku, price or version can never be applied: it is parked
+(functions/shared/parked.py) and the batch goes on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal, InvalidOperation
+from functools import lru_cache
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import process_partial_response
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
+    DynamoDBRecord,
+    DynamoDBRecordEventName,
+)
+from aws_lambda_powertools.utilities.typing import LambdaContext
+
+from functions.cart.models import Notification
+from functions.cart.repository import CartRepository, TableNames
+from functions.cart.schema import note_sk
+from functions.shared import parked
+from functions.shared.handler import consumer_handler
+from functions.shared.observability import logger, metrics
+from functions.shared.parked import PermanentRecordError
+from functions.shared.settings import settings
+
+CONSUMER = "cart.price-notifier"  # its partition in the parked-records table: never rename
+
+processor = parked.ParkingBatchProcessor(CONSUMER)
+
+
+@lru_cache(maxsize=1)
+def repository() -> CartRepository:
+    return CartRepository(TableNames(settings()))
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class PriceChange:
+    sku: str
+    old_price: Decimal
+    new_price: Decimal
+    currency: str
+    version: int
+    changed_at: str  # the new image's updatedAt (ISO-8601): the same for every delivery of the record
+
+
+def price_change(record: DynamoDBRecord) -> PriceChange | None:
+    """The change a record announces, or None when it announces none that a cart owner must hear of."""
+    if record.event_name != DynamoDBRecordEventName.MODIFY or record.dynamodb is None:
+        return None
+    old, new = record.dynamodb.old_image, record.dynamodb.new_image
+    try:
+        change = PriceChange(
+            sku=_text(new, "sku"), old_price=_money(old, "price"), new_price=_money(new, "price"),
+            currency=_text(new, "currency"), version=int(new["version"]), changed_at=_text(new, "updatedAt"),
+        )
+    except (KeyError, TypeError, ValueError, InvalidOperation) as error:
+        raise PermanentRecordError(f"not a price change: {error!r}") from error
+    if change.old_price == change.new_price and old.get("currency") == change.currency:
+        return None
+    return change
+
+
+def notify_holders(change: PriceChange, now: datetime) -> int:
+    """Notify each owner of an open, unexpired cart holding the SKU, once; returns how many were notified now."""
+    holders = repository().carts_holding(change.sku)
+    live = repository().live_carts([holder.cart_id for holder in holders], int(now.timestamp()))
+    carts_of: dict[str, list[str]] = {}
+    for cart_id, owner in sorted(live.items()):
+        carts_of.setdefault(owner, []).append(cart_id)
+    notified = 0
+    for owner, cart_ids in sorted(carts_of.items()):
+        note = Notification(
+            sku=change.sku, old_price=change.old_price, new_price=change.new_price, currency=change.currency,
+            price_version=change.version, changed_at=change.changed_at, cart_ids=cart_ids,  # type: ignore[arg-type]
+        )
+        if repository().notify(owner, note, note_sk(change.changed_at, change.sku)):
+            notified += 1
+    if notified:
+        metrics.add_metric(name="PriceChangeNotifications", unit="Count", value=notified)
+    logger.debug("price change", extra={"sku": change.sku, "version": change.version, "holders": len(holders),
+                                        "live": len(live), "notified": notified})
+    return notified
+
+
+def record_handler(record: DynamoDBRecord) -> str:
+    change = price_change(record)
+    if change is None:
+        return "ignored"
+    return f"notified {notify_holders(change, utc_now())}"
+
+
+def process(event: dict, context: LambdaContext) -> dict:
+    return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
+
+
+def replay_record(item: parked.ParkedRecord) -> str:
+    """Apply a parked record again (raises while it still cannot be applied), then mark it replayed. Notifying is
+    safe to repeat, so a crash between the two only finds every owner already notified."""
+    record_handler(DynamoDBRecord(item.record))
+    replayed = parked.ParkedRecords(CONSUMER).mark(item.position, parked.REPLAYED)
+    return "replayed" if replayed else "already-replayed"
+
+
+def replay(request: Mapping[str, Any]) -> dict:
+    return parked.replay(parked.ParkedRecords(CONSUMER), request, replay_record)
+
+
+def _text(image: Mapping[str, Any], name: str) -> str:
+    value = image[name]
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name} is not a non-empty string")
+    return value
+
+
+def _money(image: Mapping[str, Any], name: str) -> Decimal:
+    value = image[name]
+    if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+        raise TypeError(f"{name} is not a number")
+    return Decimal(value)
+
+
+lambda_handler = consumer_handler(process, replay)

@@ -1,0 +1,146 @@
+"""Cart rules that are not storage: ids, the idle TTL, what a caller may see, reading again when a cart moved."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from functions.cart.models import AbandonedCount, Cart, Price, PriceIn
+from functions.cart.repository import CartRecord, CartRepository
+from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV, OPEN
+from functions.shared.errors import (
+    ConflictError,
+    InvalidInputError,
+    NotFoundError,
+    ThrottledError,
+)
+from functions.shared.models import parse_day
+from functions.shared.pagination import Page, StartKey
+from functions.shared.settings import settings
+
+# Clearing and checking out act on the lines they read; a cart that keeps changing meanwhile is a 429 after this.
+VERSIONED_ATTEMPTS = 3
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def idle_ttl() -> timedelta:
+    return timedelta(seconds=settings().integer(IDLE_TTL_ENV, DEFAULT_IDLE_TTL_SECONDS))
+
+
+def epoch(moment: datetime) -> int:
+    return int(moment.timestamp())
+
+
+def visible(record: CartRecord | None, owner: str, now: datetime) -> bool:
+    """A caller sees a cart only if it is theirs and has not expired, whether or not TTL has removed it yet."""
+    return record is not None and record.owner == owner and record.expires_at > epoch(now)
+
+
+def as_cart(record: CartRecord) -> Cart:
+    return Cart(
+        cart_id=record.cart_id, owner=record.owner, status=record.status,  # type: ignore[arg-type]
+        lines=sorted(record.lines, key=lambda line: line.sku), line_count=len(record.lines),
+        created_at=record.created_at, updated_at=record.updated_at,  # type: ignore[arg-type]
+        expires_at=record.expires_at,
+    )
+
+
+def check_day(day: str) -> str:
+    try:
+        return parse_day(day).isoformat()
+    except ValueError as error:
+        raise InvalidInputError(
+            "day must be a real YYYY-MM-DD", details=[{"field": "query.day", "message": "not a day"}]
+        ) from error
+
+
+class CartService:
+    def __init__(self, repository: CartRepository, clock: Callable[[], datetime] = utc_now) -> None:
+        self.repository = repository
+        self._clock = clock
+
+    def _expiry(self, now: datetime) -> int:
+        return epoch(now + idle_ttl())
+
+    # carts
+
+    def create_cart(self, owner: str) -> Cart:
+        now = self._clock()
+        cart_id = uuid.uuid4().hex
+        self.repository.create_cart(cart_id, owner, now, self._expiry(now))
+        return self.get_cart(owner, cart_id)
+
+    def get_cart(self, owner: str, cart_id: str) -> Cart:
+        return as_cart(self._cart(owner, cart_id))
+
+    def _cart(self, owner: str, cart_id: str) -> CartRecord:
+        record = self.repository.get_cart(cart_id)
+        if not visible(record, owner, self._clock()):
+            raise NotFoundError(f"no cart {cart_id}", code="CART_NOT_FOUND")
+        return record  # type: ignore[return-value]
+
+    def set_line(self, owner: str, cart_id: str, sku: str, quantity: int) -> Cart:
+        now = self._clock()
+        self.repository.set_line(cart_id, owner, sku, quantity, now, self._expiry(now))
+        return self.get_cart(owner, cart_id)
+
+    def remove_line(self, owner: str, cart_id: str, sku: str) -> None:
+        now = self._clock()
+        self.repository.remove_line(cart_id, owner, sku, now, self._expiry(now))
+
+    def clear(self, owner: str, cart_id: str) -> None:
+        for _ in range(VERSIONED_ATTEMPTS):
+            record = self._open_cart(owner, cart_id)
+            now = self._clock()
+            if self.repository.clear(record, now, self._expiry(now)):
+                return
+        raise ThrottledError("the cart kept changing while it was cleared; retry")
+
+    def check_out(self, owner: str, cart_id: str) -> Cart:
+        """Check out an open cart; checking out a checked-out cart again answers it as it is (safe to repeat)."""
+        for _ in range(VERSIONED_ATTEMPTS):
+            record = self._cart(owner, cart_id)
+            if record.status != OPEN:
+                return as_cart(record)
+            if not record.lines:
+                raise ConflictError("the cart is empty", code="CART_EMPTY")
+            now = self._clock()
+            try:
+                if self.repository.check_out(record, now, self._expiry(now)):
+                    return self.get_cart(owner, cart_id)
+            except ConflictError as error:
+                if error.code != "CART_CHECKED_OUT":  # a concurrent checkout won: answer the cart as it is
+                    raise
+        raise ThrottledError("the cart kept changing while it was checked out; retry")
+
+    def _open_cart(self, owner: str, cart_id: str) -> CartRecord:
+        record = self._cart(owner, cart_id)
+        if record.status != OPEN:
+            raise ConflictError("the cart is checked out", code="CART_CHECKED_OUT")
+        return record
+
+    # prices
+
+    def put_price(self, sku: str, request: PriceIn) -> Price:
+        price, _ = self.repository.put_price(sku, Decimal(request.price), request.currency, self._clock())
+        return price
+
+    def get_price(self, sku: str) -> Price:
+        price = self.repository.get_price(sku)
+        if price is None:
+            raise NotFoundError(f"no price for SKU {sku}", code="PRICE_NOT_FOUND")
+        return price
+
+    # notifications and abandoned carts
+
+    def notifications_of(self, owner: str, *, limit: int, start_key: StartKey) -> Page:
+        return self.repository.notifications_of(owner, limit=limit, start_key=start_key)
+
+    def abandoned_on(self, day: str) -> AbandonedCount:
+        day = check_day(day)
+        return AbandonedCount(day=day, abandoned_carts=self.repository.abandoned_on(day))

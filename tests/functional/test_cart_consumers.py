@@ -1,0 +1,278 @@
+# ruff: noqa: F811 (pytest fixtures imported from cart_support are requested by name)
+"""The Cart stream consumers on moto: records read back from the tables' real streams and handed over as Lambda's
+event source mapping would, then redelivered, reordered and malformed."""
+
+from __future__ import annotations
+
+import copy
+from datetime import UTC, datetime
+
+import pytest
+
+from functions.cart import abandoned_carts, price_notifier
+from functions.cart.schema import (
+    CART_TABLE,
+    HEADER_SK,
+    NOTIFICATION_TABLE,
+    PRICE_TABLE,
+    STATS_TABLE,
+)
+from functions.shared import ddb, parked
+from tests.functional.cart_support import (  # noqa: F401 (fixtures)
+    ADMIN,
+    IDLE,
+    Stream,
+    abandoned,
+    by_ttl,
+    client,
+    clock,
+    error,
+    new_cart,
+    notifier,
+    ok,
+    raw_item,
+    raw_items,
+    set_price,
+    tables,
+)
+from tests.functional.conftest import LambdaContext
+from tests.functional.parked_support import REPLAY, assert_parked, parked_items
+
+NO_FAILURES = {"batchItemFailures": []}
+
+
+@pytest.fixture
+def prices(tables):
+    return Stream(tables[PRICE_TABLE.env_var])
+
+
+@pytest.fixture
+def carts(tables):
+    return Stream(tables[CART_TABLE.env_var])
+
+
+@pytest.fixture
+def shop(client, prices):
+    for sku, price in (("COFFEE", "12.50"), ("MUG", "8.00")):
+        set_price(client, sku, price)
+    prices.new()  # the INSERTs: no cart can hold an unpriced SKU, so they notify nobody
+    return client
+
+
+def notes(client, user: str, query: str = "") -> dict:
+    return ok(client.call("GET", f"/cart/notifications{query}", user=user))
+
+
+def summary(client, user: str) -> list[tuple[str, str, str, int, list[str]]]:
+    return [(n["sku"], n["oldPrice"], n["newPrice"], n["priceVersion"], n["cartIds"])
+            for n in notes(client, user)["items"]]
+
+
+# --- price-change notifications -------------------------------------------------------------------------
+
+def test_a_price_change_notifies_each_owner_of_an_open_live_cart_holding_the_sku_once(shop, prices, clock, tables):
+    expired = new_cart(shop, "erin", {"COFFEE": 1})
+    clock.advance(days=6)
+    alice_1 = new_cart(shop, "alice", {"COFFEE": 2})
+    alice_2 = new_cart(shop, "alice", {"COFFEE": 1, "MUG": 1})
+    bob = new_cart(shop, "bob", {"COFFEE": 1})
+    new_cart(shop, "carol", {"MUG": 4})  # holds another SKU
+    bought = new_cart(shop, "dave", {"COFFEE": 1})
+    ok(shop.call("POST", f"/cart/carts/{bought}/checkout", user="dave"))
+    clock.advance(days=2)  # erin's cart is past its TTL, not yet removed
+    assert raw_item(tables[CART_TABLE.env_var], {"cartId": expired, "sk": HEADER_SK}) is not None
+
+    set_price(shop, "COFFEE", "11.00")
+    assert notifier(prices.new()) == NO_FAILURES
+
+    assert summary(shop, "alice") == [("COFFEE", "12.50", "11.00", 2, sorted([alice_1, alice_2]))]
+    assert summary(shop, "bob") == [("COFFEE", "12.50", "11.00", 2, [bob])]
+    for nobody in ("carol", "dave", "erin"):
+        assert notes(shop, nobody) == {"items": [], "nextCursor": None}
+
+
+def test_redelivered_and_reordered_price_records_never_notify_twice_nor_an_older_price_after_a_newer(
+        shop, prices, tables):
+    new_cart(shop, "alice", {"COFFEE": 1})
+    new_cart(shop, "bob", {"COFFEE": 1})
+    set_price(shop, "COFFEE", "11.00")
+    set_price(shop, "COFFEE", "10.00")
+    older, newer = prices.new()
+    assert [r["dynamodb"]["NewImage"]["version"]["N"] for r in (older, newer)] == ["2", "3"]
+
+    # When the newer record arrives first, then again, then the older one, in one batch and again in another
+    assert notifier([newer]) == NO_FAILURES
+    assert notifier([newer, older, newer]) == NO_FAILURES
+    assert notifier([older]) == NO_FAILURES
+
+    # Then each owner holds exactly one notification: the newest price
+    for owner in ("alice", "bob"):
+        assert [(sku, new, version) for sku, _, new, version, _ in summary(shop, owner)] == [("COFFEE", "10.00", 3)]
+    markers = [item for item in raw_items(tables[NOTIFICATION_TABLE.env_var]) if item["sk"].startswith("SKU#")]
+    assert sorted((m["owner"], m["lastNotifiedVersion"]) for m in markers) == [("alice", 3), ("bob", 3)]
+
+
+def test_in_order_price_changes_each_notify_and_list_newest_first_in_pages(shop, prices, clock):
+    new_cart(shop, "alice", {"COFFEE": 1, "MUG": 1})
+    for sku, price in (("COFFEE", "11.00"), ("MUG", "7.00"), ("COFFEE", "10.00")):
+        clock.advance(minutes=1)
+        set_price(shop, sku, price)
+    assert notifier(prices.new()) == NO_FAILURES
+    assert [(sku, new) for sku, _, new, _, _ in summary(shop, "alice")] == [
+        ("COFFEE", "10.00"), ("MUG", "7.00"), ("COFFEE", "11.00")]
+    first = notes(shop, "alice", "?limit=2")
+    rest = notes(shop, "alice", f"?limit=2&cursor={first['nextCursor']}")
+    assert [n["newPrice"] for n in first["items"] + rest["items"]] == ["10.00", "7.00", "11.00"]
+    assert rest["nextCursor"] is None
+    # a cursor is bound to its owner's list
+    assert error(shop.call("GET", f"/cart/notifications?cursor={first['nextCursor']}", user="bob")) == (
+        400, "INVALID_CURSOR")
+
+
+def test_the_notifier_reads_only_the_carts_holding_the_sku(shop, prices, tables, calls):
+    holders = [new_cart(shop, f"user-{n}", {"COFFEE": 1}) for n in range(3)]
+    for n in range(10):
+        new_cart(shop, f"other-{n}", {"MUG": 1})
+    set_price(shop, "COFFEE", "9.99")
+    records = prices.new()
+    calls.clear()
+    assert notifier(records) == NO_FAILURES
+    assert "Scan" not in calls.names()
+    (query, response), = calls.of("Query")
+    assert query["IndexName"] == "CartsBySkuIndex" and response["Count"] == len(holders)
+    (batch, _), = calls.of("BatchGetItem")
+    assert len(batch["RequestItems"][tables[CART_TABLE.env_var]]["Keys"]) == len(holders)
+    assert len(calls.of("TransactWriteItems")) == len(holders)
+
+
+def test_an_unchanged_amount_a_new_sku_or_a_removed_price_notifies_nobody(shop, prices, tables):
+    new_cart(shop, "alice", {"COFFEE": 1})
+    set_price(shop, "TEA", "3.00")  # INSERT
+    set_price(shop, "COFFEE", "12.50")  # the same price: nothing written, nothing streamed
+    records = prices.new()
+    assert [r["eventName"] for r in records] == ["INSERT"]
+    ddb.table(tables[PRICE_TABLE.env_var]).delete_item(Key={"sku": "TEA"})
+    records += prices.new()
+    assert notifier(records) == NO_FAILURES
+    assert raw_items(tables[NOTIFICATION_TABLE.env_var]) == []
+
+
+def test_a_malformed_price_record_is_parked_and_the_batch_goes_on(shop, prices, tables):
+    new_cart(shop, "alice", {"COFFEE": 1, "MUG": 1})
+    set_price(shop, "COFFEE", "11.00")
+    set_price(shop, "MUG", "7.00")
+    broken, good = prices.new()
+    broken = copy.deepcopy(broken)
+    del broken["dynamodb"]["NewImage"]["price"]
+    assert notifier([broken, good]) == NO_FAILURES
+    assert [sku for sku, *_ in summary(shop, "alice")] == ["MUG"]
+    (item,) = parked_items(price_notifier.CONSUMER)
+    assert_parked(item, price_notifier.CONSUMER, broken, "PermanentRecordError", parked.PENDING)
+    # a replay cannot apply it either: it stays pending
+    replay = price_notifier.lambda_handler(REPLAY, LambdaContext())
+    assert (replay["replayed"], replay["stillFailing"]) == (0, 1)
+
+
+def test_a_parked_price_change_is_replayed_once(shop, prices, tables):
+    new_cart(shop, "alice", {"COFFEE": 1})
+    set_price(shop, "COFFEE", "11.00")
+    (record,) = prices.new()
+    # parked by a defect since fixed (the operator's story): the record itself is fine
+    parked.ParkedRecords(price_notifier.CONSUMER).park(record, RuntimeError("a defect since fixed"))
+    first = price_notifier.lambda_handler(REPLAY, LambdaContext())
+    again = price_notifier.lambda_handler(REPLAY, LambdaContext())
+    assert (first["replayed"], again["replayed"]) == (1, 0)
+    assert [new for _, _, new, _, _ in summary(shop, "alice")] == ["11.00"]
+    assert parked_items(price_notifier.CONSUMER)[0]["status"] == parked.REPLAYED
+    assert notifier([record]) == NO_FAILURES  # the stream's own delivery finds it done
+    assert len(notes(shop, "alice")["items"]) == 1
+
+
+# --- abandoned carts ------------------------------------------------------------------------------------
+
+def expire_by_ttl(tables, cart_id: str) -> None:
+    """What DynamoDB's TTL process does to an expired header (the test plays the service)."""
+    ddb.table(tables[CART_TABLE.env_var]).delete_item(Key={"cartId": cart_id, "sk": HEADER_SK})
+
+
+def items_of(tables, cart_id: str) -> list[str]:
+    return sorted(item["sk"] for item in raw_items(tables[CART_TABLE.env_var]) if item["cartId"] == cart_id)
+
+
+def abandoned_count(client, day: str) -> int:
+    return ok(client.call("GET", f"/cart/abandoned?day={day}", user="root", groups=ADMIN))["abandonedCarts"]
+
+
+def expiry_day(clock) -> str:
+    return datetime.fromtimestamp(int((clock.now + IDLE).timestamp()), UTC).date().isoformat()
+
+
+def test_a_ttl_removal_of_an_open_cart_is_counted_once_on_its_expiry_day_and_its_lines_deleted(
+        shop, carts, tables, clock):
+    cart_id = new_cart(shop, "alice", {"COFFEE": 1, "MUG": 2})
+    day = expiry_day(clock)
+    assert abandoned(carts.new()) == NO_FAILURES  # inserts and updates: nothing to do
+    expire_by_ttl(tables, cart_id)
+    (removal,) = carts.new()
+    assert abandoned([by_ttl(removal)]) == NO_FAILURES
+    assert items_of(tables, cart_id) == []
+    assert abandoned_count(shop, day) == 1
+    # redelivered, alone and in a batch with the lines' own REMOVE records
+    line_removals = carts.new()
+    assert [r["eventName"] for r in line_removals] == ["REMOVE", "REMOVE"]
+    assert abandoned([by_ttl(removal), *line_removals, by_ttl(removal)]) == NO_FAILURES
+    assert abandoned_count(shop, day) == 1
+    assert raw_item(tables[STATS_TABLE.env_var], {"pk": f"ABANDONED#{cart_id}"})["day"] == day
+
+
+def test_a_delete_without_the_ttl_identity_is_not_counted_but_its_lines_go(shop, carts, tables, clock):
+    cart_id = new_cart(shop, "alice", {"COFFEE": 1})
+    carts.new()
+    expire_by_ttl(tables, cart_id)  # the same delete, by someone else: no userIdentity
+    assert abandoned(carts.new()) == NO_FAILURES
+    assert items_of(tables, cart_id) == []
+    assert abandoned_count(shop, expiry_day(clock)) == 0
+    assert raw_items(tables[STATS_TABLE.env_var]) == []
+
+
+def test_a_checked_out_cart_aging_out_is_not_abandoned(shop, carts, tables, clock):
+    cart_id = new_cart(shop, "alice", {"COFFEE": 1})
+    ok(shop.call("POST", f"/cart/carts/{cart_id}/checkout"))
+    carts.new()
+    expire_by_ttl(tables, cart_id)
+    (removal,) = carts.new()
+    assert abandoned([by_ttl(removal)]) == NO_FAILURES
+    assert items_of(tables, cart_id) == []
+    assert raw_items(tables[STATS_TABLE.env_var]) == []
+
+
+def test_a_header_removal_without_its_old_image_is_parked_and_the_batch_goes_on(shop, carts, tables, clock):
+    broken_cart = new_cart(shop, "alice", {"COFFEE": 1})
+    good_cart = new_cart(shop, "bob", {"MUG": 1})
+    carts.new()
+    expire_by_ttl(tables, broken_cart)
+    expire_by_ttl(tables, good_cart)
+    broken, good = (by_ttl(r) for r in carts.new())
+    del broken["dynamodb"]["OldImage"]
+    assert abandoned([broken, good]) == NO_FAILURES
+    assert abandoned_count(shop, expiry_day(clock)) == 1
+    assert items_of(tables, good_cart) == [] and items_of(tables, broken_cart) == ["LINE#COFFEE"]
+    (item,) = parked_items(abandoned_carts.CONSUMER)
+    assert_parked(item, abandoned_carts.CONSUMER, broken, "PermanentRecordError", parked.PENDING)
+    replay = abandoned_carts.lambda_handler(REPLAY, LambdaContext())
+    assert (replay["replayed"], replay["stillFailing"]) == (0, 1)
+
+
+def test_a_parked_ttl_removal_is_replayed_once(shop, carts, tables, clock):
+    cart_id = new_cart(shop, "alice", {"COFFEE": 1})
+    carts.new()
+    expire_by_ttl(tables, cart_id)
+    (removal,) = (by_ttl(r) for r in carts.new())
+    # parked by a defect since fixed (the operator's story): the record itself is fine
+    parked.ParkedRecords(abandoned_carts.CONSUMER).park(removal, RuntimeError("a defect since fixed"))
+    first = abandoned_carts.lambda_handler(REPLAY, LambdaContext())
+    again = abandoned_carts.lambda_handler(REPLAY, LambdaContext())
+    assert (first["replayed"], again["replayed"]) == (1, 0)
+    assert parked_items(abandoned_carts.CONSUMER)[0]["status"] == parked.REPLAYED
+    assert abandoned([removal]) == NO_FAILURES  # the stream's own delivery finds it counted
+    assert abandoned_count(shop, expiry_day(clock)) == 1 and items_of(tables, cart_id) == []
