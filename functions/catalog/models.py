@@ -8,7 +8,7 @@ here so that DynamoDB cannot refuse what we accept: nesting depth, numbers withi
 from __future__ import annotations
 
 import math
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints, ValidationError, model_validator
@@ -21,6 +21,7 @@ ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the so
 MAX_JSON_DEPTH = 16  # DynamoDB allows 32 levels of nesting in an item; a child sits 3 levels down
 MAX_DIGITS = 38  # DynamoDB numbers: 38 significant digits, magnitude 1E-130 .. 9.99E+125
 MIN_EXPONENT, MAX_EXPONENT = -130, 125
+_NUMBERS = Context(prec=MAX_DIGITS)  # exact for every number check_number accepts
 
 Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
 Kind = Literal["book", "album", "movie"]
@@ -142,11 +143,9 @@ def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
 def check_number(value: int | float) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("numbers must be finite")
-    try:
-        number = Decimal(str(value)).normalize()
-    except InvalidOperation as error:  # pragma: no cover - str() of an int or a float is always a Decimal
-        raise ValueError("not a number") from error
-    if number and (len(number.as_tuple().digits) > MAX_DIGITS or not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT):
+    number = Decimal(str(value))
+    significant = "".join(map(str, number.as_tuple().digits)).strip("0")
+    if significant and (len(significant) > MAX_DIGITS or not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT):
         raise ValueError("numbers must have at most 38 significant digits and a magnitude within 1E-130..1E+126")
 
 
@@ -234,7 +233,7 @@ def stored_json(value: Any) -> Any:
     """A JSON value as boto3 writes it: numbers as normalized Decimals (boto3 refuses floats, and an int of more
     than 38 digits that check_number let through, such as 10**40, only as 1E+40)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return Decimal(str(value)).normalize()
+        return _NUMBERS.normalize(Decimal(str(value)))
     if isinstance(value, list):
         return [stored_json(v) for v in value]
     if isinstance(value, dict):
