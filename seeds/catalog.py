@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from functions.catalog.models import ActorIn, AlbumIn, BookIn, DocumentIn, MovieIn, TrackIn
+from functions.catalog.models import (
+    ActorIn,
+    AlbumIn,
+    BookIn,
+    DocumentIn,
+    MovieIn,
+    TrackIn,
+)
 from functions.catalog.repository import CatalogRepository
 from functions.shared.settings import Settings
 

@@ -11,7 +11,13 @@ import math
 from decimal import Context, Decimal
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, Field, StringConstraints, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from functions.catalog.schema import DOCUMENT_LISTS
 from functions.shared.errors import InvalidInputError
@@ -140,7 +146,7 @@ def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
 
 # --- products as documents ---------------------------------------------------------------------
 
-def check_number(value: int | float) -> None:
+def check_number(value: float) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("numbers must be finite")
     number = Decimal(str(value))
@@ -166,7 +172,7 @@ def check_json(value: Any, depth: int = 1) -> None:
                 raise ValueError("object keys must be non-empty strings")
             check_json(element, depth + 1)
     else:
-        raise ValueError(f"not a JSON value: {type(value).__name__}")
+        raise ValueError(f"not a JSON value: {type(value).__name__}")  # noqa: TRY004 (pydantic reports ValueError as a 400)
 
 
 def json_object(value: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,16 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from functions.catalog.models import AlbumIn, BookIn, Document, DocumentChild, DocumentChildIn, DocumentIn, MovieIn, child_input
+from functions.catalog.models import (
+    AlbumIn,
+    BookIn,
+    Document,
+    DocumentChild,
+    DocumentChildIn,
+    DocumentIn,
+    MovieIn,
+    child_input,
+)
 from functions.catalog.repository import CatalogRepository, product_not_found
 from functions.catalog.schema import CHILD_KINDS
 from functions.shared.errors import NotFoundError, found

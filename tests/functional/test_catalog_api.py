@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.functional.catalog_support import (  # noqa: F401 (fixtures)
-    ADMIN,
-    client,
-    error,
-    ok,
-    products_items,
-    seeded,
-    tables,
-)
+from tests.functional import catalog_support
+from tests.functional.catalog_support import ADMIN, error, ok, products_items
+
+# the fixtures these tests use
+client = catalog_support.client
+seeded = catalog_support.seeded
+tables = catalog_support.tables
 
 PRODUCTS = "/catalog/products"
 

@@ -7,15 +7,13 @@ import json
 import pytest
 
 from functions.shared.http import MAX_BODY_BYTES
-from tests.functional.catalog_support import (  # noqa: F401 (fixtures)
-    ADMIN,
-    client,
-    error,
-    ok,
-    raw_document,
-    seeded,
-    tables,
-)
+from tests.functional import catalog_support
+from tests.functional.catalog_support import ADMIN, error, ok, raw_document
+
+# the fixtures these tests use
+client = catalog_support.client
+seeded = catalog_support.seeded
+tables = catalog_support.tables
 
 DOCUMENTS = "/catalog/documents"
 # A track whose JSON body stays under the API's 64 KB cap: seven of them pass DynamoDB's 400 KB.

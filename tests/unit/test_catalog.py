@@ -6,9 +6,21 @@ from decimal import Decimal
 
 import pytest
 
-from functions.catalog.models import Actor, Album, Track, check_json, plain_json, stored_json
+from functions.catalog.models import (
+    Actor,
+    Album,
+    Track,
+    check_json,
+    plain_json,
+    stored_json,
+)
 from functions.catalog.repository import product_item
-from functions.catalog.schema import child_type, children_prefix, parent_type, parse_type
+from functions.catalog.schema import (
+    child_type,
+    children_prefix,
+    parent_type,
+    parse_type,
+)
 
 
 def test_children_sort_after_their_parent_and_share_its_prefix():
@@ -57,7 +69,7 @@ def test_nesting_is_bounded():
 def test_numbers_are_stored_as_exact_decimals_and_read_back_as_json_numbers():
     stored = stored_json({"n": 2.5, "i": 10 ** 40, "big": 12345678901234567890123456789012345678, "flag": True,
                           "l": [1.0]})
-    assert stored == {"n": Decimal("2.5"), "i": Decimal("1E+40"), "flag": True, "l": [Decimal("1")],
-                      "big": Decimal("12345678901234567890123456789012345678")}
+    assert stored == {"n": Decimal("2.5"), "i": Decimal("1E+40"), "flag": True, "l": [Decimal(1)],
+                      "big": Decimal(12345678901234567890123456789012345678)}
     assert plain_json(stored) == {"n": 2.5, "i": 10 ** 40, "big": 12345678901234567890123456789012345678,
                                   "flag": True, "l": [1]}
