@@ -74,3 +74,25 @@ def test_a_cancelled_transaction_leaves_no_record_and_later_writes_still_arrive(
     sequence = [r["dynamodb"]["SequenceNumber"] for r in Stream("t").client.get_records(
         ShardIterator=Stream("t").iterator)["Records"]]
     assert len(sequence) == 2 and int(sequence[1]) == int(sequence[0]) + 1
+
+
+def test_an_update_of_a_nested_path_past_400_kb_is_refused_and_changes_nothing(table):
+    stream = Stream("t")
+    chunk = {"L": [{"S": "x" * 100_000}]}
+    table.put_item(TableName="t", Item={"k": {"S": "a"}, "doc": {"M": {"list": {"L": []}}}})
+    grow = {"TableName": "t", "Key": key("a"), "UpdateExpression": "SET doc.#l = list_append(doc.#l, :c)",
+            "ExpressionAttributeNames": {"#l": "list"}, "ExpressionAttributeValues": {":c": chunk}}
+    for _ in range(4):  # 4 x 100,000 bytes and the names: under 409,600
+        table.update_item(**grow)
+    before = table.get_item(TableName="t", Key=key("a"))["Item"]
+    assert len(stream.read()) == 5
+    with pytest.raises(ClientError, match="Item size to update has exceeded the maximum allowed size") as refused:
+        table.update_item(**grow)
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert table.get_item(TableName="t", Key=key("a"))["Item"] == before
+    assert stream.read() == []
+    with pytest.raises(ClientError, match="ValidationException"):  # the same update inside a transaction
+        table.transact_write_items(TransactItems=[{"Update": grow}])
+    assert table.get_item(TableName="t", Key=key("a"))["Item"] == before
+    table.update_item(**{**grow, "ExpressionAttributeValues": {":c": {"L": [{"S": "small"}]}}})
+    assert len(table.get_item(TableName="t", Key=key("a"))["Item"]["doc"]["M"]["list"]["L"]) == 5

@@ -1,0 +1,125 @@
+"""Catalog API (seed 002): products as hierarchical items and as JSON documents. Reads: anyone signed in;
+writes: admins."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+
+from functions.catalog.models import (
+    ID_PATTERN,
+    Child,
+    ChildKind,
+    ChildPage,
+    Document,
+    DocumentChild,
+    DocumentChildIn,
+    DocumentIn,
+    ProductIn,
+    ProductItem,
+    ProductPage,
+)
+from functions.catalog.repository import CatalogRepository
+from functions.catalog.service import CatalogService
+from functions.shared.auth import admin_only
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
+
+TAGS = ["catalog"]
+router = Router()
+
+ProductIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
+ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
+ChildKindPath = Annotated[ChildKind, Path(description="track (of an album) or actor (of a movie)")]
+
+
+@lru_cache(maxsize=1)
+def service() -> CatalogService:
+    return CatalogService(CatalogRepository(settings()))
+
+
+# --- products as items --------------------------------------------------------------------------------
+
+@router.put("/catalog/products/<product_id>", middlewares=[admin_only], tags=TAGS)
+def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]) -> ProductItem:
+    return service().put_product(product_id, product)  # type: ignore[return-value]
+
+
+@router.get("/catalog/products/<product_id>", tags=TAGS)
+def product_items(product_id: ProductIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductPage:
+    return paginate(
+        ProductPage, f"catalog.product/{product_id}", cursor,
+        lambda start: service().product_items(product_id, limit=limit, start_key=start),
+    )
+
+
+@router.get("/catalog/products/<product_id>/children/<child_kind>", tags=TAGS)
+def children_of(
+    product_id: ProductIdPath, child_kind: ChildKindPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> ChildPage:
+    return paginate(
+        ChildPage, f"catalog.children/{product_id}/{child_kind}", cursor,
+        lambda start: service().children_of(product_id, child_kind, limit=limit, start_key=start),
+    )
+
+
+@router.put("/catalog/products/<product_id>/children/<child_kind>/<child_id>", middlewares=[admin_only], tags=TAGS)
+def put_child(
+    product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
+    child: Annotated[dict[str, Any], Body(description="a track {title, length, music, vocals} or an actor "
+                                                      "{name, character, image}, as the path names")],
+) -> Child:
+    return service().put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]
+
+
+@router.get("/catalog/products/<product_id>/children/<child_kind>/<child_id>", tags=TAGS)
+def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Child:
+    return service().get_child(product_id, child_kind, child_id)  # type: ignore[return-value]
+
+
+@router.delete(
+    "/catalog/products/<product_id>/children/<child_kind>/<child_id>", middlewares=[admin_only], tags=TAGS,
+    responses={204: {"description": "deleted"}},
+)
+def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Response[None]:
+    service().delete_child(product_id, child_kind, child_id)
+    return Response(status_code=204)
+
+
+# --- products as documents ----------------------------------------------------------------------------
+
+@router.put("/catalog/documents/<product_id>", middlewares=[admin_only], tags=TAGS)
+def put_document(product_id: ProductIdPath, document: DocumentIn) -> Document:
+    return service().put_document(product_id, document)
+
+
+@router.get("/catalog/documents/<product_id>", tags=TAGS)
+def get_document(product_id: ProductIdPath) -> Document:
+    return service().get_document(product_id)
+
+
+@router.post(
+    "/catalog/documents/<product_id>/children", middlewares=[admin_only], tags=TAGS,
+    responses={201: {"description": "appended"}, 413: {"description": "the document would pass 400 KB"}},
+)
+def append_to_document(
+    product_id: ProductIdPath, request: DocumentChildIn, idempotency_key: IdempotencyKey = None
+) -> Response[DocumentChild]:
+    return create_once(
+        app, operation="catalog.append_to_document", key=idempotency_key,
+        request={"productId": product_id, **request.model_dump(mode="json")},
+        make=lambda: service().append_to_document(product_id, request),
+    )
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

@@ -1,0 +1,247 @@
+"""Catalog API models. Products' stored attributes keep the seed's names (`datePublished`, `ISBN`, ...), which are
+also the wire names; `productId`, `kind` and `childId` are read from the keys, never stored twice.
+
+A document's `attributes` and the children appended to it are free JSON (the seed's "JSON data types"), checked
+here so that DynamoDB cannot refuse what we accept: nesting depth, numbers within DynamoDB's range, no empty keys.
+"""
+
+from __future__ import annotations
+
+import math
+from decimal import Context, Decimal
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+
+from functions.catalog.schema import DOCUMENT_LISTS
+from functions.shared.errors import InvalidInputError
+from functions.shared.models import ApiModel
+
+ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
+MAX_JSON_DEPTH = 16  # DynamoDB allows 32 levels of nesting in an item; a child sits 3 levels down
+MAX_DIGITS = 38  # DynamoDB numbers: 38 significant digits, magnitude 1E-130 .. 9.99E+125
+MIN_EXPONENT, MAX_EXPONENT = -130, 125
+_NUMBERS = Context(prec=MAX_DIGITS)  # exact for every number check_number accepts
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Kind = Literal["book", "album", "movie"]
+ChildKind = Literal["track", "actor"]
+
+
+# --- products as items -------------------------------------------------------------------------
+
+class BookIn(ApiModel):
+    kind: Literal["book"]
+    title: Text
+    author: Text | None = None
+    genre: Text | None = None
+    publisher: Text | None = None
+    date_published: Text | None = None
+    isbn: Text | None = Field(None, alias="ISBN")
+
+
+class AlbumIn(ApiModel):
+    kind: Literal["album"]
+    title: Text
+    artist: Text | None = None
+    genre: Text | None = None
+    label: Text | None = None
+    studio: Text | None = None
+    released: Text | None = None
+    producer: Text | None = None
+
+
+class MovieIn(ApiModel):
+    kind: Literal["movie"]
+    title: Text
+    genre: Text | None = None
+    writer: Text | None = None
+    producer: Text | None = None
+
+
+ProductIn = Annotated[BookIn | AlbumIn | MovieIn, Field(discriminator="kind")]
+
+
+class TrackIn(ApiModel):
+    title: Text
+    length: Text | None = None
+    music: Text | None = None
+    vocals: Text | None = None
+
+
+class ActorIn(ApiModel):
+    name: Text
+    character: Text | None = None
+    image: Text | None = None
+
+
+CHILD_INPUTS: dict[str, type[ApiModel]] = {"track": TrackIn, "actor": ActorIn}
+
+
+class _Keys(ApiModel):
+    product_id: str
+    type: str
+
+
+class Book(BookIn, _Keys):
+    pass
+
+
+class Album(AlbumIn, _Keys):
+    pass
+
+
+class Movie(MovieIn, _Keys):
+    pass
+
+
+class Track(TrackIn, _Keys):
+    kind: Literal["track"] = "track"
+    child_id: str
+
+
+class Actor(ActorIn, _Keys):
+    kind: Literal["actor"] = "actor"
+    child_id: str
+
+
+Child = Annotated[Track | Actor, Field(discriminator="kind")]
+ProductItem = Annotated[Book | Album | Movie | Track | Actor, Field(discriminator="kind")]
+ITEM_MODELS: dict[str, type[ApiModel]] = {"book": Book, "album": Album, "movie": Movie, "track": Track, "actor": Actor}
+
+
+class _Page(ApiModel):
+    next_cursor: str | None = None
+
+
+class ProductPage(_Page):
+    """A product's item collection, parent first (its sort key is a prefix of its children's)."""
+
+    items: list[ProductItem]
+
+
+class ChildPage(_Page):
+    items: list[Child]
+
+
+def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
+    """The body of a child's PUT, validated as the child kind the path names (400 otherwise)."""
+    try:
+        return CHILD_INPUTS[child_kind].model_validate(body)  # type: ignore[return-value]
+    except ValidationError as error:
+        details = [
+            {"field": ".".join(["body", *map(str, e.get("loc", ()))]), "message": e.get("msg", "invalid")}
+            for e in error.errors()
+        ]
+        raise InvalidInputError(
+            f"invalid {child_kind}: " + ", ".join(d["field"] for d in details), details=details
+        ) from error
+
+
+# --- products as documents ---------------------------------------------------------------------
+
+def check_number(value: float) -> None:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError("numbers must be finite")
+    number = Decimal(str(value))
+    significant = "".join(map(str, number.as_tuple().digits)).strip("0")
+    if significant and (len(significant) > MAX_DIGITS or not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT):
+        raise ValueError("numbers must have at most 38 significant digits and a magnitude within 1E-130..1E+126")
+
+
+def check_json(value: Any, depth: int = 1) -> None:
+    """A JSON value DynamoDB stores as it is: maps (M) and lists (L) nested at most MAX_JSON_DEPTH deep."""
+    if depth > MAX_JSON_DEPTH:
+        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep")
+    if value is None or isinstance(value, bool | str):
+        return
+    if isinstance(value, int | float):
+        check_number(value)
+    elif isinstance(value, list):
+        for element in value:
+            check_json(element, depth + 1)
+    elif isinstance(value, dict):
+        for key, element in value.items():
+            if not isinstance(key, str) or not key:
+                raise ValueError("object keys must be non-empty strings")
+            check_json(element, depth + 1)
+    else:
+        raise ValueError(f"not a JSON value: {type(value).__name__}")  # noqa: TRY004 (pydantic reports ValueError as a 400)
+
+
+def json_object(value: dict[str, Any]) -> dict[str, Any]:
+    check_json(value)
+    return value
+
+
+JsonObject = Annotated[dict[str, Any], AfterValidator(json_object)]
+NonEmptyJsonObject = Annotated[dict[str, Any], Field(min_length=1), AfterValidator(json_object)]
+
+
+class DocumentIn(ApiModel):
+    """A whole product as one document: the seed's top-level attributes and its nested `attributes` map, where an
+    album's `tracks` and a movie's `actors` are lists of objects."""
+
+    kind: Kind
+    title: Text
+    author: Text | None = None
+    artist: Text | None = None
+    genre: Text | None = None
+    writer: Text | None = None
+    publisher: Text | None = None
+    date_published: Text | None = None
+    isbn: Text | None = Field(None, alias="ISBN")
+    attributes: JsonObject = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _children_are_lists_of_objects(self) -> DocumentIn:
+        for child_kind, name in DOCUMENT_LISTS.items():
+            children = self.attributes.get(name)
+            if children is not None and not (isinstance(children, list) and all(isinstance(c, dict) for c in children)):
+                raise ValueError(f"attributes.{name} must be a list of objects ({child_kind}s)")
+        return self
+
+
+class Document(DocumentIn):
+    product_id: str
+
+
+class DocumentChildIn(ApiModel):
+    """A child to append to a document's list: a track to an album's `tracks`, an actor to a movie's `actors`."""
+
+    kind: ChildKind
+    child: NonEmptyJsonObject
+
+
+class DocumentChild(DocumentChildIn):
+    product_id: str
+    list: str  # where it went: `attributes.tracks` or `attributes.actors`
+
+
+def plain_json(value: Any) -> Any:
+    """A stored value as JSON types: boto3 reads every number, at any depth, as a Decimal."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, list):
+        return [plain_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain_json(v) for k, v in value.items()}
+    return value
+
+
+def stored_json(value: Any) -> Any:
+    """A JSON value as boto3 writes it: numbers as normalized Decimals (boto3 refuses floats, and an int of more
+    than 38 digits that check_number let through, such as 10**40, only as 1E+40)."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return _NUMBERS.normalize(Decimal(str(value)))
+    if isinstance(value, list):
+        return [stored_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: stored_json(v) for k, v in value.items()}
+    return value

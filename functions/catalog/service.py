@@ -1,0 +1,71 @@
+"""Catalog rules that are not storage: which child kind belongs to which product, what is missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from functions.catalog.models import (
+    AlbumIn,
+    BookIn,
+    Document,
+    DocumentChild,
+    DocumentChildIn,
+    DocumentIn,
+    MovieIn,
+    child_input,
+)
+from functions.catalog.repository import CatalogRepository, product_not_found
+from functions.catalog.schema import CHILD_KINDS
+from functions.shared.errors import NotFoundError, found
+from functions.shared.pagination import Page
+
+StartKey = dict[str, Any] | None
+
+
+class CatalogService:
+    def __init__(self, repository: CatalogRepository) -> None:
+        self.repository = repository
+
+    # products as items
+
+    def put_product(self, product_id: str, product: BookIn | AlbumIn | MovieIn) -> BaseModel:
+        return self.repository.put_product(product_id, product)
+
+    def product_items(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.product_items(product_id, limit=limit, start_key=start_key)
+        if not page.items and start_key is None:  # a product always has its parent item: empty means unknown
+            raise NotFoundError(f"no product {product_id}", code="PRODUCT_NOT_FOUND")
+        return page
+
+    def children_of(self, product_id: str, child_kind: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.children_of(product_id, child_kind, limit=limit, start_key=start_key)
+        kind = CHILD_KINDS[child_kind]
+        if not page.items and start_key is None and not self.repository.has_parent(product_id, kind):
+            raise product_not_found(product_id, kind)  # 404 for an unknown album, [] for one without tracks
+        return page
+
+    def put_child(self, product_id: str, child_kind: str, child_id: str, body: Any) -> BaseModel:
+        return self.repository.put_child(product_id, child_kind, child_id, child_input(child_kind, body))
+
+    def get_child(self, product_id: str, child_kind: str, child_id: str) -> BaseModel:
+        return found(
+            self.repository.get_child(product_id, child_kind, child_id),
+            f"product {product_id} has no {child_kind} {child_id}", "CHILD_NOT_FOUND",
+        )
+
+    def delete_child(self, product_id: str, child_kind: str, child_id: str) -> None:
+        if not self.repository.delete_child(product_id, child_kind, child_id):
+            raise NotFoundError(f"product {product_id} has no {child_kind} {child_id}", code="CHILD_NOT_FOUND")
+
+    # products as documents
+
+    def put_document(self, product_id: str, document: DocumentIn) -> Document:
+        return self.repository.put_document(product_id, document)
+
+    def get_document(self, product_id: str) -> Document:
+        return found(self.repository.get_document(product_id), f"no document {product_id}", "DOCUMENT_NOT_FOUND")
+
+    def append_to_document(self, product_id: str, request: DocumentChildIn) -> DocumentChild:
+        return self.repository.append_to_document(product_id, request)

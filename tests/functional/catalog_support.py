@@ -1,0 +1,56 @@
+"""Shared by the Catalog functional tests: both tables on moto, the API client, the seed loaded, raw reads."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from functions.catalog import api
+from functions.catalog.schema import DOCUMENTS_TABLE, PRODUCTS_TABLE
+from functions.shared import ddb
+from infra.domains.catalog import ROUTES
+from seeds import catalog as seed
+from tests.functional.conftest import Client, make_table
+
+ADMIN = ("admin",)
+
+
+@pytest.fixture
+def tables(aws, monkeypatch) -> dict[str, str]:
+    names = {spec.env_var: make_table(spec, monkeypatch) for spec in (PRODUCTS_TABLE, DOCUMENTS_TABLE)}
+    api.service.cache_clear()
+    yield names
+    api.service.cache_clear()
+
+
+@pytest.fixture
+def client(tables) -> Client:
+    return Client(api.lambda_handler, [route.path for route in ROUTES])
+
+
+@pytest.fixture
+def seeded(client) -> Client:
+    """The seed's book (1), album (2) and movie (3), as items and as documents."""
+    seed.load(os.environ)
+    return client
+
+
+def ok(reply, status: int = 200) -> Any:
+    assert reply.status == status, reply.body
+    return reply.body
+
+
+def error(reply) -> tuple[int, str]:
+    return reply.status, reply.body["error"]["code"]
+
+
+def products_items() -> list[dict[str, Any]]:
+    """Every item of the Products table (a test-side check, never the code under test)."""
+    return ddb.table(os.environ[PRODUCTS_TABLE.env_var]).scan(ConsistentRead=True)["Items"]
+
+
+def raw_document(product_id: str) -> dict[str, Any] | None:
+    table = ddb.table(os.environ[DOCUMENTS_TABLE.env_var])
+    return table.get_item(Key={"ProductID": product_id}, ConsistentRead=True).get("Item")
