@@ -6,6 +6,10 @@
 3. Voting on the local runtime, a skewed workload (one candidate takes 80%): votes accepted per second through the
    API, how long the results take to reach the exact totals, and the stream records the aggregator applies per
    DynamoDB item write (from its own counters on the shard checkpoints).
+4.-5. The workshop's cost slides with our data (bench/workshop.py): an inbox page's index items and read units;
+   writes per reading of the binned time series.
+6.-7. The cart (bench/cart.py): one price change through the SKU index against the seed's daily scan, and the
+   seed's monthly estimate recomputed at on-demand prices.
 """
 
 from __future__ import annotations
@@ -271,6 +275,10 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
+    from bench import cart, workshop
+
     read_cost()
     http_throughput()
     voting()
+    workshop.run()
+    cart.run()

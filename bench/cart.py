@@ -61,7 +61,7 @@ def notification_cost(sizes: tuple[int, ...] = (100, 1_000, 10_000), holders: in
     from functions.shared.capacity import item_size, read_units
     from functions.shared.settings import settings
 
-    print(f"\nCart 1. One price change for a SKU held by {holders} of N carts: what is read and written")
+    print(f"\n6. Cart: one price change for a SKU held by {holders} of N carts: what is read and written")
     print(f"   {'N carts':>8} {'ours: items read':>17} {'ours: RRU':>10} {'ours: items written':>20} "
           f"{'seed scan: items read':>22} {'seed scan: RRU':>15}")
     import os
@@ -131,7 +131,7 @@ def notification_cost(sizes: tuple[int, ...] = (100, 1_000, 10_000), holders: in
 def monthly_estimate() -> None:
     from functions.shared.capacity import item_size, read_units, write_units
 
-    print(f"\nCart 2. The seed's monthly estimate recomputed ({PRICES_NOTE})")
+    print(f"\n7. Cart: the seed's monthly estimate recomputed ({PRICES_NOTE})")
     skus = [f"SKU-{n:06d}" for n in range(SKUS_PER_CART)]
     cart_id = uuid.uuid4().hex
     seed_size = item_size(_seed_item(cart_id, set(skus)))
