@@ -89,6 +89,21 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
                 units += sum(write_units(max(before[key], _size(table, key, item_size))) for key in keys)
             print(f"   {k:>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
                   f"{units / len(readings):>12.2f}")
+        # The same 10 readings per bin, but posted one per request as a sensor would without a batching stage.
+        name = "bench-measurements-unbatched"
+        boto3.client("dynamodb").create_table(**MEASUREMENTS_TABLE.create_table_kwargs(name))
+        repository, table = MeasurementsRepository(Settings({MEASUREMENTS_TABLE.env_var: name})), ddb.table(name)
+        k, step = 10, BIN_SECONDS // 10
+        readings = [Reading(device_id="dev-0", epoch=first_bin + b * BIN_SECONDS + i * step, temperature=20, pressure=90)
+                    for b in range(bins) for i in range(k)]
+        writes = units = 0
+        for reading in readings:
+            key = ("dev-0", (reading.epoch // BIN_SECONDS) * BIN_SECONDS)
+            before = _size(table, key, item_size)
+            writes += repository.put_readings([reading])
+            units += write_units(max(before, _size(table, key, item_size)))
+        print(f"   {'10, unbatched':>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
+              f"{units / len(readings):>12.2f}   (one reading per request: no saving without a batching stage)")
     ddb.resource.cache_clear()
     print(f"   ({SEED_INGEST}: a tenth of a write per data point is ~10 readings per bin)")
 

@@ -16,7 +16,6 @@ Every rule holds in DynamoDB, in one request:
 
 from __future__ import annotations
 
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -55,9 +54,6 @@ from functions.shared.pagination import Page, query_page
 from functions.shared.settings import Settings, TableName
 
 StartKey = dict[str, Any] | None
-# A transaction that met another one on the same cart (TransactionConflict) is tried again this many times.
-CONFLICT_ATTEMPTS = 3
-
 # The header's condition for any change: the cart exists, is the caller's, is open and has not expired.
 _CHANGEABLE = "attribute_exists(cartId) AND #owner = :owner AND #status = :open AND expiresAt > :nowEpoch"
 _NAMES = {"#owner": "owner", "#status": "status", "#version": "version"}
@@ -169,7 +165,7 @@ class CartRepository:
                                               ":now": now.isoformat()},
             }}),
         ]
-        failed = _transact(actions)
+        failed = ddb.transact_write(actions)
         if failed is None:
             return
         if failed.name == "price":
@@ -184,7 +180,7 @@ class CartRepository:
             ("cart", self._header_update(cart_id, _CHANGEABLE, values, other="DELETE skus :skus")),
             ("line", {"Delete": {"TableName": self.tables.cart, "Key": {"cartId": cart_id, "sk": line_sk(sku)}}}),
         ]
-        failed = _transact(actions)
+        failed = ddb.transact_write(actions)
         if failed is not None:
             raise _refusal(failed, owner, now)
 
@@ -223,7 +219,7 @@ class CartRepository:
 
     def _versioned(self, actions: list[tuple[str, Mapping[str, Any]]], cart: CartRecord, now: datetime, *,
                    needs_lines: bool) -> bool:
-        failed = _transact(actions)
+        failed = ddb.transact_write(actions)
         if failed is None:
             return True
         if failed.name == "cart":
@@ -323,7 +319,7 @@ class CartRepository:
             }}),
             ("note", {"Put": {"TableName": self.tables.notification, "Item": item}}),
         ]
-        return _transact(actions) is None
+        return ddb.transact_write(actions) is None
 
     def notifications_of(self, owner: str, *, limit: int, start_key: StartKey) -> Page:
         """An owner's notifications, newest first: Query `owner = :o AND begins_with(sk, "NOTE#")`, backwards."""
@@ -366,7 +362,7 @@ class CartRepository:
                 "ExpressionAttributeValues": {":one": 1},
             }}),
         ]
-        return _transact(actions) is None
+        return ddb.transact_write(actions) is None
 
     def abandoned_on(self, day: str) -> int:
         """Abandoned carts of a UTC day: GetItem `pk = "DAY#<day>"` (0 when none was counted)."""
@@ -375,17 +371,6 @@ class CartRepository:
 
 
 # --- helpers ------------------------------------------------------------------------------------------
-
-def _transact(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> ddb.ConditionFailed | None:
-    """ddb.transact_write, tried again (briefly) when it met a concurrent transaction on the same items."""
-    for attempt in range(CONFLICT_ATTEMPTS):
-        try:
-            return ddb.transact_write(actions)
-        except ClientError as error:
-            if "TransactionConflict" not in ddb.cancellation_reasons(error) or attempt == CONFLICT_ATTEMPTS - 1:
-                raise
-            time.sleep(0.02 * (attempt + 1))
-    raise ThrottledError("the cart kept changing; retry")  # pragma: no cover (the loop returns or raises)
 
 
 def _refusal(failed: ddb.ConditionFailed, owner: str, now: datetime, *, sku: str | None = None) -> AppError:

@@ -52,8 +52,10 @@ def sign_up(request: SignUpIn) -> Response[User]:
     )
 
 
+# The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.
 @router.get("/users/<user_id>", tags=TAGS)
 def get_user(user_id: UserIdPath) -> User:
+    service().require_self_or_admin(caller_of(app), user_id)
     return service().get_user(user_id)
 
 

@@ -30,7 +30,7 @@ def test_the_seeds_users_are_answered_by_id_and_by_email(api):
         assert (got.status_code, got.json()) == (200, expected)
         found = by_email(api, user.email)
         assert (found.status_code, found.json()) == (200, expected)
-    assert api.call("GET", "/users/bob").json()["joinDate"] == "2011-11-15"
+    assert api.call("GET", "/users/bob", user="bob").json()["joinDate"] == "2011-11-15"
     assert by_email(api, "fred@yahoo.com").json()["userId"] == "fred"
 
 

@@ -103,7 +103,7 @@ def test_a_taken_email_is_409_email_taken_and_writes_nothing(client, table):
     before = items(table)
     assert error(sign_up(client, "robert", "bob@gmail.com")) == (409, "EMAIL_TAKEN")
     assert items(table) == before
-    assert client.call("GET", "/users/robert").status == 404
+    assert client.call("GET", "/users/robert", user="robert").status == 404
 
 
 def test_a_retried_sign_up_is_200_with_the_same_user_and_writes_nothing(client, table, monkeypatch):
@@ -151,13 +151,22 @@ def test_markers_never_appear_in_the_email_index(client, table):
 
 # --- reads ------------------------------------------------------------------------------------------------
 
-def test_get_by_id_is_one_getitem_for_anyone_signed_in(client, calls):
+def test_get_by_id_is_one_getitem_for_the_user_or_an_admin(client, calls):
     sign_up(client, "bob", "bob@gmail.com", joinDate="2011-11-15")
     calls.clear()
-    reply = client.call("GET", "/users/bob", user="fred")
+    reply = client.call("GET", "/users/bob", user="bob")
     assert (reply.status, reply.body) == (200, {"userId": "bob", "email": "bob@gmail.com", "joinDate": "2011-11-15"})
     assert calls.names() == ["GetItem"]
-    assert error(client.call("GET", "/users/nobody")) == (404, "USER_NOT_FOUND")
+    assert client.call("GET", "/users/bob", user="root", groups=("admin",)).status == 200
+    assert error(client.call("GET", "/users/nobody", user="root", groups=("admin",))) == (404, "USER_NOT_FOUND")
+
+
+def test_another_user_cannot_read_a_user_and_learns_nothing_of_its_existence(client, calls):
+    sign_up(client, "bob", "bob@gmail.com")
+    calls.clear()
+    assert error(client.call("GET", "/users/bob", user="fred")) == (403, "FORBIDDEN")
+    assert error(client.call("GET", "/users/nobody", user="fred")) == (403, "FORBIDDEN")
+    assert calls.names() == []  # refused before any read
 
 
 def test_get_by_email_is_one_query_on_the_email_index_for_admins(client, calls):
@@ -270,7 +279,7 @@ def test_delete_removes_the_user_and_frees_its_email(client, table, calls):
     assert client.call("DELETE", "/users/bob", user="bob").status == 204
     assert calls.names() == ["GetItem", "TransactWriteItems"]
     assert items(table) == []
-    assert error(client.call("GET", "/users/bob")) == (404, "USER_NOT_FOUND")
+    assert error(client.call("GET", "/users/bob", user="bob")) == (404, "USER_NOT_FOUND")
     assert error(client.call("DELETE", "/users/bob", user="bob")) == (404, "USER_NOT_FOUND")
     assert sign_up(client, "robert", "bob@gmail.com").status == 201
 
@@ -284,7 +293,7 @@ def test_only_the_user_or_an_admin_signs_up_changes_email_or_deletes(client, tab
     change = {"email": "mallory@gmail.com"}
     assert error(client.call("PUT", "/users/bob/email", body=change, user="mallory")) == (403, "FORBIDDEN")
     assert error(client.call("DELETE", "/users/bob", user="mallory")) == (403, "FORBIDDEN")
-    assert client.call("GET", "/users/bob").body["email"] == "bob@gmail.com"
+    assert client.call("GET", "/users/bob", user="bob").body["email"] == "bob@gmail.com"
     assert client.call("PUT", "/users/bob/email", body=change, user="root", groups=ADMIN).status == 200
     assert client.call("DELETE", "/users/bob", user="root", groups=ADMIN).status == 204
     assert error(client.call("GET", "/users/bob", user=None)) == (401, "UNAUTHORIZED")
@@ -351,6 +360,6 @@ def test_the_seed_loads_bob_and_fred_and_loading_twice_changes_nothing(client, t
     loaded = items(table)
     seed.load(env)
     assert items(table) == loaded and len(loaded) == 4
-    assert client.call("GET", "/users/bob").body == {"userId": "bob", "email": "bob@gmail.com", "joinDate": "2011-11-15"}
+    assert client.call("GET", "/users/bob", user="bob").body == {"userId": "bob", "email": "bob@gmail.com", "joinDate": "2011-11-15"}
     assert by_email(client, "fred@yahoo.com").body == {"userId": "fred", "email": "fred@yahoo.com",
                                                         "joinDate": "2011-12-01"}
