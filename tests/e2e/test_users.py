@@ -26,7 +26,7 @@ def by_email(api, email: str):
 def test_the_seeds_users_are_answered_by_id_and_by_email(api):
     for user in seed.USERS:
         expected = {"userId": user.user_id, "email": user.email, "joinDate": user.join_date.isoformat()}
-        got = api.call("GET", f"/users/{user.user_id}")
+        got = api.call("GET", f"/users/{user.user_id}", user=user.user_id)
         assert (got.status_code, got.json()) == (200, expected)
         found = by_email(api, user.email)
         assert (found.status_code, found.json()) == (200, expected)
@@ -49,7 +49,7 @@ def test_20_parallel_sign_ups_with_one_email_give_one_201_and_19_email_taken(api
     (winner,) = [body["userId"] for status, body in replies if status == 201]
     assert by_email(api, email).json()["userId"] == winner
     losers = [user for user in users if user != winner]
-    assert {api.call("GET", f"/users/{user}").status_code for user in losers} == {404}
+    assert {api.call("GET", f"/users/{user}", user=user).status_code for user in losers} == {404}
 
 
 def test_a_retried_sign_up_answers_the_same_user(api):
