@@ -19,8 +19,8 @@ CREATE_ATTEMPTS = 3  # a taken token (never seen with 256 bits) is retried with 
 
 
 def new_token() -> str:
-    """A token nobody can guess: 256 bits from the OS's CSPRNG (uuid4 has 122 random bits and is not specified to
-    come from a CSPRNG)."""
+    """A token nobody can guess: 256 bits from the OS's CSPRNG (a uuid4 is an identifier: 122 random bits that its
+    RFC does not require to be unpredictable)."""
     return secrets.token_urlsafe(TOKEN_BYTES)
 
 
