@@ -1,0 +1,82 @@
+"""Sessions API (seed 003, "Session Store"): create, read and end sessions; list and end all of a user's.
+Each route: validated input, one call into the service."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path
+
+from functions.sessions.models import (
+    TOKEN_PATTERN,
+    USERNAME_PATTERN,
+    Session,
+    SessionPage,
+)
+from functions.sessions.repository import SessionsRepository
+from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
+from functions.sessions.service import SessionsService
+from functions.shared.auth import Caller, caller_of
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
+
+TAGS = ["sessions"]
+router = Router()
+
+TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
+UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
+
+
+@lru_cache(maxsize=1)
+def service() -> SessionsService:
+    config = settings()
+    return SessionsService(SessionsRepository(config), config.integer(LIFETIME_ENV, DEFAULT_LIFETIME_SECONDS))
+
+
+def _caller() -> Caller:
+    return caller_of(app)
+
+
+@router.post("/sessions", tags=TAGS, responses={201: {"description": "created"}})
+def create_session(idempotency_key: IdempotencyKey = None) -> Response[Session]:
+    caller = _caller()
+    return create_once(app, operation="sessions.create", key=idempotency_key, request={},
+                       make=lambda: service().create(caller))
+
+
+@router.get("/sessions/<token>", tags=TAGS)
+def get_session(token: TokenPath) -> Session:
+    return service().get(_caller(), token)
+
+
+@router.delete("/sessions/<token>", tags=TAGS, responses={204: {"description": "ended (or gone already)"}})
+def delete_session(token: TokenPath) -> Response[None]:
+    service().delete(_caller(), token)
+    return Response(status_code=204)
+
+
+@router.get("/sessions/users/<username>", tags=TAGS)
+def sessions_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> SessionPage:
+    caller = _caller()
+    return paginate(
+        SessionPage, f"sessions.of/{username}", cursor,
+        lambda start: service().sessions_of(caller, username, limit=limit, start_key=start),
+    )
+
+
+@router.delete("/sessions/users/<username>", tags=TAGS, responses={204: {"description": "all ended"}})
+def delete_sessions_of(username: UsernamePath) -> Response[None]:
+    service().delete_all(_caller(), username)
+    return Response(status_code=204)
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

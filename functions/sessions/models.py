@@ -1,0 +1,26 @@
+"""Sessions API models (camelCase on the wire; the table keeps the seed's PascalCase names, mapped in the repository)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import Field
+
+from functions.shared.models import ApiModel
+
+# What `secrets.token_urlsafe(32)` makes (43 characters), and the seed's uuid4 tokens (36) of the example data.
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{16,128}$"
+USERNAME_PATTERN = r"^[A-Za-z0-9_.@+-]{1,128}$"
+
+
+class Session(ApiModel):
+    session_token: str
+    username: str
+    created_at: datetime
+    expires_at: datetime = Field(description="after this instant the session is gone (404), whether or not TTL has "
+                                             "deleted it yet")
+
+
+class SessionPage(ApiModel):
+    items: list[Session]
+    next_cursor: str | None = None

@@ -1,0 +1,73 @@
+"""Sessions in the template: the seed's table structure (SessionToken key, UserIndex on Username KEYS_ONLY, TTL on
+`TTL`), no stream, the function's exact grants, and the session lifetime from the stack's configuration."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aws_cdk as cdk
+import pytest
+
+from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
+from infra.domains.sessions import lifetime_seconds
+from tests.infra.test_stack import function_policy, logical_id
+
+
+def table_id(raw: dict[str, Any]) -> str:
+    return logical_id(raw, "AWS::DynamoDB::Table", "SessionsSessionTable")
+
+
+def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
+    return [(k["AttributeName"], k["KeyType"]) for k in schema]
+
+
+def actions(statement: dict[str, Any]) -> list[str]:
+    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+
+
+def test_sessions_are_keyed_by_token_listed_by_user_keys_only_and_expire_by_ttl(dev):
+    props = dev.merged["Resources"][table_id(dev.merged)]["Properties"]
+    assert keys(props["KeySchema"]) == [("SessionToken", "HASH")]
+    (index,) = props["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "UserIndex"
+    assert keys(index["KeySchema"]) == [("Username", "HASH")]
+    assert index["Projection"] == {"ProjectionType": "KEYS_ONLY"}
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "TTL", "Enabled": True}
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert "StreamSpecification" not in props
+
+
+def test_prod_retains_and_protects_the_sessions_table(prod):
+    table = prod.merged["Resources"][table_id(prod.merged)]
+    assert table["DeletionPolicy"] == "Retain" and table["Properties"]["DeletionProtectionEnabled"] is True
+
+
+def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
+    raw = dev.merged
+    table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}
+    index_arn = {"Fn::Join": ["", [table_arn, "/index/UserIndex"]]}
+    granted = {
+        json.dumps(s["Resource"], sort_keys=True): sorted(actions(s))
+        for s in function_policy(raw, "SessionsApiRoleDefaultPolicy")
+        if any(a.startswith("dynamodb:") for a in actions(s)) and "Idempotency" not in json.dumps(s["Resource"])
+    }
+    assert granted == {
+        json.dumps(table_arn, sort_keys=True): [
+            "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
+            "dynamodb:PutItem",
+        ],
+        json.dumps(index_arn, sort_keys=True): ["dynamodb:Query"],
+    }
+
+
+def test_the_session_lifetime_reaches_the_api_function_from_the_stacks_configuration(dev):
+    raw = dev.merged
+    api = raw["Resources"][logical_id(raw, "AWS::Lambda::Function", "SessionsApiFunction")]["Properties"]
+    assert api["Environment"]["Variables"][LIFETIME_ENV] == str(DEFAULT_LIFETIME_SECONDS) == str(7 * 24 * 3600)
+
+
+def test_the_session_lifetime_is_a_context_setting_within_bounds():
+    assert lifetime_seconds(cdk.Stack(cdk.App(context={"sessionLifetimeSeconds": "600"}), "S")) == 600
+    with pytest.raises(ValueError, match="sessionLifetimeSeconds"):
+        lifetime_seconds(cdk.Stack(cdk.App(context={"sessionLifetimeSeconds": "5"}), "S"))
