@@ -11,8 +11,8 @@ from infra.constructs.rest_api import Route
 PREFIX = "/ecommerce"
 ROUTES = [
     Route("POST", f"{PREFIX}/customers"),
-    # paged: the overview hands out the cursor that GET …/orders continues from
-    Route("GET", f"{PREFIX}/customers/{{username}}", paged=True),
+    # not `paged` (it takes no cursor), but it signs the one GET …/orders continues from: the function has the key
+    Route("GET", f"{PREFIX}/customers/{{username}}"),
     Route("PUT", f"{PREFIX}/customers/{{username}}/email"),
     Route("PUT", f"{PREFIX}/customers/{{username}}/addresses"),
     Route("DELETE", f"{PREFIX}/customers/{{username}}/addresses"),
