@@ -356,3 +356,12 @@ def test_the_seed_loads_twice_without_change_and_answers_the_seeds_questions(cli
 def test_order_input_model_refuses_duplicate_items():
     with pytest.raises(ValueError):
         OrderIn.model_validate({"items": [{"itemId": "a", "description": "A", "price": 1}] * 2})
+
+
+def test_a_failed_order_is_forgotten_by_its_idempotency_key_so_the_retry_places_it(client, table):
+    refused = place(client, "alice", headers={"Idempotency-Key": "k-2"})
+    assert error(refused) == (404, "CUSTOMER_NOT_FOUND")
+    sign_up(client, "alice", "alice@example.com")
+    retried = place(client, "alice", headers={"Idempotency-Key": "k-2"})
+    assert retried.status == 201
+    assert Counter(item["entityType"] for item in items(table))["Order"] == 1
