@@ -1,0 +1,62 @@
+"""Ecommerce in the template: the seed's single table (PK, SK) with GSI1 (GSI1PK, GSI1SK, all attributes), no stream
+or TTL, the cursor key and idempotency table wired in, and grants that are exactly the repository's calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.infra.test_stack import function_policy, logical_id
+
+TABLE = "EcommerceEcommerceTable"
+
+
+def table_props(raw: dict[str, Any]) -> dict[str, Any]:
+    return raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", TABLE)]["Properties"]
+
+
+def test_the_table_has_the_seeds_generic_keys_and_gsi1(dev):
+    props = table_props(dev.merged)
+    assert props["KeySchema"] == [{"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"}]
+    assert props["GlobalSecondaryIndexes"] == [{
+        "IndexName": "GSI1",
+        "KeySchema": [{"AttributeName": "GSI1PK", "KeyType": "HASH"}, {"AttributeName": "GSI1SK", "KeyType": "RANGE"}],
+        # the order detail page shows every attribute of the order and its items
+        "Projection": {"ProjectionType": "ALL"},
+    }]
+    assert sorted(props["AttributeDefinitions"], key=lambda a: a["AttributeName"]) == [
+        {"AttributeName": name, "AttributeType": "S"} for name in ("GSI1PK", "GSI1SK", "PK", "SK")
+    ]
+    assert props["BillingMode"] == "PAY_PER_REQUEST"
+    assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
+    # orders are kept: nothing expires, nothing consumes changes
+    assert not {"TimeToLiveSpecification", "StreamSpecification", "LocalSecondaryIndexes", "TableName"} & set(props)
+
+
+def test_prod_keeps_the_table(prod):
+    resource = prod.merged["Resources"][logical_id(prod.merged, "AWS::DynamoDB::Table", TABLE)]
+    assert resource["DeletionPolicy"] == "Retain"
+    assert resource["Properties"]["DeletionProtectionEnabled"] is True
+
+
+def test_the_api_function_may_do_exactly_what_the_repository_calls(dev):
+    raw = dev.merged
+    table = logical_id(raw, "AWS::DynamoDB::Table", TABLE)
+    statements = [s for s in function_policy(raw, "EcommerceApiRole") if any(
+        str(a).startswith("dynamodb:") and "Idempotency" not in str(s["Resource"])
+        for a in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]]))]
+    on_table = [s for s in statements if s["Resource"] == {"Fn::GetAtt": [table, "Arn"]}]
+    on_index = [s for s in statements if s not in on_table]
+    assert on_table == [{
+        "Action": ["dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem",
+                   "dynamodb:Query", "dynamodb:UpdateItem"],
+        "Effect": "Allow",
+        "Resource": {"Fn::GetAtt": [table, "Arn"]},
+    }]
+    assert [s["Resource"] for s in on_index if s["Action"] == "dynamodb:Query"] == [
+        {"Fn::Join": ["", [{"Fn::GetAtt": [table, "Arn"]}, "/index/GSI1"]]}]
+    assert "dynamodb:Scan" not in str(statements)
+    variables = raw["Resources"][logical_id(raw, "AWS::Lambda::Function", "EcommerceApiFunction")]["Properties"][
+        "Environment"]["Variables"]
+    assert variables["ECOMMERCE_TABLE_NAME"] == {"Ref": table}
+    # the overview and the orders list sign cursors; a placed order takes an Idempotency-Key
+    assert "CURSOR_SECRET_ARN" in variables and "IDEMPOTENCY_TABLE_NAME" in variables
