@@ -389,3 +389,18 @@ def test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list(client, tabl
     assert query["ExclusiveStartKey"] == {"PK": {"S": "REPO#alexdebrie#dynamodb-book"}, "SK": {"S": "ISSUE#0000003"}}
     elsewhere = client.call("GET", f"{REPO}/open-issues?cursor={first['nextCursor']}")
     assert error(elsewhere) == (400, "INVALID_CURSOR")
+
+
+# --- example data --------------------------------------------------------------------------------------
+
+def test_the_example_data_loads_twice_without_changing_anything(table):
+    from seeds import patterns as seed
+
+    env = {PATTERNS_TABLE.env_var: table}
+    seed.load(env)
+    first = sorted(items(table), key=lambda item: (item["PK"], item["SK"]))
+    seed.load(env)
+    assert sorted(items(table), key=lambda item: (item["PK"], item["SK"])) == first
+    repo = repo_item(table)
+    assert (repo["StarCount"], repo["IssueCount"]) == (3, 12)
+    assert sum(1 for item in first if item["SK"].startswith("ISSUE#")) == 12
