@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 
 from functions.patterns.models import (
+    Featured,
     Issue,
     IssueChange,
     Order,
@@ -61,6 +62,7 @@ def load(env: Mapping[str, str]) -> None:
     for country, state, city, zip_code, store_id, address in STORES:
         repository.put_store(Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code,
                                    address=address))
+    repository.put_featured(Featured(repos=[f"{OWNER}/{REPO}"], updated_at=T0))
     for order_id, status, ordered_at, amount in ORDERS:
         repository.put_order(Order(customer=CUSTOMER, order_id=order_id, status=status, ordered_at=ordered_at,
                                    amount=amount))

@@ -14,6 +14,8 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.patterns.models import (
     NAME_PATTERN,
+    Featured,
+    FeaturedIn,
     Issue,
     IssueChange,
     IssueIn,
@@ -269,6 +271,18 @@ def _day(value: str | None, name: str) -> date | None:
     except ValueError as error:
         raise InvalidInputError(f"{name} is not a real day",
                                 details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}]) from error
+
+
+# --- the singleton ------------------------------------------------------------------------------------
+
+@router.put(f"{P}/featured", middlewares=[admin_only], tags=TAGS)
+def put_featured(body: FeaturedIn) -> Featured:
+    return service().put_featured(body.repos)
+
+
+@router.get(f"{P}/featured", tags=TAGS)
+def get_featured() -> Featured:
+    return service().get_featured()
 
 
 app = build_resolver()

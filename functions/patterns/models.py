@@ -160,3 +160,20 @@ class OrderRange(ApiModel):
     status: OrderStatus
     first: Day | None = None
     last: Day | None = None
+
+
+# --- the singleton ------------------------------------------------------------------------------------
+
+REPO_REF_PATTERN = r"^[A-Za-z0-9_.-]{1,64}/[A-Za-z0-9_.-]{1,64}$"
+MAX_FEATURED = 10
+
+
+class FeaturedIn(ApiModel):
+    repos: Annotated[list[Annotated[str, StringConstraints(pattern=REPO_REF_PATTERN)]], Field(max_length=MAX_FEATURED)]
+
+
+class Featured(ApiModel):
+    """The application's featured repos (`owner/repo`), one singleton item."""
+
+    repos: list[str]
+    updated_at: datetime | None = None

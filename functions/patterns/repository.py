@@ -20,6 +20,7 @@ from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
 from functions.patterns.models import (
+    Featured,
     Issue,
     IssueChange,
     Order,
@@ -30,6 +31,7 @@ from functions.patterns.models import (
     Store,
 )
 from functions.patterns.schema import (
+    FEATURED_KEY,
     GSI1,
     GSI2,
     PATTERNS_TABLE,
@@ -333,6 +335,21 @@ class PatternsRepository:
             sort = Key("GSI1SK").between(prefix + (first or ""), prefix + (last or "9999-12-31") + "~")
         return self._page(limit, start_key, _model(Order), IndexName=GSI1,
                           KeyConditionExpression=Key("GSI1PK").eq(customer_pk(customer)) & sort)
+
+    # --- the singleton -----------------------------------------------------------------------------
+
+    def put_featured(self, featured: Featured) -> Featured:
+        """Replace the featured repos (PutItem on the singleton's fixed key)."""
+        item = to_item(featured, **FEATURED_KEY, type="featured")
+        if featured.updated_at is not None:
+            item["updatedAt"] = timestamp(featured.updated_at)
+        self.table.put_item(Item=item)
+        return featured
+
+    def get_featured(self) -> Featured | None:
+        """The featured repos: GetItem on the singleton's fixed key."""
+        item = self.table.get_item(Key=FEATURED_KEY).get("Item")
+        return None if item is None else from_item(Featured, item)
 
     # --- pages ---------------------------------------------------------------------------------------
 

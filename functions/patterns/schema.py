@@ -6,7 +6,8 @@
 - an organization (`ORG#<org>`) sorts before its users (`USER#<username>`): "sorting with multiple entity types";
 - stores by country (`STORE#<country>`) with `<state>#<city>#<zip>#<storeId>` sort keys: "composite sort keys
   for hierarchy";
-- a customer's orders (`CUSTOMER#<id>`, `ORDER#<orderId>`).
+- a customer's orders (`CUSTOMER#<id>`, `ORDER#<orderId>`);
+- one singleton item, the featured repos (`FEATURED`, `FEATURED`): application-wide, read by its fixed key.
 
 Indexes:
 - `GSI1` (`GSI1PK`, `GSI1SK`), overloaded: issues by last update (`REPO#…`, `ISSUE#<updatedAt>#<number>`: the sort
@@ -99,6 +100,9 @@ def store_prefix(*levels: str) -> str:
 
 def store_sk(state: str, city: str, zip_code: str, store_id: str) -> str:
     return store_prefix(state, city, zip_code) + store_id
+
+
+FEATURED_KEY = {"PK": "FEATURED", "SK": "FEATURED"}
 
 
 def customer_pk(customer: str) -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from functions.patterns.models import (
+    Featured,
     Issue,
     IssueChange,
     IssueIn,
@@ -135,6 +136,15 @@ class PatternsService:
         last = wanted.last.isoformat() if wanted.last else None
         return self.repository.orders_by_status(customer, wanted.status, first, last, limit=limit,
                                                 start_key=start_key)
+
+    # --- the singleton -------------------------------------------------------------------------------
+
+    def put_featured(self, repos: list[str]) -> Featured:
+        return self.repository.put_featured(Featured(repos=list(dict.fromkeys(repos)), updated_at=self.clock()))
+
+    def get_featured(self) -> Featured:
+        """Nothing featured yet is an empty list, not a 404: the singleton is the application's, always there."""
+        return self.repository.get_featured() or Featured(repos=[])
 
 
 def _repo_found(page: Page, start_key: StartKey, owner: str, repo: str) -> Page:

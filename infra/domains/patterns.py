@@ -33,6 +33,8 @@ ROUTES = [
     Route("GET", f"{P}/stores/{{country}}/{{state}}/{{city}}/{{zipCode}}", paged=True),
     Route("PUT", f"{P}/customers/{{customer}}/orders/{{orderId}}"),
     Route("GET", f"{P}/customers/{{customer}}/orders", paged=True),
+    Route("PUT", f"{P}/featured"),
+    Route("GET", f"{P}/featured"),
 ]
 
 # Exactly what functions/patterns/repository.py calls (the functional suite fails on a missing or unused grant).

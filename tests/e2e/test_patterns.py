@@ -77,6 +77,11 @@ def test_the_seeds_cancelled_orders_between_july_and_october(api):
     assert code(api.call("GET", "/patterns/customers/2b5a41c0/orders?status=LOST", user="2b5a41c0")) == (400, "VALIDATION_FAILED")
 
 
+def test_the_featured_singleton(api):
+    assert body(api.call("GET", "/patterns/featured"))["repos"] == ["alexdebrie/dynamodb-book"]
+    assert code(api.call("PUT", "/patterns/featured", json={"repos": []})) == (403, "FORBIDDEN")
+
+
 def test_star_unstar_and_an_issues_life_over_http(api):
     repo = new_repo(api)
     assert api.call("PUT", f"{repo}/stars/alice", user="alice").status_code == 201

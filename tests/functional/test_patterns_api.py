@@ -391,6 +391,26 @@ def test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list(client, tabl
     assert error(elsewhere) == (400, "INVALID_CURSOR")
 
 
+# --- the singleton -------------------------------------------------------------------------------------
+
+def test_the_featured_repos_are_one_singleton_item_read_by_its_fixed_key(client, table, calls):
+    assert ok(client.call("GET", "/patterns/featured")) == {"repos": [], "updatedAt": None}
+    body = {"repos": ["alexdebrie/dynamodb-book", "a/b", "alexdebrie/dynamodb-book"]}
+    put = ok(client.call("PUT", "/patterns/featured", body=body, user="root", groups=ADMIN))
+    assert put["repos"] == ["alexdebrie/dynamodb-book", "a/b"]
+    ok(client.call("PUT", "/patterns/featured", body={"repos": ["c/d"]}, user="root", groups=ADMIN))
+    calls.clear()
+    assert ok(client.call("GET", "/patterns/featured"))["repos"] == ["c/d"]
+    (get, _), = calls.of("GetItem")
+    assert get["Key"] == {"PK": {"S": "FEATURED"}, "SK": {"S": "FEATURED"}}
+    assert [item["SK"] for item in items(table)] == ["FEATURED"]  # replaced, never a second item
+    assert error(client.call("PUT", "/patterns/featured", body={"repos": ["c/d"]})) == (403, "FORBIDDEN")
+    bad = client.call("PUT", "/patterns/featured", body={"repos": ["no#slash"]}, user="root", groups=ADMIN)
+    assert error(bad) == (400, "VALIDATION_FAILED")
+    many = client.call("PUT", "/patterns/featured", body={"repos": [f"o/r{i}" for i in range(11)]}, user="root", groups=ADMIN)
+    assert error(many) == (400, "VALIDATION_FAILED")
+
+
 # --- example data --------------------------------------------------------------------------------------
 
 def test_the_example_data_loads_twice_without_changing_anything(table):
