@@ -198,6 +198,17 @@ def test_issue_creation_needs_a_repo_and_a_title_and_a_retry_with_its_key_create
     assert client.call("GET", f"{REPO}/issues/0").status == 400
 
 
+def test_a_keyed_create_that_failed_is_forgotten_so_its_retry_creates(client, table):
+    # Given a keyed create refused because the repo does not exist yet
+    keyed = {"Idempotency-Key": "early"}
+    assert error(client.call("POST", f"{REPO}/issues", body={"title": "Early"}, headers=keyed)) == (404, "REPO_NOT_FOUND")
+    # When the repo exists and the client retries with the same key
+    make_repo(client)
+    retry = client.call("POST", f"{REPO}/issues", body={"title": "Early"}, headers=keyed)
+    # Then the retry runs (the failure was not kept as the answer) and takes number 1
+    assert ok(retry, 201)["number"] == 1
+
+
 def test_20_concurrent_creates_never_share_a_number(client, table, atomic_dynamodb):
     make_repo(client)
     service = api.service()
