@@ -27,8 +27,12 @@ from tests.infra.test_stack import logical_id, normalize, resources
 MAX_RESOURCES = 250
 MAX_BYTES = 500_000
 MORE_DOMAINS = 12
-# API Gateway's default quota of resources (path parts) per REST API (adjustable): shared by every domain.
+# API Gateway's default quota of resources (path parts) per REST API, shared by every domain. It is adjustable per
+# API ("Quotas for configuring and running a REST API"), unlike CloudFormation's 500 resources per stack: the REST
+# API keeps room for the domains still planned (order entry, the model explorer) and two more of ConnectedCar's
+# size; past that, ask for more or give a group of domains its own RestApi (docs/decisions.md, issue 13).
 MAX_API_RESOURCES = 300
+MORE_API_DOMAINS = 4
 
 
 def figures(synthesized: Synth) -> list[tuple[str, int, int]]:
@@ -78,8 +82,8 @@ def test_the_parent_has_room_for_twelve_more_domains_the_size_of_connected_car(d
     api_resources = len(resources(dev.merged, "AWS::ApiGateway::Resource"))
     per_api_domain = len(resources(connected_car.raw, "AWS::ApiGateway::Resource"))
     print(f"API resources (path parts): {api_resources}, ConnectedCar's {per_api_domain}, "
-          f"with {MORE_DOMAINS} more: {api_resources + MORE_DOMAINS * per_api_domain} of {MAX_API_RESOURCES}")
-    assert api_resources + MORE_DOMAINS * per_api_domain < MAX_API_RESOURCES
+          f"with {MORE_API_DOMAINS} more: {api_resources + MORE_API_DOMAINS * per_api_domain} of {MAX_API_RESOURCES}")
+    assert api_resources + MORE_API_DOMAINS * per_api_domain < MAX_API_RESOURCES
 
 
 def test_the_parent_keeps_what_domains_share_and_each_domain_is_its_own_nested_stack(dev):

@@ -1,0 +1,291 @@
+"""Patterns API (seed 003, The DynamoDB Book's patterns): repos with stars and issues, organizations with users,
+stores by place, a customer's orders by status. Each route is a validated input and one call into the service."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from functions.patterns.models import (
+    NAME_PATTERN,
+    Featured,
+    FeaturedIn,
+    Issue,
+    IssueChange,
+    IssueIn,
+    IssuePage,
+    Order,
+    OrderIn,
+    OrderPage,
+    OrderRange,
+    Org,
+    OrgIn,
+    OrgUser,
+    OrgWithUsers,
+    Repo,
+    RepoIn,
+    RepoWithIssues,
+    RepoWithStars,
+    Star,
+    Store,
+    StoreIn,
+    StorePage,
+    UserIn,
+    UserPage,
+)
+from functions.patterns.repository import PatternsRepository
+from functions.patterns.service import PatternsService
+from functions.shared.auth import admin_only, caller_of
+from functions.shared.errors import ForbiddenError, InvalidInputError
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.models import dump
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
+from functions.shared.settings import settings
+
+TAGS = ["patterns"]
+P = "/patterns"
+router = Router()
+
+NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
+NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
+DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
+@lru_cache(maxsize=1)
+def service() -> PatternsService:
+    return PatternsService(PatternsRepository(settings()))
+
+
+def _json(status: int, body: dict) -> Response:
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
+    """A page of one item collection as the parent item (`head`, when this page holds it) and its children."""
+    field = "repo" if head is Repo else "org"
+
+    def build(items: list[Any], next_cursor: str | None) -> Any:
+        parent = next((item for item in items if isinstance(item, head)), None)
+        children = [item for item in items if not isinstance(item, head)]
+        return page_model(**{field: parent, "items": children, "next_cursor": next_cursor})
+
+    return build
+
+
+# --- repos and stars: reference counts, assembled collections -----------------------------------------
+
+@router.put(f"{P}/repos/<owner>/<repo>", middlewares=[admin_only], tags=TAGS)
+def put_repo(owner: NamePath, repo: NamePath, body: RepoIn) -> Repo:
+    return service().put_repo(owner, repo, body.description)
+
+
+@router.get(f"{P}/repos/<owner>/<repo>", tags=TAGS)
+def get_repo(owner: NamePath, repo: NamePath) -> Repo:
+    return service().get_repo(owner, repo)
+
+
+@router.put(
+    f"{P}/repos/<owner>/<repo>/stars/<username>", tags=TAGS,
+    responses={201: {"description": "starred"}, 200: {"description": "starred already: nothing changed"}},
+)
+def star(owner: NamePath, repo: NamePath, username: NamePath) -> Response[Star]:
+    caller = _as_self(username)
+    starred, created = service().star(caller, owner, repo)
+    return _json(201 if created else 200, dump(starred))
+
+
+@router.delete(f"{P}/repos/<owner>/<repo>/stars/<username>", tags=TAGS, responses={204: {"description": "unstarred"}})
+def unstar(owner: NamePath, repo: NamePath, username: NamePath) -> Response[None]:
+    service().unstar(_as_self(username), owner, repo)
+    return Response(status_code=204)
+
+
+@router.get(f"{P}/repos/<owner>/<repo>/stars", tags=TAGS)
+def repo_with_stars(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithStars:
+    return paginate(
+        _split(RepoWithStars, Repo), f"patterns.repo-stars/{owner}/{repo}", cursor,
+        lambda start: service().repo_with_stars(owner, repo, limit=limit, start_key=start),
+    )
+
+
+def _as_self(username: str):
+    caller = caller_of(app)
+    if caller.username != username:
+        raise ForbiddenError("star and unstar as yourself")
+    return caller
+
+
+# --- issues: sequential identifiers, sparse index, sorting on a changing attribute --------------------
+
+@router.post(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS, responses={201: {"description": "created"}})
+def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_key: IdempotencyKey = None) -> Response[Issue]:
+    caller = caller_of(app)
+    return create_once(app, operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
+                       request=issue.model_dump(mode="json"),
+                       make=lambda: service().create_issue(caller, owner, repo, issue))
+
+
+@router.get(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS)
+def repo_with_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithIssues:
+    return paginate(
+        _split(RepoWithIssues, Repo), f"patterns.repo-issues/{owner}/{repo}", cursor,
+        lambda start: service().repo_with_issues(owner, repo, limit=limit, start_key=start),
+    )
+
+
+@router.get(f"{P}/repos/<owner>/<repo>/issues/<number>", tags=TAGS)
+def get_issue(owner: NamePath, repo: NamePath, number: NumberPath) -> Issue:
+    return service().get_issue(owner, repo, number)
+
+
+@router.patch(f"{P}/repos/<owner>/<repo>/issues/<number>", tags=TAGS)
+def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange) -> Issue:
+    return service().change_issue(caller_of(app), owner, repo, number, change)
+
+
+@router.get(f"{P}/repos/<owner>/<repo>/open-issues", tags=TAGS)
+def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
+    return paginate(
+        IssuePage, f"patterns.open-issues/{owner}/{repo}", cursor,
+        lambda start: service().open_issues(owner, repo, limit=limit, start_key=start),
+    )
+
+
+@router.get(f"{P}/repos/<owner>/<repo>/recently-updated-issues", tags=TAGS)
+def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
+    return paginate(
+        IssuePage, f"patterns.issues-by-update/{owner}/{repo}", cursor,
+        lambda start: service().issues_by_update(owner, repo, limit=limit, start_key=start),
+    )
+
+
+# --- organizations: sorting with multiple entity types, sparse index ----------------------------------
+
+@router.put(f"{P}/orgs/<org>", middlewares=[admin_only], tags=TAGS)
+def put_org(org: NamePath, body: OrgIn) -> Org:
+    return service().put_org(Org(org=org, name=body.name))
+
+
+@router.get(f"{P}/orgs/<org>", tags=TAGS)
+def org_with_users(
+    org: NamePath,
+    order: Annotated[Literal["asc", "desc"], Query(description="asc: org first, users A-Z; desc: users Z-A, org last")] = "asc",
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> OrgWithUsers:
+    return paginate(
+        _split(OrgWithUsers, Org), f"patterns.org-users/{org}", cursor,
+        lambda start: service().org_with_users(org, newest_last=order == "desc", limit=limit, start_key=start),
+        order=order,
+    )
+
+
+@router.put(f"{P}/orgs/<org>/users/<username>", middlewares=[admin_only], tags=TAGS)
+def put_org_user(org: NamePath, username: NamePath, body: UserIn) -> OrgUser:
+    return service().put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
+
+
+@router.get(f"{P}/orgs/<org>/admins", tags=TAGS)
+def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
+    return paginate(
+        UserPage, f"patterns.org-admins/{org}", cursor,
+        lambda start: service().org_admins(org, limit=limit, start_key=start),
+    )
+
+
+# --- stores: composite sort keys for hierarchy --------------------------------------------------------
+
+@router.put(f"{P}/stores/<country>/<state>/<city>/<zip_code>/<store_id>", middlewares=[admin_only], tags=TAGS)
+def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, store_id: NamePath,
+              body: StoreIn) -> Store:
+    return service().put_store(Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code,
+                                     address=body.address))
+
+
+def _stores(country: str, levels: tuple[str, ...], limit: int, cursor: str | None) -> StorePage:
+    return paginate(
+        StorePage, "patterns.stores/" + "/".join((country, *levels)), cursor,
+        lambda start: service().stores_in(country, *levels, limit=limit, start_key=start),
+    )
+
+
+@router.get(f"{P}/stores/<country>", tags=TAGS)
+def stores_in_country(country: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
+    return _stores(country, (), limit, cursor)
+
+
+@router.get(f"{P}/stores/<country>/<state>", tags=TAGS)
+def stores_in_state(country: NamePath, state: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
+    return _stores(country, (state,), limit, cursor)
+
+
+@router.get(f"{P}/stores/<country>/<state>/<city>", tags=TAGS)
+def stores_in_city(country: NamePath, state: NamePath, city: NamePath, limit: Limit = DEFAULT_LIMIT,
+                   cursor: Cursor = None) -> StorePage:
+    return _stores(country, (state, city), limit, cursor)
+
+
+@router.get(f"{P}/stores/<country>/<state>/<city>/<zip_code>", tags=TAGS)
+def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, limit: Limit = DEFAULT_LIMIT,
+                  cursor: Cursor = None) -> StorePage:
+    return _stores(country, (state, city, zip_code), limit, cursor)
+
+
+# --- orders: composite sort key with an enum ----------------------------------------------------------
+
+@router.put(f"{P}/customers/<customer>/orders/<order_id>", middlewares=[admin_only], tags=TAGS)
+def put_order(customer: NamePath, order_id: NamePath, body: OrderIn) -> Order:
+    return service().put_order(Order(customer=customer, order_id=order_id, **body.model_dump()))
+
+
+@router.get(f"{P}/customers/<customer>/orders", tags=TAGS)
+def orders_by_status(
+    customer: NamePath,
+    status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
+    first: Annotated[str | None, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
+    last: Annotated[str | None, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> OrderPage:
+    wanted = OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
+    return paginate(
+        OrderPage, f"patterns.orders/{customer}", cursor,
+        lambda start: service().orders_by_status(caller_of(app), customer, wanted, limit=limit, start_key=start),
+        status=status, first=first, last=last,
+    )
+
+
+def _day(value: str | None, name: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise InvalidInputError(f"{name} is not a real day",
+                                details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}]) from error
+
+
+# --- the singleton ------------------------------------------------------------------------------------
+
+@router.put(f"{P}/featured", middlewares=[admin_only], tags=TAGS)
+def put_featured(body: FeaturedIn) -> Featured:
+    return service().put_featured(body.repos)
+
+
+@router.get(f"{P}/featured", tags=TAGS)
+def get_featured() -> Featured:
+    return service().get_featured()
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

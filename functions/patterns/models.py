@@ -1,0 +1,179 @@
+"""Patterns API models: camelCase on the wire and, for most attributes, in the stored items too (`from_item`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints
+
+from functions.shared.models import ApiModel, Day
+
+# Names that become parts of keys: no separator (`#`), no spaces.
+NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+IssueStatus = Literal["open", "closed"]
+Role = Literal["member", "admin"]
+OrderStatus = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]
+
+
+class _Page(ApiModel):
+    next_cursor: str | None = None
+
+
+# --- repos, stars, issues -----------------------------------------------------------------------------
+
+class RepoIn(ApiModel):
+    description: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] = ""
+
+
+class Repo(ApiModel):
+    owner: str
+    repo: str
+    description: str = ""
+    star_count: int = 0  # stored as the Book's `StarCount`
+    issue_count: int = 0  # stored as the Book's `IssueCount`: the last issue number handed out
+
+
+class Star(ApiModel):
+    owner: str
+    repo: str
+    username: str
+    starred_at: datetime
+
+
+class IssueIn(ApiModel):
+    title: Text
+
+
+class IssueChange(ApiModel):
+    title: Text | None = None
+    status: IssueStatus | None = None
+
+
+class Issue(ApiModel):
+    owner: str
+    repo: str
+    number: int
+    title: str
+    status: IssueStatus
+    author: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class IssuePage(_Page):
+    items: list[Issue]
+
+
+class RepoWithIssues(_Page):
+    """One page of the repo's item collection below the repo item: the repo on the first page, then its issues."""
+
+    repo: Repo | None = None
+    items: list[Issue]
+
+
+class RepoWithStars(_Page):
+    """One page of the repo's item collection from the repo item up: the repo on the first page, then its stars."""
+
+    repo: Repo | None = None
+    items: list[Star]
+
+
+# --- organizations and users --------------------------------------------------------------------------
+
+class OrgIn(ApiModel):
+    name: Text
+
+
+class Org(ApiModel):
+    org: str
+    name: str
+
+
+class UserIn(ApiModel):
+    name: Text
+    role: Role = "member"
+
+
+class OrgUser(ApiModel):
+    org: str
+    username: str
+    name: str
+    role: Role
+
+
+class UserPage(_Page):
+    items: list[OrgUser]
+
+
+class OrgWithUsers(_Page):
+    """One page of the org's item collection: the org item first (ascending) or last (descending)."""
+
+    org: Org | None = None
+    items: list[OrgUser]
+
+
+# --- stores -------------------------------------------------------------------------------------------
+
+class StoreIn(ApiModel):
+    address: Text
+
+
+class Store(ApiModel):
+    store_id: str
+    country: str
+    state: str
+    city: str
+    zip: str
+    address: str
+
+
+class StorePage(_Page):
+    items: list[Store]
+
+
+# --- orders -------------------------------------------------------------------------------------------
+
+class OrderIn(ApiModel):
+    status: OrderStatus
+    ordered_at: datetime
+    amount: Annotated[float, Field(ge=0, le=1_000_000)]
+
+
+class Order(ApiModel):
+    customer: str
+    order_id: str
+    status: OrderStatus
+    ordered_at: datetime
+    amount: float
+
+
+class OrderPage(_Page):
+    items: list[Order]
+
+
+class OrderRange(ApiModel):
+    """`status` and an optional day range (inclusive) of `orderedAt`."""
+
+    status: OrderStatus
+    first: Day | None = None
+    last: Day | None = None
+
+
+# --- the singleton ------------------------------------------------------------------------------------
+
+REPO_REF_PATTERN = r"^[A-Za-z0-9_.-]{1,64}/[A-Za-z0-9_.-]{1,64}$"
+MAX_FEATURED = 10
+
+
+class FeaturedIn(ApiModel):
+    repos: Annotated[list[Annotated[str, StringConstraints(pattern=REPO_REF_PATTERN)]], Field(max_length=MAX_FEATURED)]
+
+
+class Featured(ApiModel):
+    """The application's featured repos (`owner/repo`), one singleton item."""
+
+    repos: list[str]
+    updated_at: datetime | None = None

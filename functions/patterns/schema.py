@@ -1,0 +1,121 @@
+"""The Patterns table as data (seed 003, The DynamoDB Book's "Patterns" and "Other"): one table, three GSIs.
+
+`PatternsTable` (`PK`, `SK`) holds every entity, each in the item collection its reads need:
+- a repo's issues (`ISSUE#<0000007>`) sort before the repo item (`REPO#<owner>#<repo>`) and its stars
+  (`STAR#<user>`) after it: "assembling different collections" is a Query on one side of the repo item;
+- an organization (`ORG#<org>`) sorts before its users (`USER#<username>`): "sorting with multiple entity types";
+- stores by country (`STORE#<country>`) with `<state>#<city>#<zip>#<storeId>` sort keys: "composite sort keys
+  for hierarchy";
+- a customer's orders (`CUSTOMER#<id>`, `ORDER#<orderId>`);
+- one singleton item, the featured repos (`FEATURED`, `FEATURED`): application-wide, read by its fixed key.
+
+Indexes:
+- `GSI1` (`GSI1PK`, `GSI1SK`), overloaded: issues by last update (`REPO#…`, `ISSUE#<updatedAt>#<number>`: the sort
+  key changes, the table key never does) and the seed's `OrderStatusDateGSI` (`CUSTOMER#…`,
+  `ORDER#<STATUS>#<orderedAt>#<orderId>`: a composite sort key led by an enum);
+- `GSI2` (`GSI2PK`, `GSI2SK`), sparse: only open issues (`REPO#…#OPEN`) and organization admins (`ORG#…#ADMINS`)
+  carry its keys, so each is a global filter answered by a Query.
+"""
+
+from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
+
+SEPARATOR = "#"
+GSI1 = "GSI1"
+GSI2 = "GSI2"
+ISSUE_NUMBER_WIDTH = 7  # zero-padded: issue 10 sorts after issue 9
+
+PATTERNS_TABLE = TableSpec(
+    construct_id="PatternsTable",
+    env_var="PATTERNS_TABLE_NAME",
+    partition_key=KeyAttribute("PK"),
+    sort_key=KeyAttribute("SK"),
+    indexes=(
+        IndexSpec(GSI1, KeyAttribute("GSI1PK"), KeyAttribute("GSI1SK")),
+        IndexSpec(GSI2, KeyAttribute("GSI2PK"), KeyAttribute("GSI2SK")),
+    ),
+)
+
+TABLES = (PATTERNS_TABLE,)
+
+
+def join(*parts: str) -> str:
+    return SEPARATOR.join(parts)
+
+
+# --- keys, one small function each ------------------------------------------------------------------
+
+def repo_pk(owner: str, repo: str) -> str:
+    return join("REPO", owner, repo)
+
+
+def repo_sk(owner: str, repo: str) -> str:
+    return join("REPO", owner, repo)
+
+
+def issue_number(number: int) -> str:
+    """Zero-padded, so that string order is numeric order ("0000010" after "0000009")."""
+    return str(number).zfill(ISSUE_NUMBER_WIDTH)
+
+
+def issue_sk(number: int) -> str:
+    return join("ISSUE", issue_number(number))
+
+
+def issue_updated_sk(updated_at: str, number: int) -> str:
+    return join("ISSUE", updated_at, issue_number(number))
+
+
+def open_issues_pk(owner: str, repo: str) -> str:
+    return join("REPO", owner, repo, "OPEN")
+
+
+def star_sk(username: str) -> str:
+    return join("STAR", username)
+
+
+def org_pk(org: str) -> str:
+    return join("ORG", org)
+
+
+def org_sk(org: str) -> str:
+    return join("ORG", org)
+
+
+def user_sk(username: str) -> str:
+    return join("USER", username)
+
+
+def org_admins_pk(org: str) -> str:
+    return join("ORG", org, "ADMINS")
+
+
+def store_pk(country: str) -> str:
+    return join("STORE", country)
+
+
+def store_prefix(*levels: str) -> str:
+    """`state#`, `state#city#`, `state#city#zip#`: the trailing separator keeps `WA#Sea` from matching `WA#Seattle`."""
+    return "".join(f"{level}{SEPARATOR}" for level in levels)
+
+
+def store_sk(state: str, city: str, zip_code: str, store_id: str) -> str:
+    return store_prefix(state, city, zip_code) + store_id
+
+
+FEATURED_KEY = {"PK": "FEATURED", "SK": "FEATURED"}
+
+
+def customer_pk(customer: str) -> str:
+    return join("CUSTOMER", customer)
+
+
+def order_sk(order_id: str) -> str:
+    return join("ORDER", order_id)
+
+
+def order_status_prefix(status: str) -> str:
+    return join("ORDER", status) + SEPARATOR
+
+
+def order_status_sk(status: str, ordered_at: str, order_id: str) -> str:
+    return order_status_prefix(status) + join(ordered_at, order_id)

@@ -1,0 +1,154 @@
+"""Patterns rules that are not storage: who may do what, what is missing, and the issue-number sequence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from functions.patterns.models import (
+    Featured,
+    Issue,
+    IssueChange,
+    IssueIn,
+    Order,
+    OrderRange,
+    Org,
+    OrgUser,
+    Repo,
+    Star,
+    Store,
+)
+from functions.patterns.repository import (
+    ISSUE_NOT_FOUND,
+    ORG_NOT_FOUND,
+    REPO_NOT_FOUND,
+    PatternsRepository,
+)
+from functions.shared.auth import ADMIN, Caller
+from functions.shared.errors import (
+    ForbiddenError,
+    InvalidInputError,
+    NotFoundError,
+    found,
+)
+from functions.shared.pagination import Page, StartKey
+
+Clock = Callable[[], datetime]
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class PatternsService:
+    def __init__(self, repository: PatternsRepository, clock: Clock = utc_now) -> None:
+        self.repository = repository
+        self.clock = clock
+
+    # --- repos and stars (reference counts) ----------------------------------------------------------
+
+    def put_repo(self, owner: str, repo: str, description: str) -> Repo:
+        return self.repository.put_repo(owner, repo, description)
+
+    def get_repo(self, owner: str, repo: str) -> Repo:
+        return found(self.repository.get_repo(owner, repo), f"no repo {owner}/{repo}", REPO_NOT_FOUND)
+
+    def star(self, caller: Caller, owner: str, repo: str) -> tuple[Star, bool]:
+        """The caller stars the repo as themselves; (the star, whether it is new)."""
+        star = Star(owner=owner, repo=repo, username=caller.username, starred_at=self.clock())
+        return self.repository.star(star)
+
+    def unstar(self, caller: Caller, owner: str, repo: str) -> bool:
+        return self.repository.unstar(owner, repo, caller.username)
+
+    def repo_with_stars(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.repo_with_stars(owner, repo, limit=limit, start_key=start_key)
+        return _repo_found(page, start_key, owner, repo)
+
+    # --- issues (sequential identifiers, changing sort key, sparse index) ----------------------------
+
+    def create_issue(self, caller: Caller, owner: str, repo: str, request: IssueIn) -> Issue:
+        """Number from the repo's counter, then the issue under that number. Should the put fail after the
+        counter moved, that number is skipped: a gap, never a duplicate."""
+        number = self.repository.next_issue_number(owner, repo)
+        now = self.clock()
+        issue = Issue(owner=owner, repo=repo, number=number, title=request.title, status="open",
+                      author=caller.username, created_at=now, updated_at=now)
+        return self.repository.put_new_issue(issue)
+
+    def get_issue(self, owner: str, repo: str, number: int) -> Issue:
+        return found(self.repository.get_issue(owner, repo, number), f"no issue {number} in {owner}/{repo}",
+                     ISSUE_NOT_FOUND)
+
+    def change_issue(self, caller: Caller, owner: str, repo: str, number: int, change: IssueChange) -> Issue:
+        if change.title is None and change.status is None:
+            raise InvalidInputError("nothing to change: give a title or a status",
+                                    details=[{"field": "body", "message": "title or status required"}])
+        by = None if caller.is_in(ADMIN) else caller.username
+        return self.repository.change_issue(owner, repo, number, change, by=by, at=self.clock())
+
+    def repo_with_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.repo_with_issues(owner, repo, limit=limit, start_key=start_key)
+        return _repo_found(page, start_key, owner, repo)
+
+    def issues_by_update(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
+        return self.repository.issues_by_update(owner, repo, limit=limit, start_key=start_key)
+
+    def open_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
+        return self.repository.open_issues(owner, repo, limit=limit, start_key=start_key)
+
+    # --- organizations -------------------------------------------------------------------------------
+
+    def put_org(self, org: Org) -> Org:
+        return self.repository.put_org(org)
+
+    def put_org_user(self, user: OrgUser) -> OrgUser:
+        return self.repository.put_org_user(user)
+
+    def org_with_users(self, org: str, *, newest_last: bool, limit: int, start_key: StartKey) -> Page:
+        page = self.repository.org_with_users(org, newest_last=newest_last, limit=limit, start_key=start_key)
+        if start_key is None and not page.items:
+            raise NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND)
+        return page
+
+    def org_admins(self, org: str, *, limit: int, start_key: StartKey) -> Page:
+        return self.repository.org_admins(org, limit=limit, start_key=start_key)
+
+    # --- stores and orders ---------------------------------------------------------------------------
+
+    def put_store(self, store: Store) -> Store:
+        return self.repository.put_store(store)
+
+    def stores_in(self, country: str, *levels: str, limit: int, start_key: StartKey) -> Page:
+        return self.repository.stores_in(country, *levels, limit=limit, start_key=start_key)
+
+    def put_order(self, order: Order) -> Order:
+        return self.repository.put_order(order)
+
+    def orders_by_status(self, caller: Caller, customer: str, wanted: OrderRange, *, limit: int,
+                         start_key: StartKey) -> Page:
+        """A customer's orders are theirs and the admins' to read."""
+        if caller.username != customer and not caller.is_in(ADMIN):
+            raise ForbiddenError("a customer's orders are theirs (or an admin's) to read")
+        if wanted.first and wanted.last and wanted.first > wanted.last:
+            raise InvalidInputError("from is after to", details=[{"field": "query.from", "message": "after to"}])
+        first = wanted.first.isoformat() if wanted.first else None
+        last = wanted.last.isoformat() if wanted.last else None
+        return self.repository.orders_by_status(customer, wanted.status, first, last, limit=limit,
+                                                start_key=start_key)
+
+    # --- the singleton -------------------------------------------------------------------------------
+
+    def put_featured(self, repos: list[str]) -> Featured:
+        return self.repository.put_featured(Featured(repos=list(dict.fromkeys(repos)), updated_at=self.clock()))
+
+    def get_featured(self) -> Featured:
+        """Nothing featured yet is an empty list, not a 404: the singleton is the application's, always there."""
+        return self.repository.get_featured() or Featured(repos=[])
+
+
+def _repo_found(page: Page, start_key: StartKey, owner: str, repo: str) -> Page:
+    """The first page of a repo's collection starts with the repo item; without it, there is no such repo."""
+    if start_key is None and not any(isinstance(item, Repo) for item in page.items):
+        raise NotFoundError(f"no repo {owner}/{repo}", code=REPO_NOT_FOUND)
+    return page
