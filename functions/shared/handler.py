@@ -23,7 +23,8 @@ def api_handler(app: Resolver) -> Handler:
     """The handler of an API function: the resolver's answer to a REST (v1) proxy event."""
 
     @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-    @tracer.capture_lambda_handler
+    # capture_response=False: a response (session tokens, emails, addresses) must not be copied into X-Ray traces.
+    @tracer.capture_lambda_handler(capture_response=False)
     @metrics.log_metrics
     def lambda_handler(event: dict, context: LambdaContext) -> dict:
         return app.resolve(event, context)

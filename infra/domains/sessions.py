@@ -42,6 +42,6 @@ def lifetime_seconds(scope: Construct) -> int:
 def sessions(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Sessions", shared=shared, service="sessions", package="functions.sessions",
-        tables=TABLES, routes=ROUTES, grants=GRANTS,
+        tables=TABLES, routes=ROUTES, grants=GRANTS, idempotency=False,
         environment={LIFETIME_ENV: str(lifetime_seconds(scope))},
     )
