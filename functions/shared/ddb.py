@@ -30,6 +30,7 @@ BATCH_GET_MAX_KEYS = 100
 _BATCH_GET_MAX_ROUNDS = 8
 CONFLICT_ATTEMPTS = 4
 CONFLICT_BACKOFF_SECONDS = 0.02
+BATCH_BACKOFF_SECONDS = 0.025
 
 
 @lru_cache(maxsize=1)
@@ -66,11 +67,14 @@ def cancellation_reasons(error: ClientError) -> list[str]:
 
 
 def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """BatchGetItem over any number of keys: chunks of 100, UnprocessedKeys retried (bounded)."""
+    """BatchGetItem over any number of keys: chunks of 100, UnprocessedKeys retried (bounded) after a jittered
+    exponential backoff, as AWS asks of BatchGetItem callers (an immediate retry meets the same throttling)."""
     items: list[dict[str, Any]] = []
     for start in range(0, len(keys), BATCH_GET_MAX_KEYS):
         request: dict[str, Any] = {table_name: {"Keys": list(keys[start : start + BATCH_GET_MAX_KEYS])}}
-        for _ in range(_BATCH_GET_MAX_ROUNDS):
+        for attempt in range(_BATCH_GET_MAX_ROUNDS):
+            if attempt:
+                time.sleep(random.uniform(0, min(1.0, BATCH_BACKOFF_SECONDS * 2**attempt)))
             response = resource().batch_get_item(RequestItems=request)
             items.extend(response.get("Responses", {}).get(table_name, []))
             request = response.get("UnprocessedKeys") or {}

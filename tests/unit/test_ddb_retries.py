@@ -1,4 +1,5 @@
-"""ddb.transact_write: conditions by name; a conflict alone retried, bounded; anything else propagates."""
+"""functions/shared/ddb retries: transact_write (conditions by name; a conflict alone retried, bounded) and batch_get
+(unprocessed keys retried after a backoff)."""
 
 from __future__ import annotations
 
@@ -63,3 +64,25 @@ def test_a_condition_wins_over_a_conflict_and_throttling_is_not_retried(client):
     with pytest.raises(ClientError):
         ddb.transact_write(ACTIONS)
     assert fake.calls == 1
+
+
+class FakeBatchResource:
+    def __init__(self, unprocessed_rounds: int):
+        self.left, self.calls = unprocessed_rounds, []
+
+    def batch_get_item(self, RequestItems):
+        keys = RequestItems["t"]["Keys"]
+        self.calls.append(len(keys))
+        if self.left:
+            self.left -= 1
+            return {"Responses": {"t": [keys[0]]}, "UnprocessedKeys": {"t": {"Keys": keys[1:]}}}
+        return {"Responses": {"t": keys}}
+
+
+def test_batch_get_backs_off_before_each_retry_of_unprocessed_keys(monkeypatch):
+    fake, sleeps = FakeBatchResource(unprocessed_rounds=2), []
+    monkeypatch.setattr(ddb, "resource", lambda: fake)
+    monkeypatch.setattr(ddb.time, "sleep", sleeps.append)
+    items = ddb.batch_get("t", [{"k": str(i)} for i in range(5)])
+    assert sorted(i["k"] for i in items) == ["0", "1", "2", "3", "4"]
+    assert fake.calls == [5, 4, 3] and len(sleeps) == 2  # a pause before each of the two retries, none before the first
