@@ -32,12 +32,6 @@ def test_the_table_has_the_seeds_generic_keys_and_gsi1(dev):
     assert not {"TimeToLiveSpecification", "StreamSpecification", "LocalSecondaryIndexes", "TableName"} & set(props)
 
 
-def test_prod_keeps_the_table(prod):
-    resource = prod.merged["Resources"][logical_id(prod.merged, "AWS::DynamoDB::Table", TABLE)]
-    assert resource["DeletionPolicy"] == "Retain"
-    assert resource["Properties"]["DeletionProtectionEnabled"] is True
-
-
 def test_the_api_function_may_do_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table = logical_id(raw, "AWS::DynamoDB::Table", TABLE)

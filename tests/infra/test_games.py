@@ -46,12 +46,6 @@ def test_games_holds_each_game_in_its_own_partition_with_nothing_else(dev):
     assert {spec.construct_id for spec in TABLES} == {"GamesTable", "UserGamesTable"}
 
 
-def test_prod_retains_and_protects_both_tables(prod):
-    for construct_id in ("GamesTable", "UserGamesTable"):
-        table = prod.merged["Resources"][logical_id(prod.merged, "AWS::DynamoDB::Table", f"Games{construct_id}")]
-        assert table["DeletionPolicy"] == "Retain" and table["Properties"]["DeletionProtectionEnabled"] is True
-
-
 def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     games_arn = {"Fn::GetAtt": [logical_id(raw, "AWS::DynamoDB::Table", "GamesGamesTable"), "Arn"]}

@@ -42,11 +42,6 @@ def test_one_table_with_generic_keys_and_two_all_projected_indexes(dev):
     assert not {"StreamSpecification", "TimeToLiveSpecification", "LocalSecondaryIndexes"} & set(props)
 
 
-def test_prod_retains_and_protects_the_table(prod):
-    table = prod.merged["Resources"][table_id(prod.merged)]
-    assert table["DeletionPolicy"] == "Retain" and table["Properties"]["DeletionProtectionEnabled"] is True
-
-
 def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}

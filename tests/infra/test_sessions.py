@@ -38,11 +38,6 @@ def test_sessions_are_keyed_by_token_listed_by_user_keys_only_and_expire_by_ttl(
     assert "StreamSpecification" not in props
 
 
-def test_prod_retains_and_protects_the_sessions_table(prod):
-    table = prod.merged["Resources"][table_id(prod.merged)]
-    assert table["DeletionPolicy"] == "Retain" and table["Properties"]["DeletionProtectionEnabled"] is True
-
-
 def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}

@@ -74,7 +74,9 @@ def test_prod_retains_and_protects_data_tables(prod):
     raw = prod.merged
     data_tables = {k: v for k, v in resources(raw, "AWS::DynamoDB::Table").items()
                    if not k.startswith("IdempotencyTable")}  # 24 h scratch records: nothing to retain
-    assert any(name.startswith("ContactsContactTable") for name in data_tables)
+    # every domain's tables, not only contacts' (their logical ids start with the domain and the table's construct id)
+    for prefix in {f"{domain.construct_id}{table_id}" for domain in domain_modules() for table_id in domain.table_ids}:
+        assert any(name.startswith(prefix) for name in data_tables), prefix
     for table in data_tables.values():
         assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain"
         assert table["Properties"]["DeletionProtectionEnabled"] is True

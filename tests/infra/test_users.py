@@ -33,12 +33,6 @@ def test_users_table_is_keyed_by_user_id_with_the_email_index_projecting_the_joi
     assert not {"TimeToLiveSpecification", "StreamSpecification", "LocalSecondaryIndexes", "TableName"} & set(props)
 
 
-def test_prod_keeps_the_users_table(prod):
-    resource = prod.merged["Resources"][logical_id(prod.merged, "AWS::DynamoDB::Table", TABLE)]
-    assert resource["DeletionPolicy"] == "Retain"
-    assert resource["Properties"]["DeletionProtectionEnabled"] is True
-
-
 def test_the_api_function_may_do_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table = logical_id(raw, "AWS::DynamoDB::Table", TABLE)
