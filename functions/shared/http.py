@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+from re import Match
 from typing import Any
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import (
     APIGatewayRestResolver,
@@ -46,15 +50,30 @@ def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"field": _field_of(e.get("loc")), "message": e.get("msg", "invalid")} for e in errors]
 
 
+def parse_json_body(text: str) -> Any:
+    """Powertools' JSON body parser (`json_body_deserializer`): `json.loads`, with the inputs it cannot parse
+    (nesting deeper than the interpreter's stack: RecursionError; an integer over Python's 4300-digit limit:
+    ValueError) raised as the JSONDecodeError Powertools turns into `json_invalid`, hence our 400 MALFORMED_JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (RecursionError, ValueError) as error:
+        raise json.JSONDecodeError(f"unparseable JSON ({type(error).__name__})", text, 0) from None
+
+
 class Resolver(APIGatewayRestResolver):
     """Powertools' REST resolver with refusals that must come before its request validation (which always
     runs first in the middleware stack), in this order: an oversized body (413, left unparsed), a body that
     is not JSON (415), unless `public` a request without a verified identity (401 — defence in depth behind
-    the authorizer), and a caller outside the group the matched route requires (403, whatever the body: a
-    validation error would tell a non-member the route's schema)."""
+    the authorizer), a caller outside the group the matched route requires (403, whatever the body: a
+    validation error would tell a non-member the route's schema), then a body that is not UTF-8 (400
+    MALFORMED_JSON, as a body that does not parse: Powertools would fail decoding it).
+    Path parameters reach the route percent-decoded (API Gateway REST keeps `event.path` encoded, and
+    Powertools takes the parameters from `event.path`)."""
 
     def __init__(self, *, public: bool = False):
-        super().__init__(enable_validation=True)
+        super().__init__(enable_validation=True, json_body_deserializer=parse_json_body)
         self._public = public
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -73,7 +92,14 @@ class Resolver(APIGatewayRestResolver):
                 return _proxy_error(401, "UNAUTHORIZED", "sign in first")
             if group not in parse_groups(claims.get("cognito:groups")):
                 return _proxy_error(403, "FORBIDDEN", forbidden_message(group))
+        if body and not _is_utf8(body, encoded=bool(event.get("isBase64Encoded"))):
+            return _proxy_error(400, "MALFORMED_JSON", "the request body is not UTF-8 JSON")
         return super().resolve(event, context)
+
+    def _convert_matches_into_route_keys(self, match: Match) -> dict[str, str]:
+        """Powertools' hook for the route's keyword arguments: `<param>`s matched in the still-encoded path,
+        decoded here (`a%40b.com` -> `a@b.com`, `a%2Bb` -> `a+b`; a `+` stays a `+`: it is no space in a path)."""
+        return {name: unquote(value) for name, value in match.groupdict().items()}
 
     def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
         """The groups (`require_group` middlewares) of the route Powertools will match for this event.
@@ -89,6 +115,17 @@ class Resolver(APIGatewayRestResolver):
             if route.method == method and route.rule.match(path):
                 return [m.required_group for m in route.middlewares or () if getattr(m, "required_group", None)]
         return []  # no route: Powertools answers 404
+
+
+def _is_utf8(body: str | bytes, *, encoded: bool) -> bool:
+    """Whether the body, base64-decoded if API Gateway encoded it (it does for bytes that are not UTF-8), is UTF-8."""
+    try:
+        raw = base64.b64decode(body, validate=True) if encoded else body
+        if isinstance(raw, bytes):
+            raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return True
 
 
 def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:

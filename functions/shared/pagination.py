@@ -64,7 +64,8 @@ class CursorCodec:
         if cursor is None:
             return None
         body, _, signature = cursor.partition(".")
-        if not body or not hmac.compare_digest(signature, self._sign(body)):
+        # Compared as bytes: `compare_digest` refuses str holding non-ASCII characters (TypeError, a 502).
+        if not body or not hmac.compare_digest(signature.encode(), self._sign(body).encode()):
             raise _invalid_cursor()
         try:
             payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
