@@ -28,6 +28,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
+from functions.shared.ddb import CLIENT_CONFIG
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
@@ -58,7 +59,8 @@ def _config() -> IdempotencyConfig:
 @lru_cache(maxsize=1)
 def _execute() -> Callable[..., dict[str, Any]]:
     """Built on first use: the persistence layer creates its boto3 client when constructed."""
-    persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE))
+    # The same timeouts and retries as every other DynamoDB call (ddb.CLIENT_CONFIG), not botocore's 60 s defaults.
+    persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE), boto_config=CLIENT_CONFIG)
 
     @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=_config())
     def execute(request: dict[str, Any], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
