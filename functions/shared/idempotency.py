@@ -3,8 +3,11 @@ answer back instead of a second resource.
 
 Powertools' idempotency utility does the work: it records (caller, operation, key) in the idempotency table
 with a conditional put before the operation runs. A concurrent duplicate gets 409 REQUEST_IN_PROGRESS. A
-failed operation is forgotten, so the retry runs again. The same key with another body gets 409
-IDEMPOTENCY_KEY_REUSED. Records expire after 24 h: the table's TTL deletes them in AWS, and Powertools treats
+failed operation (any exception: a domain error, or a 429/503 after DynamoDB throttled, failed or timed out) is
+forgotten, Powertools deleting its in-progress record, so the retry runs again; errors are never replayed. If that
+delete fails too (503), the record stays in progress until the invocation's deadline (the Lambda context is
+registered): a retry before it gets 409 REQUEST_IN_PROGRESS, one after it runs. The same key with another body
+gets 409 IDEMPOTENCY_KEY_REUSED. Records expire after 24 h: the table's TTL deletes them in AWS, and Powertools treats
 an expired record as absent on read, so locally, where nothing expires items, the answer is the same.
 """
 
