@@ -26,19 +26,27 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from botocore.exceptions import ClientError
 
 from functions.shared.auth import forbidden_message, parse_groups
-from functions.shared.ddb import translate_client_error
-from functions.shared.errors import AppError
+from functions.shared.ddb import (
+    TRANSPORT_ERRORS,
+    translate_client_error,
+    translate_transport_error,
+)
+from functions.shared.errors import AppError, ServiceUnavailableError
 from functions.shared.observability import logger
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
 MAX_BODY_BYTES = 64 * 1024
 
 
-def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response:
+def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None, *,
+                   retry_after: int | None = None) -> Response:
+    """The error envelope; `retry_after` (seconds) adds a `Retry-After` header (RFC 9110 §10.2.3) to a transient one."""
     error: dict[str, Any] = {"code": code, "message": message}
     if details:
         error["details"] = details
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body={"error": error})
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body={"error": error},
+                    headers=headers)
 
 
 def _field_of(location: Any) -> str:
@@ -167,7 +175,7 @@ def build_resolver(*, public: bool = False) -> Resolver:
     def _app_error(error: AppError) -> Response:
         if error.status >= 500:
             logger.warning("answered %s", error.status, extra={"code": error.code})
-        return error_response(error.status, error.code, error.message, error.details)
+        return error_response(error.status, error.code, error.message, error.details, retry_after=error.retry_after)
 
     @app.exception_handler(IdempotencyValidationError)
     def _key_reused(_: IdempotencyValidationError) -> Response:
@@ -179,7 +187,7 @@ def build_resolver(*, public: bool = False) -> Resolver:
 
     @app.exception_handler(IdempotencyPersistenceLayerError)
     def _idempotency_store(_: IdempotencyPersistenceLayerError) -> Response:
-        return error_response(503, "SERVICE_UNAVAILABLE", "the idempotency store is unavailable; retry later")
+        return _app_error(ServiceUnavailableError("the idempotency store is unavailable; retry later"))
 
     @app.exception_handler(ClientError)
     def _aws_error(error: ClientError) -> Response:
@@ -187,6 +195,10 @@ def build_resolver(*, public: bool = False) -> Resolver:
         if translated is None:
             raise error  # a defect of ours: let it surface as a 502 and in the logs, not as a made-up 4xx
         return _app_error(translated)
+
+    @app.exception_handler(list(TRANSPORT_ERRORS))
+    def _no_answer(error: Exception) -> Response:
+        return _app_error(translate_transport_error(error))
 
     @app.not_found
     def _not_found(_: Exception) -> Response:

@@ -154,7 +154,9 @@ class Client:
             parsed = json.loads(raw) if raw else None
         except json.JSONDecodeError:
             parsed = raw
-        return Reply(response["statusCode"], parsed, response.get("headers") or {})
+        # Powertools answers a REST (v1) event with multiValueHeaders; API Gateway merges both maps
+        multi = {name: ", ".join(values) for name, values in (response.get("multiValueHeaders") or {}).items()}
+        return Reply(response["statusCode"], parsed, {**multi, **(response.get("headers") or {})})
 
     def _resource_for(self, path: str) -> str:
         import re
