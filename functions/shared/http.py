@@ -33,6 +33,7 @@ from functions.shared.ddb import (
 )
 from functions.shared.errors import AppError, ServiceUnavailableError
 from functions.shared.observability import logger
+from functions.shared.openapi import camel, refine
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
 MAX_BODY_BYTES = 64 * 1024
@@ -50,8 +51,12 @@ def error_response(status: int, code: str, message: str, details: list[dict[str,
 
 
 def _field_of(location: Any) -> str:
-    """Pydantic's error location as a dotted field name: ("body", "lastName") -> "body.lastName"."""
-    return ".".join(str(part) for part in location or ())
+    """Pydantic's error location as a dotted field name: ("body", "lastName") -> "body.lastName"; a path
+    parameter as API Gateway and the OpenAPI description name it: ("path", "person_id") -> "path.personId"."""
+    parts = [str(part) for part in location or ()]
+    if len(parts) == 2 and parts[0] == "path":
+        parts[1] = camel(parts[1])
+    return ".".join(parts)
 
 
 def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -108,6 +113,15 @@ class Resolver(APIGatewayRestResolver):
         """Powertools' hook for the route's keyword arguments: `<param>`s matched in the still-encoded path,
         decoded here (`a%40b.com` -> `a@b.com`, `a%2Bb` -> `a+b`; a `+` stays a `+`: it is no space in a path)."""
         return {name: unquote(value) for name, value in match.groupdict().items()}
+
+    def get_openapi_schema(self, **kwargs: Any) -> Any:
+        """Powertools' description of the routes, made exact by `functions.shared.openapi.refine` (real error
+        statuses with the envelope, the bearer scheme, API Gateway's parameter names, summaries)."""
+        from aws_lambda_powertools.event_handler.openapi.compat import model_json
+        from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
+
+        generated = json.loads(model_json(super().get_openapi_schema(**kwargs), by_alias=True, exclude_none=True))
+        return OpenAPI.model_validate(refine(generated, self._static_routes + self._dynamic_routes))
 
     def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
         """The groups (`require_group` middlewares) of the route Powertools will match for this event.

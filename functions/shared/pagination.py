@@ -100,7 +100,9 @@ PageModel = TypeVar("PageModel")
 
 # The two query parameters of every list route.
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
-Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
+Cursor = Annotated[
+    str | None, Query(min_length=1, max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")
+]
 
 
 def paginate(
