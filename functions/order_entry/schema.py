@@ -1,0 +1,124 @@
+"""The Order entry table as data (seed 004, "Modeling relational data in DynamoDB"): one adjacency-list table,
+two indexes. docs/order-entry.md charts every item.
+
+`OrderEntryTable` (`PK`, `SK`) holds the ten entity types of the HR and order-entry schema and their edges. Every
+id is type-prefixed (`EMPLOYEE#…`, `WAREHOUSE#…`, `LOCATION#…`), so two entities never share a key: the seed keys
+both locations and warehouses by a name, which collides.
+
+Indexes:
+- `GSI1` (`SK` → `Data`), overloaded: an item is in it only when it has `Data` (a sparse index). The table's sort
+  key is its partition key, so each edge is found from the other end: employees by name (`NAME#<name>`), by job
+  (`JOB#<job>`), by warehouse (`WAREHOUSE#<w>`), hire dates (`HR-CONFIDENTIAL`), a customer's or a rep's orders
+  (`CUSTOMER#<c>`, `REP#<r>`), a product's order lines and stock (`PRODUCT#<p>`), reps ranked per quarter
+  (`<YYYY>-Q<n>`).
+- `GSI2` (`GSI2PK` → `GSI2SK`), write-sharded: order headers only, `ORDERS#<shard>` and `<STATUS>#<date>#<orderId>`;
+  "all OPEN orders in a date range" is one Query per shard (functions/order_entry/sharding.py computes N).
+"""
+
+from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
+
+SEPARATOR = "#"
+GSI1 = "GSI1"
+GSI2 = "GSI2"
+TOTAL_WIDTH = 15  # zero-padded cents: string order is numeric order up to 10^13 dollars a quarter
+AFTER_ALL = "~"  # sorts after every id character ([A-Za-z0-9_.-]): the top of a date range
+
+ORDER_ENTRY_TABLE = TableSpec(
+    construct_id="OrderEntryTable",
+    env_var="ORDER_ENTRY_TABLE_NAME",
+    partition_key=KeyAttribute("PK"),
+    sort_key=KeyAttribute("SK"),
+    indexes=(
+        IndexSpec(GSI1, KeyAttribute("SK"), KeyAttribute("Data")),
+        IndexSpec(GSI2, KeyAttribute("GSI2PK"), KeyAttribute("GSI2SK")),
+    ),
+)
+
+TABLES = (ORDER_ENTRY_TABLE,)
+
+CONFIDENTIAL = "HR-CONFIDENTIAL"
+REFERENCE_KINDS = ("region", "country", "location", "department", "job", "warehouse")
+
+
+def join(*parts: str) -> str:
+    return SEPARATOR.join(parts)
+
+
+# --- keys, one small function each ------------------------------------------------------------------
+
+def entity_key(kind: str, entity_id: str) -> dict[str, str]:
+    """A reference entity's own item (region, country, location, department, job, warehouse, product, customer)."""
+    key = join(kind.upper(), entity_id)
+    return {"PK": key, "SK": key}
+
+
+def employee_pk(employee_id: str) -> str:
+    return join("EMPLOYEE", employee_id)
+
+
+def name_sk(name: str) -> str:
+    return join("NAME", name)
+
+
+def job_sk(job_id: str) -> str:
+    return join("JOB", job_id)
+
+
+def warehouse_key(warehouse_id: str) -> str:
+    return join("WAREHOUSE", warehouse_id)
+
+
+def job_history_sk(start: str, job_id: str) -> str:
+    return join("JH", start, job_id)
+
+
+def employee_data(name: str, employee_id: str) -> str:
+    """An employee edge's GSI1 sort key: employees by name, the id keeping namesakes apart."""
+    return join("EMPLOYEE", name, employee_id)
+
+
+def customer_key(customer_id: str) -> str:
+    return join("CUSTOMER", customer_id)
+
+
+def rep_key(rep_id: str) -> str:
+    return join("REP", rep_id)
+
+
+def customer_data(name: str, customer_id: str) -> str:
+    return join("CUSTOMER", name, customer_id)
+
+
+def order_pk(order_id: str) -> str:
+    return join("ORDER", order_id)
+
+
+def status_sk(status: str, day: str, order_id: str) -> str:
+    """`<STATUS>#<YYYY-MM-DD>#<orderId>`: an order's place in GSI1 (customer, rep) and GSI2 (shard)."""
+    return join(status, day, order_id)
+
+
+def status_range(status: str, first: str, last: str) -> tuple[str, str]:
+    """The inclusive bounds of a status's orders from day `first` through day `last`."""
+    return join(status, first, ""), join(status, last, AFTER_ALL)
+
+
+def product_key(product_id: str) -> str:
+    return join("PRODUCT", product_id)
+
+
+def order_line_data(day: str, order_id: str) -> str:
+    return join("ORDER", day, order_id)
+
+
+def shard_pk(shard: int) -> str:
+    return join("ORDERS", str(shard))
+
+
+def quarter_of(day: str) -> str:
+    """`2026-Q1` for any day of January to March 2026."""
+    return f"{day[:4]}-Q{(int(day[5:7]) - 1) // 3 + 1}"
+
+
+def padded_total(cents: int) -> str:
+    return str(cents).zfill(TOTAL_WIDTH)
