@@ -47,6 +47,7 @@ from functions.order_entry.schema import (
     GSI1,
     GSI2,
     ORDER_ENTRY_TABLE,
+    SHARDS_ENV,
     customer_data,
     customer_key,
     employee_data,
@@ -62,12 +63,13 @@ from functions.order_entry.schema import (
     product_key,
     quarter_of,
     rep_key,
+    shard_count,
+    shard_of,
     shard_pk,
     status_range,
     status_sk,
     warehouse_key,
 )
-from functions.order_entry.sharding import SHARDS_ENV, shard_count, shard_of
 from functions.shared import ddb
 from functions.shared.errors import ThrottledError
 from functions.shared.models import from_item

@@ -1,13 +1,19 @@
 """Order entry (seed 004, the relational HR and order-entry schema): one adjacency-list table with an overloaded
 GSI1 and a write-sharded GSI2, the API function, routes, grants. GSI2's shard count N is computed from the seed's
-formula (functions/order_entry/sharding.py) and handed to the function in its environment."""
+formula (functions/order_entry/schema.py) and handed to the function in its environment."""
 
 from __future__ import annotations
 
 from constructs import Construct
 
-from functions.order_entry.schema import GSI1, GSI2, ORDER_ENTRY_TABLE, TABLES
-from functions.order_entry.sharding import SHARDS_ENV, shard_count
+from functions.order_entry.schema import (
+    GSI1,
+    GSI2,
+    ORDER_ENTRY_TABLE,
+    SHARDS_ENV,
+    TABLES,
+    shard_count,
+)
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
 from infra.constructs.rest_api import Route
 

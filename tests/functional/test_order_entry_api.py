@@ -10,8 +10,7 @@ import boto3
 import pytest
 
 from functions.order_entry import api
-from functions.order_entry.schema import ORDER_ENTRY_TABLE
-from functions.order_entry.sharding import shard_count, shard_of
+from functions.order_entry.schema import ORDER_ENTRY_TABLE, shard_count, shard_of
 from seeds import order_entry as seed
 from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     ADMIN,
