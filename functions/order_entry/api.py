@@ -50,6 +50,7 @@ from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.models import DAY_PATTERN
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, StartKey, paginate
 from functions.shared.settings import settings
 
@@ -59,7 +60,6 @@ router = Router()
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
-DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 From = Annotated[str, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 To = Annotated[str, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 
@@ -86,16 +86,19 @@ def _after(start: StartKey) -> str | None:
 
 @router.put(f"{P}/reference/<kind>/<entity_id>", middlewares=[admin_only], tags=TAGS)
 def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn) -> Reference:
+    """Create or replace a reference entity (region, country, location, job, department, warehouse)."""
     return service().put_reference(kind, entity_id, body)
 
 
 @router.put(f"{P}/products/<product_id>", middlewares=[admin_only], tags=TAGS)
 def put_product(product_id: IdPath, body: ProductIn) -> Product:
+    """Create or replace a product (its stock is kept by receipts and moves)."""
     return service().put_product(product_id, body)
 
 
 @router.put(f"{P}/customers/<customer_id>", middlewares=[admin_only], tags=TAGS)
 def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
+    """Create a customer with its account-rep edge, or rename it (its rep stays)."""
     return service().put_customer(customer_id, body)
 
 
@@ -103,33 +106,35 @@ def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
 
 @router.post(f"{P}/employees", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "hired"}})
 def hire(body: HireIn, idempotency_key: IdempotencyKey = None) -> Response[Employee]:
+    """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
     return create_once(app, operation="order-entry.hire", key=idempotency_key,
                        request=body.model_dump(mode="json"), make=lambda: service().hire(body))
 
 
 @router.get(f"{P}/employees/<employee_id>", tags=TAGS)
 def get_employee(employee_id: IdPath) -> Employee:
-    """Pattern 1."""
+    """Look up an employee's details by id (pattern 1)."""
     return service().get_employee(employee_id)
 
 
 @router.get(f"{P}/employees", tags=TAGS)
 def employees_named(name: Annotated[str, Query(pattern=NAME_PATTERN)], limit: Limit = DEFAULT_LIMIT,
                     cursor: Cursor = None) -> EmployeePage:
-    """Pattern 2."""
+    """Find employees by name (pattern 2, GSI1)."""
     return paginate(EmployeePage, "order-entry.employees-named", cursor,
                     lambda start: service().employees_named(name, limit=limit, start_key=start), name=name)
 
 
 @router.get(f"{P}/employees/<employee_id>/current-job", tags=TAGS)
 def current_job(employee_id: IdPath) -> JobHistory:
-    """Pattern 3."""
+    """An employee's current job only: the newest job-history item (pattern 3)."""
     return service().current_job(employee_id)
 
 
 @router.post(f"{P}/employees/<employee_id>/job-changes", middlewares=[admin_only], tags=TAGS,
              responses={201: {"description": "the new job history record"}})
 def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: IdempotencyKey = None) -> Response[JobHistory]:
+    """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
     return create_once(app, operation=f"order-entry.job-change/{employee_id}", key=idempotency_key,
                        request=body.model_dump(mode="json"), make=lambda: service().change_job(employee_id, body))
 
@@ -137,7 +142,9 @@ def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: Idempote
 @router.get(f"{P}/recent-hires", tags=TAGS)
 def recent_hires(since: Annotated[str, Query(pattern=DAY_PATTERN)], limit: Limit = DEFAULT_LIMIT,
                  cursor: Cursor = None) -> HirePage | PublicHirePage:
-    """Pattern 6: salary, commission and manager only for admins."""
+    """Employees hired since a day (pattern 6); salary, commission and manager only for admins.
+
+    Salary, commission and manager only for admins."""
     confidential = caller_of(app).is_in(ADMIN)
     day = _day(since, "since")
     return paginate(HirePage if confidential else PublicHirePage, "order-entry.recent-hires", cursor,
@@ -147,14 +154,14 @@ def recent_hires(since: Annotated[str, Query(pattern=DAY_PATTERN)], limit: Limit
 
 @router.get(f"{P}/warehouses/<warehouse_id>/employees", tags=TAGS)
 def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
-    """Pattern 7."""
+    """Employees working in a warehouse (pattern 7, GSI1)."""
     return paginate(EmployeeEdgePage, f"order-entry.warehouse-employees/{warehouse_id}", cursor,
                     lambda start: service().warehouse_employees(warehouse_id, limit=limit, start_key=start))
 
 
 @router.get(f"{P}/jobs/<job_id>/employees", tags=TAGS)
 def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
-    """Pattern 11."""
+    """Employees holding a job title (pattern 11, GSI1)."""
     return paginate(EmployeeEdgePage, f"order-entry.job-employees/{job_id}", cursor,
                     lambda start: service().job_employees(job_id, limit=limit, start_key=start))
 
@@ -163,13 +170,15 @@ def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
 
 @router.get(f"{P}/products/<product_id>", tags=TAGS)
 def get_product(product_id: IdPath) -> Product:
-    """Pattern 13."""
+    """A product with its total inventory over every warehouse (pattern 13)."""
     return service().get_product(product_id)
 
 
 @router.get(f"{P}/products/<product_id>/order-items", tags=TAGS)
 def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductActivityPage:
-    """Pattern 8: the product's order lines and, after them, its stock in each warehouse."""
+    """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
+
+    The product's order lines and, after them, its stock in each warehouse."""
     def build(items: list[Any], next_cursor: str | None) -> ProductActivityPage:
         return ProductActivityPage(order_lines=[i for i in items if not isinstance(i, Inventory)],
                                    inventories=[i for i in items if isinstance(i, Inventory)], next_cursor=next_cursor)
@@ -180,7 +189,7 @@ def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: C
 
 @router.get(f"{P}/warehouses/<warehouse_id>/inventory/<product_id>", tags=TAGS)
 def get_inventory(warehouse_id: IdPath, product_id: IdPath) -> Inventory:
-    """Pattern 12."""
+    """A product's stock in one warehouse (pattern 12)."""
     return service().get_inventory(warehouse_id, product_id)
 
 
@@ -188,6 +197,7 @@ def get_inventory(warehouse_id: IdPath, product_id: IdPath) -> Inventory:
              responses={201: {"description": "received: the warehouse's stock of the product"}})
 def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn,
             idempotency_key: IdempotencyKey = None) -> Response[Inventory]:
+    """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
     return create_once(app, operation=f"order-entry.receipt/{warehouse_id}/{product_id}", key=idempotency_key,
                        request=body.model_dump(mode="json"),
                        make=lambda: service().receive(warehouse_id, product_id, body.quantity))
@@ -195,6 +205,7 @@ def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn,
 
 @router.post(f"{P}/inventory-moves", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "moved"}})
 def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]:
+    """Move stock between two warehouses in one transaction (the total does not change)."""
     return create_once(app, operation="order-entry.move", key=idempotency_key,
                        request=body.model_dump(mode="json"), make=lambda: service().move(body))
 
@@ -203,24 +214,29 @@ def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]
 
 @router.post(f"{P}/orders", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "placed"}})
 def place_order(body: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
+    """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
     return create_once(app, operation="order-entry.order", key=idempotency_key,
                        request=body.model_dump(mode="json"), make=lambda: service().place_order(body))
 
 
 @router.get(f"{P}/orders/<order_id>", tags=TAGS)
 def get_order(order_id: IdPath) -> Order:
+    """An order with its lines."""
     return service().get_order(order_id)
 
 
 @router.patch(f"{P}/orders/<order_id>", middlewares=[admin_only], tags=TAGS)
 def change_status(order_id: IdPath, body: StatusChange) -> Order:
+    """Change an order's status: it moves in GSI2's sort key; a cancellation leaves the rep's total."""
     return service().change_status(order_id, body.status)
 
 
 @router.get(f"{P}/orders", tags=TAGS)
 def orders_in_status(first: From, last: To, status: Annotated[OrderStatus, Query()] = "OPEN",
                      limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> OrderPage:
-    """Pattern 5: one Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
+    """Orders in a status over a date range, across every customer (pattern 5, GSI2 shards merged).
+
+    One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
     days = _day(first, "from"), _day(last, "to")
     return paginate(OrderPage, "order-entry.orders", cursor,
                     lambda start: service().orders_in_status(status, *days, limit=limit, after=_after(start)),
@@ -230,7 +246,9 @@ def orders_in_status(first: From, last: To, status: Annotated[OrderStatus, Query
 @router.get(f"{P}/customers/<customer_id>/orders", tags=TAGS)
 def customer_orders(customer_id: IdPath, first: From, last: To, limit: Limit = DEFAULT_LIMIT,
                     cursor: Cursor = None) -> OrderPage:
-    """Pattern 4: one Query per status, in parallel, merged by date."""
+    """A customer's orders in a date range, every status merged by date (pattern 4, GSI1).
+
+    One Query per status, in parallel, merged by date."""
     days = _day(first, "from"), _day(last, "to")
     return paginate(OrderPage, f"order-entry.customer-orders/{customer_id}", cursor,
                     lambda start: service().customer_orders(customer_id, *days, limit=limit, after=_after(start)),
@@ -239,14 +257,16 @@ def customer_orders(customer_id: IdPath, first: From, last: To, limit: Limit = D
 
 @router.get(f"{P}/reps/<rep_id>/customers", tags=TAGS)
 def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
-    """Pattern 9."""
+    """An account rep's customers (pattern 9, GSI1)."""
     return paginate(CustomerPage, f"order-entry.rep-customers/{rep_id}", cursor,
                     lambda start: service().rep_customers(rep_id, limit=limit, start_key=start))
 
 
 @router.get(f"{P}/reps/<rep_id>/orders", tags=TAGS)
 def rep_orders(rep_id: IdPath, first: From, last: To, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> OrderPage:
-    """Pattern 10: one Query per status, in parallel, merged by date."""
+    """An account rep's orders in a date range, every status merged by date (pattern 10, GSI1).
+
+    One Query per status, in parallel, merged by date."""
     days = _day(first, "from"), _day(last, "to")
     return paginate(OrderPage, f"order-entry.rep-orders/{rep_id}", cursor,
                     lambda start: service().rep_orders(rep_id, *days, limit=limit, after=_after(start)),
@@ -255,7 +275,9 @@ def rep_orders(rep_id: IdPath, first: From, last: To, limit: Limit = DEFAULT_LIM
 
 @router.get(f"{P}/quarters/<quarter>/reps", tags=TAGS)
 def rep_ranking(quarter: QuarterPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepQuarterPage:
-    """Pattern 14: account reps ranked by order total in the quarter."""
+    """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending).
+
+    Account reps ranked by order total in the quarter."""
     return paginate(RepQuarterPage, f"order-entry.rep-ranking/{quarter}", cursor,
                     lambda start: service().rep_ranking(quarter, limit=limit, start_key=start))
 
