@@ -271,6 +271,14 @@ def test_an_order_retried_with_its_idempotency_key_is_placed_once(seeded, table)
     assert len(headers) == 4  # the example's three and this one
 
 
+def test_a_keyed_order_that_failed_is_forgotten_so_its_retry_is_placed(seeded, table):
+    # Given an order refused under an Idempotency-Key (the kit deletes its in-progress record: DeleteItem)
+    assert error(place(seeded, "NOPE", ("P400", 1), key="order-2")) == (404, "CUSTOMER_NOT_FOUND")
+    # When the client fixes the order and retries with the same key, then it is placed, not replayed as the 404
+    placed = ok(place(seeded, "C1", ("P400", 1), key="order-2"), 201)
+    assert placed["customerId"] == "C1"
+
+
 def test_an_order_placed_at_a_price_that_changed_meanwhile_is_a_409(seeded, table, monkeypatch):
     # Given the price changes between the read and the transaction
     repository = api.service().repository
