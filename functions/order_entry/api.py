@@ -60,12 +60,8 @@ router = Router()
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
-From = Annotated[
-    str, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")
-]
-To = Annotated[
-    str, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")
-]
+From = Annotated[str, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
+To = Annotated[str, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 
 
 @lru_cache(maxsize=1)
@@ -79,9 +75,7 @@ def _day(value: str, name: str) -> date:
     except ValueError as error:
         raise InvalidInputError(
             f"{name} is not a real day",
-            details=[
-                {"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}
-            ],
+            details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}],
         ) from error
 
 
@@ -94,9 +88,7 @@ def _after(start: StartKey) -> str | None:
 
 
 @router.put(f"{P}/reference/<kind>/<entity_id>", middlewares=[admin_only], tags=TAGS)
-def put_reference(
-    kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn
-) -> Reference:
+def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn) -> Reference:
     """Create or replace a reference entity (region, country, location, job, department, warehouse)."""
     return service().put_reference(kind, entity_id, body)
 
@@ -129,9 +121,7 @@ def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
     middlewares=[admin_only],
     tags=TAGS,
     responses={
-        404: {
-            "description": "404 DEPARTMENT_NOT_FOUND, JOB_NOT_FOUND, MANAGER_NOT_FOUND, WAREHOUSE_NOT_FOUND"
-        },
+        404: {"description": "404 DEPARTMENT_NOT_FOUND, JOB_NOT_FOUND, MANAGER_NOT_FOUND, WAREHOUSE_NOT_FOUND"},
         409: {"description": "409 EMPLOYEE_EXISTS"},
         201: {"description": "hired"},
     },
@@ -193,9 +183,7 @@ def current_job(employee_id: IdPath) -> JobHistory:
         201: {"description": "the new job history record"},
     },
 )
-def change_job(
-    employee_id: IdPath, body: JobChangeIn, idempotency_key: IdempotencyKey = None
-) -> Response[JobHistory]:
+def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: IdempotencyKey = None) -> Response[JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
     return create_once(
         app,
@@ -221,32 +209,24 @@ def recent_hires(
         HirePage if confidential else PublicHirePage,
         "order-entry.recent-hires",
         cursor,
-        lambda start: service().recent_hires(
-            day, confidential=confidential, limit=limit, start_key=start
-        ),
+        lambda start: service().recent_hires(day, confidential=confidential, limit=limit, start_key=start),
         since=since,
     )
 
 
 @router.get(f"{P}/warehouses/<warehouse_id>/employees", tags=TAGS)
-def warehouse_employees(
-    warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> EmployeeEdgePage:
+def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
     return paginate(
         EmployeeEdgePage,
         f"order-entry.warehouse-employees/{warehouse_id}",
         cursor,
-        lambda start: service().warehouse_employees(
-            warehouse_id, limit=limit, start_key=start
-        ),
+        lambda start: service().warehouse_employees(warehouse_id, limit=limit, start_key=start),
     )
 
 
 @router.get(f"{P}/jobs/<job_id>/employees", tags=TAGS)
-def job_employees(
-    job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> EmployeeEdgePage:
+def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
     return paginate(
         EmployeeEdgePage,
@@ -270,9 +250,7 @@ def get_product(product_id: IdPath) -> Product:
 
 
 @router.get(f"{P}/products/<product_id>/order-items", tags=TAGS)
-def product_activity(
-    product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> ProductActivityPage:
+def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
     The product's order lines and, after them, its stock in each warehouse."""
@@ -288,9 +266,7 @@ def product_activity(
         build,
         f"order-entry.product-activity/{product_id}",
         cursor,
-        lambda start: service().product_activity(
-            product_id, limit=limit, start_key=start
-        ),
+        lambda start: service().product_activity(product_id, limit=limit, start_key=start),
     )
 
 
@@ -363,9 +339,7 @@ def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]
         201: {"description": "placed"},
     },
 )
-def place_order(
-    body: OrderIn, idempotency_key: IdempotencyKey = None
-) -> Response[Order]:
+def place_order(body: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
     return create_once(
         app,
@@ -416,9 +390,7 @@ def orders_in_status(
         OrderPage,
         "order-entry.orders",
         cursor,
-        lambda start: service().orders_in_status(
-            status, *days, limit=limit, after=_after(start)
-        ),
+        lambda start: service().orders_in_status(status, *days, limit=limit, after=_after(start)),
         status=status,
         first=first,
         last=last,
@@ -441,18 +413,14 @@ def customer_orders(
         OrderPage,
         f"order-entry.customer-orders/{customer_id}",
         cursor,
-        lambda start: service().customer_orders(
-            customer_id, *days, limit=limit, after=_after(start)
-        ),
+        lambda start: service().customer_orders(customer_id, *days, limit=limit, after=_after(start)),
         first=first,
         last=last,
     )
 
 
 @router.get(f"{P}/reps/<rep_id>/customers", tags=TAGS)
-def rep_customers(
-    rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> CustomerPage:
+def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
     return paginate(
         CustomerPage,
@@ -478,21 +446,15 @@ def rep_orders(
         OrderPage,
         f"order-entry.rep-orders/{rep_id}",
         cursor,
-        lambda start: service().rep_orders(
-            rep_id, *days, limit=limit, after=_after(start)
-        ),
+        lambda start: service().rep_orders(rep_id, *days, limit=limit, after=_after(start)),
         first=first,
         last=last,
     )
 
 
 @router.get(f"{P}/quarters/<quarter>/reps", tags=TAGS)
-def rep_ranking(
-    quarter: QuarterPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
-) -> RepQuarterPage:
-    """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending).
-
-    Account reps ranked by order total in the quarter."""
+def rep_ranking(quarter: QuarterPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepQuarterPage:
+    """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
     return paginate(
         RepQuarterPage,
         f"order-entry.rep-ranking/{quarter}",

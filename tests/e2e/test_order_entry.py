@@ -5,29 +5,16 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime
+from functools import partial
+
+from tests.e2e import support
+from tests.e2e.support import body, code
 
 ADMIN = ("admin",)
 P = "/order-entry"
 H1 = "from=2026-01-01&to=2026-06-30"  # the seed's orders: two quarters of 2026
-
-
-def body(reply, status: int = 200):
-    assert reply.status_code == status, reply.text
-    return reply.json()
-
-
-def code(reply) -> tuple[int, str]:
-    return reply.status_code, reply.json()["error"]["code"]
-
-
-def every(api, url: str, key: str = "items", limit: int = 2, **kwargs) -> list[dict]:
-    found, cursor = [], None
-    while True:
-        sep = "&" if "?" in url else "?"
-        page = body(api.call("GET", f"{url}{sep}limit={limit}" + (f"&cursor={cursor}" if cursor else ""), **kwargs))
-        found += page[key]
-        if not (cursor := page["nextCursor"]):
-            return found
+# Two per page: the seed's lists are short, and every list must still turn its cursor.
+every = partial(support.every, limit=2)
 
 
 def ids(items: list[dict], key: str = "orderId") -> list[str]:
