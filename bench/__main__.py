@@ -10,6 +10,8 @@
    writes per reading of the binned time series.
 6.-7. The cart (bench/cart.py): one price change through the SKU index against the seed's daily scan, and the
    seed's monthly estimate recomputed at on-demand prices.
+8. Order entry (bench/order_entry.py): pattern 5 (OPEN orders in a date range) over GSI2 with N = 1 and N = 15
+   shards, 50,000 orders each: latency through the local API, Query requests, items read, the hottest partition's share.
 """
 
 from __future__ import annotations
@@ -275,10 +277,11 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from bench import cart, workshop
+    from bench import cart, order_entry, workshop
 
     read_cost()
     http_throughput()
     voting()
     workshop.run()
     cart.run()
+    order_entry.run()
