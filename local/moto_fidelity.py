@@ -145,12 +145,14 @@ def _partition_reads() -> None:
     from moto.dynamodb.models.table import Table
     from moto.dynamodb.responses import DynamoHandler
 
-    call_action, query, all_items = DynamoHandler.call_action, Table.query, Table.all_items
+    from local import moto_capacity
+
+    call_action, query, all_items, scan = DynamoHandler.call_action, Table.query, Table.all_items, Table.scan
 
     @functools.wraps(call_action)
     def counted(self: Any) -> Any:
         try:
-            return call_action(self)
+            return moto_capacity.around(self, lambda: call_action(self))  # 6.
         finally:
             if self._get_action() not in _READS:  # after the write: a map built while it ran is already stale
                 written(*_tables_of(getattr(self, "body", None)))
@@ -160,28 +162,53 @@ def _partition_reads() -> None:
                     exclusive_start_key: Any, scan_index_forward: bool, projection_expressions: Any,
                     index_name: str | None = None, consistent_read: bool = False, filter_expression: Any = None,
                     hash_key_conditions: Any = None, range_key_conditions: Any = None, **filter_kwargs: Any) -> Any:
+        # moto's query without the filter and the ProjectionExpression: the items it evaluated, as the index holds
+        # them, are what the read costs (6.); then the filter and the projection, applied as moto applies them.
         arguments = (self, hash_key, range_comparison, range_objs, limit, exclusive_start_key, scan_index_forward,
-                     projection_expressions, index_name, consistent_read, filter_expression)
+                     None, index_name, consistent_read, None)
         named = {"hash_key_conditions": hash_key_conditions, "range_key_conditions": range_key_conditions,
                  **filter_kwargs}
         items = None if filter_kwargs else _partition(self, hash_key, range_comparison, range_objs, index_name,
                                                       hash_key_conditions or [], range_key_conditions or [])
-        if items is None:
-            return query(*arguments, **named)
         reading = getattr(_candidates, "tables", None) or {}
-        _candidates.tables = {**reading, id(self): items}
+        if items is not None:
+            _candidates.tables = {**reading, id(self): items}
         try:
-            return query(*arguments, **named)
+            results, scanned, last = query(*arguments, **named)
         finally:
             _candidates.tables = reading
+        return _filtered(self, index_name, consistent_read, results, filter_expression, projection_expressions), \
+            scanned, last
+
+    @functools.wraps(scan)
+    def scanned(self: Any, filters: Any, limit: Any, exclusive_start_key: Any, filter_expression: Any = None,
+                index_name: str | None = None, consistent_read: bool = False, projection_expression: Any = None,
+                segments: Any = (None, None)) -> Any:
+        if filters:  # the legacy ScanFilter: moto filters while it reads
+            return scan(self, filters, limit, exclusive_start_key, filter_expression, index_name, consistent_read,
+                        projection_expression, segments)
+        results, count, last = scan(self, filters, limit, exclusive_start_key, None, index_name, consistent_read,
+                                    None, segments)
+        return _filtered(self, index_name, consistent_read, results, filter_expression, projection_expression), \
+            count, last
 
     @functools.wraps(all_items)
     def candidates(self: Any) -> Any:
         items = (getattr(_candidates, "tables", None) or {}).get(id(self))
         return list(items) if items is not None else all_items(self)
 
+    def _filtered(table: Any, index_name: str | None, consistent: bool, results: list[Any], filter_expression: Any,
+                  projection: Any) -> list[Any]:
+        moto_capacity.evaluated(table, index_name, results, consistent)
+        if filter_expression is not None:
+            results = [item for item in results if filter_expression.expr(item)]
+        if projection:
+            results = [item.project(projection) for item in results]
+        return results
+
     DynamoHandler.call_action = counted  # type: ignore[method-assign]
     Table.query = partitioned  # type: ignore[method-assign]
+    Table.scan = scanned  # type: ignore[method-assign]
     Table.all_items = candidates  # type: ignore[method-assign]
 
 
