@@ -24,6 +24,8 @@ from collections import defaultdict
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
+from moto.dynamodb.models.dynamo_type import DynamoType
+from moto.utilities.aws_headers import gen_amz_crc32
 
 from functions.shared.capacity import item_size, read_units, write_units
 
@@ -87,8 +89,6 @@ def around(handler: Any, call: Any) -> Any:
             write=False)
     else:
         document["ConsumedCapacity"] = consumed
-    from moto.utilities.aws_headers import gen_amz_crc32
-
     body = json.dumps(document)
     gen_amz_crc32(body, headers)  # botocore checks DynamoDB's x-amz-crc32 against the body
     return status, headers, body
@@ -135,8 +135,6 @@ def _freeze(typed: dict[str, Any]) -> str:
 
 def _stored(backend: Any, table_name: str, frozen: str) -> dict[str, Any] | None:
     """The item stored under the key in `frozen` (an item or a key, typed), as plain values, or None."""
-    from moto.dynamodb.models.dynamo_type import DynamoType
-
     table = backend.get_table(table_name)
     typed = json.loads(frozen)
     if table.hash_key_attr not in typed:
