@@ -12,6 +12,11 @@
    seed's monthly estimate recomputed at on-demand prices.
 8. Order entry (bench/order_entry.py): pattern 5 (OPEN orders in a date range) over GSI2 with N = 1 and N = 15
    shards, 50,000 orders each: latency through the local API, Query requests, items read, the hottest partition's share.
+9. Load (bench/load.py): every domain's main routes (a write, then a main read, in turn) with 8 concurrent clients
+   for 5 s each on one local runtime under the prod stage's limits: requests/s, p50/p99, errors by status, 429s;
+   every acknowledged write read back through the API (none missing, none twice, none unacknowledged); then the dev
+   stage's limits on a second front end: no 429 below them, 429s above them. A failed check exits non-zero.
+   Alone: `.venv/bin/python -c "import bench.__main__; from bench import load; load.run()"`.
 """
 
 from __future__ import annotations
@@ -277,7 +282,7 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from bench import cart, order_entry, workshop
+    from bench import cart, load, order_entry, workshop
 
     read_cost()
     http_throughput()
@@ -285,3 +290,4 @@ if __name__ == "__main__":
     workshop.run()
     cart.run()
     order_entry.run()
+    load.run()
