@@ -17,6 +17,8 @@
    every acknowledged write read back through the API (none missing, none twice, none unacknowledged); then the dev
    stage's limits on a second front end: no 429 below them, 429s above them. A failed check exits non-zero.
    Alone: `.venv/bin/python -c "import bench.__main__; from bench import load; load.run()"`.
+10. Cold start (bench/coldstart.py): import CPU of each function's handler against boto3 + a DynamoDB resource, per
+   function, with a verdict against 1.3x (exits non-zero when one is over).
 """
 
 from __future__ import annotations
@@ -282,7 +284,7 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from bench import cart, load, order_entry, workshop
+    from bench import cart, coldstart, load, order_entry, workshop
 
     read_cost()
     http_throughput()
@@ -291,3 +293,4 @@ if __name__ == "__main__":
     cart.run()
     order_entry.run()
     load.run()
+    coldstart.run()
