@@ -12,6 +12,8 @@
    seed's monthly estimate recomputed at on-demand prices.
 8. Order entry (bench/order_entry.py): pattern 5 (OPEN orders in a date range) over GSI2 with N = 1 and N = 15
    shards, 50,000 orders each: latency through the local API, Query requests, items read, the hottest partition's share.
+11. Cost tables and scale audit (bench/cost.py, alone: `make cost`): every GET route and each domain's main writes,
+   their DynamoDB bill with the seeds only and with +20,000 unrelated items per domain; the seeds' figures beside ours.
 """
 
 from __future__ import annotations
@@ -277,7 +279,7 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from bench import cart, order_entry, workshop
+    from bench import cart, cost, order_entry, workshop
 
     read_cost()
     http_throughput()
@@ -285,3 +287,4 @@ if __name__ == "__main__":
     workshop.run()
     cart.run()
     order_entry.run()
+    cost.run()
