@@ -22,13 +22,23 @@ def _port(variable: str, default: int) -> int:
     return int(os.environ.get(variable) or default)
 
 
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM as Ctrl-C: it interrupts whatever runs (a synth, the seeds, the wait), at once. Only the first one:
+    the stop that follows must run to its end."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def _run(args: argparse.Namespace) -> int:
     from local.runtime import Runtime
 
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.set())
-    runtime = Runtime.start(stage=args.stage, port=args.port, aws_port=args.aws_port, seed=not args.no_seed,
-                            assembly=Path(args.assembly) if args.assembly else None)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:  # `Runtime.start` stops what it started when interrupted
+        runtime = Runtime.start(stage=args.stage, port=args.port, aws_port=args.aws_port, seed=not args.no_seed,
+                                assembly=Path(args.assembly) if args.assembly else None)
+    except KeyboardInterrupt:
+        logging.getLogger("local").info("stopped while starting")
+        return 0
     try:
         if runtime.url is None or runtime.api is None:
             logging.getLogger("local").error("nothing to serve (no REST API in the template)")
@@ -39,8 +49,7 @@ def _run(args: argparse.Namespace) -> int:
             route.authorization_type != "NONE" else ""
         print(f"ready {runtime.url}", flush=True)
         print(f"try: curl {auth}{runtime.url}{route.resource_path if route else '/'}", flush=True)
-        while not stop.wait(0.5):
-            pass
+        threading.Event().wait()  # until Ctrl-C or SIGTERM
     except KeyboardInterrupt:
         pass
     finally:

@@ -33,8 +33,12 @@ _DEFAULTS: Mapping[str, tuple[int, str, str]] = {
     UNAUTHORIZED: (401, "Unauthorized", "UnauthorizedException"),
     REQUEST_TOO_LARGE: (413, "Request Too Large", "RequestTooLargeException"),
     THROTTLED: (429, "Too Many Requests", "TooManyRequestsException"),
+    DEFAULT_4XX: (400, "Bad Request", "BadRequestException"),
     DEFAULT_5XX: (502, "Internal server error", "InternalServerErrorException"),
 }
+# "Length, in characters, of the URL for a regional API: 10240" ("Quotas for configuring and running a REST API in
+# API Gateway"); our API is regional (infra/constructs/rest_api.py).
+MAX_URL_CHARS = 10240
 THROTTLE_RATE_ENV, THROTTLE_BURST_ENV = "LOCAL_THROTTLE_RATE", "LOCAL_THROTTLE_BURST"
 
 
@@ -219,11 +223,11 @@ _CONTEXT_VARIABLE = re.compile(r"\$!?(?:\{context\.([A-Za-z0-9_.]+)\}|context\.(
 
 
 def gateway_response(api: RestApi, response_type: str, context: RequestContext, *, source_ip: str = "",
-                     http_method: str = "", status: int | None = None) -> Response:
+                     http_method: str = "", status: int | None = None, message: str | None = None) -> Response:
     """API Gateway's own response, shaped by the template's GatewayResponses: the exact type, else DEFAULT_4XX or
     DEFAULT_5XX by status class, else API Gateway's default `{"message": "..."}`."""
-    status_, message, error_type = _DEFAULTS.get(response_type, (500, "Internal server error", ""))
-    status = status or status_
+    status_, message_, error_type = _DEFAULTS.get(response_type, (500, "Internal server error", ""))
+    status, message = status or status_, message or message_
     custom = api.gateway_responses.get(response_type) or api.gateway_responses.get(
         DEFAULT_4XX if status < 500 else DEFAULT_5XX)
     variables = {

@@ -22,9 +22,11 @@ from typing import Any
 
 from werkzeug import Request, Response
 from werkzeug.exceptions import RequestEntityTooLarge
+from werkzeug.serving import WSGIRequestHandler
 
-from local.apigw import (DEFAULT_5XX, MAX_BODY_BYTES, MISSING_AUTHENTICATION_TOKEN, REQUEST_TOO_LARGE, THROTTLED,
-                         UNAUTHORIZED, RestApi, Throttle, TokenBucket, gateway_response, tracing_headers)
+from local.apigw import (DEFAULT_4XX, DEFAULT_5XX, MAX_BODY_BYTES, MAX_URL_CHARS, MISSING_AUTHENTICATION_TOKEN,
+                         REQUEST_TOO_LARGE, THROTTLED, UNAUTHORIZED, RestApi, Throttle, TokenBucket, gateway_response,
+                         tracing_headers)
 from local.auth import InvalidToken
 from local.events import RequestContext, rest_event
 from local.functions import FunctionError, FunctionSpec
@@ -77,6 +79,10 @@ class Gateway:
 
         if self._bucket is not None and not self._bucket.take():  # the request's log line says 429
             return refuse(THROTTLED), None
+        if len(request.environ.get("RAW_URI") or request.full_path) > MAX_URL_CHARS:
+            return self.refusal(414, "Request-URI Too Long", context, source_ip, request.method), None
+        if not (request.headers.get("Content-Length") or "0").isdigit():  # werkzeug would read it as no body
+            return self.refusal(400, "Bad Request", context, source_ip, request.method), None
         try:
             body = request.get_data()
         except RequestEntityTooLarge:
@@ -105,6 +111,13 @@ class Gateway:
         except MalformedResponse as exc:
             log.error("%s: Malformed Lambda proxy response: %s", method.function_label, exc)
         return refuse(DEFAULT_5XX, status=502), method.function_label
+
+    def refusal(self, status: int, message: str, context: RequestContext | None = None, source_ip: str = "",
+                http_method: str = "") -> Response:
+        """API Gateway's answer to a request it cannot take (no gateway response type of its own: DEFAULT_4XX/5XX)."""
+        kind = DEFAULT_4XX if status < 500 else DEFAULT_5XX
+        return gateway_response(self.api, kind, context or RequestContext.new(), source_ip=source_ip,
+                                http_method=http_method, status=status, message=message)
 
     def _authorize(self, request: Request, header: str) -> Mapping[str, Any] | None:
         value = (request.headers.get(header) or "").strip()
@@ -197,3 +210,29 @@ def _json(document: Any, status: int = 200, headers: dict[str, str] | None = Non
 
 def _error(status: int, code: str, message: str) -> Response:
     return _json({"Type": "User", "message": message}, status, {"x-amzn-ErrorType": code})
+
+
+class GatewayRequestHandler(WSGIRequestHandler):
+    """werkzeug's handler, with the errors the HTTP server answers before any WSGI app runs (a request line over
+    64 KB: 414, a malformed request line: 400, an HTTP version it does not speak: 505) answered as the gateway's JSON
+    rather than http.server's HTML page."""
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        gateway = getattr(self.server, "app", None)
+        if not isinstance(gateway, Gateway):
+            super().send_error(code, message, explain)
+            return
+        short = message or self.responses.get(code, ("Error",))[0]
+        response = gateway.refusal(code, short)
+        body = response.get_data()
+        self.close_connection = True
+        self.request_version = "HTTP/1.1"  # a line it could not parse reads as HTTP/0.9, which has no status line
+        self.send_response(code, short)
+        for name, value in response.headers.items():
+            if name.lower() not in ("content-length", "connection"):
+                self.send_header(name, value)
+        self.send_header("Connection", "close")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)

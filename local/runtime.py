@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
+import tempfile
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -17,7 +19,7 @@ from local.auth import load_keys, verify_token
 from local.aws import EnvironmentPatch, MotoService, WsgiServer, client_environment, region_from_env
 from local.dlq import on_failure_messages
 from local.functions import DEFAULT_MAX_CONCURRENCY, PACKAGE_ROOT, Functions, LogSink, function_specs, stderr_sink
-from local.gateway import Gateway, LambdaApi
+from local.gateway import Gateway, GatewayRequestHandler, LambdaApi
 from local.iam import Principal, check_mapping_role, role_of, role_policies
 from local.resources import Clients, StackResources
 from local.streams import Streams, mapping_specs
@@ -52,6 +54,7 @@ class Runtime:
         self._clients: Clients | None = None
         self._server: WsgiServer | None = None
         self._env_patch: EnvironmentPatch | None = None
+        self._own_assembly: Path | None = None  # synthesized for this instance alone: removed by `stop()`
         self._stopped = False
 
     @classmethod
@@ -64,9 +67,17 @@ class Runtime:
         workload that needs more than the stage allows on AWS."""
         repo = Path(repo or PACKAGE_ROOT).resolve()
         stage = stage or stage_from_env()
-        if assembly is None:
-            assembly = synth(repo, repo / ".local" / "cdk.out", stage, log.info)
+        own = None
+        if assembly is None:  # a directory of its own: a second instance must not replace the code the first runs
+            (repo / ".local").mkdir(exist_ok=True)
+            own = Path(tempfile.mkdtemp(prefix="cdk.out-", dir=repo / ".local"))
+            try:
+                assembly = synth(repo, own, stage, log.info)
+            except BaseException:
+                shutil.rmtree(own, ignore_errors=True)
+                raise
         runtime = cls(stage=stage, assembly=Path(assembly).resolve())
+        runtime._own_assembly = own
         runtime.keys_dir = keys_dir
         max_concurrency = max_concurrency or int(os.environ.get("LOCAL_MAX_CONCURRENCY") or DEFAULT_MAX_CONCURRENCY)
         try:
@@ -129,7 +140,7 @@ class Runtime:
         gateway = Gateway(self.api, functions.invoke, partial(verify_token, keys_dir=self.keys_dir),
                           throttle=throttle or throttle_from_env(self.api.throttle, os.environ),
                           lambda_api=LambdaApi(functions.specs, functions.invoke, functions.__contains__))
-        self._server = WsgiServer(gateway, host, port, setting="PORT").start()
+        self._server = WsgiServer(gateway, host, port, setting="PORT", handler=GatewayRequestHandler).start()
         if gateway.throttle is not None:
             origin = "the template's" if gateway.throttle == self.api.throttle else "set locally"
             log.info("stage %s: %g requests/s, burst %d (%s)", self.api.stage, gateway.throttle.rate,
@@ -182,6 +193,8 @@ class Runtime:
             self.moto.stop()
         if self._env_patch is not None:
             self._env_patch.restore()
+        if self._own_assembly is not None:
+            shutil.rmtree(self._own_assembly, ignore_errors=True)
 
     def __enter__(self) -> Self:
         return self

@@ -49,35 +49,71 @@ def _owner() -> str:
 
 @router.post("/cart/carts", tags=TAGS, responses={201: {"description": "created"}})
 def create_cart(idempotency_key: IdempotencyKey = None) -> Response[Cart]:
+    """Create an empty cart for the caller."""
     owner = _owner()
     return create_once(app, operation="cart.create", key=idempotency_key, request={},
                        make=lambda: service().create_cart(owner))
 
 
-@router.get("/cart/carts/<cart_id>", tags=TAGS)
+@router.get("/cart/carts/<cart_id>", tags=TAGS, responses={404: {"description": "404 CART_NOT_FOUND"}})
 def get_cart(cart_id: CartIdPath) -> Cart:
+    """Read a cart with its lines."""
     return service().get_cart(_owner(), cart_id)
 
 
-@router.put("/cart/carts/<cart_id>/lines/<sku>", tags=TAGS)
+@router.put(
+    "/cart/carts/<cart_id>/lines/<sku>",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CART_NOT_FOUND, SKU_NOT_FOUND"},
+        409: {"description": "409 CART_CHECKED_OUT, CART_FULL"},
+    },
+)
 def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn) -> Cart:
+    """Set the quantity of one SKU in a cart."""
     return service().set_line(_owner(), cart_id, sku, line.quantity)
 
 
-@router.delete("/cart/carts/<cart_id>/lines/<sku>", tags=TAGS, responses={204: {"description": "removed"}})
+@router.delete(
+    "/cart/carts/<cart_id>/lines/<sku>",
+    tags=TAGS,
+    responses={
+        204: {"description": "removed"},
+        404: {"description": "404 CART_NOT_FOUND"},
+        409: {"description": "409 CART_CHECKED_OUT"},
+    },
+)
 def remove_line(cart_id: CartIdPath, sku: SkuPath) -> Response[None]:
+    """Remove one SKU from a cart."""
     service().remove_line(_owner(), cart_id, sku)
     return Response(status_code=204)
 
 
-@router.delete("/cart/carts/<cart_id>/lines", tags=TAGS, responses={204: {"description": "cleared"}})
+@router.delete(
+    "/cart/carts/<cart_id>/lines",
+    tags=TAGS,
+    responses={
+        204: {"description": "cleared"},
+        404: {"description": "404 CART_NOT_FOUND"},
+        409: {"description": "409 CART_CHECKED_OUT"},
+    },
+)
 def clear(cart_id: CartIdPath) -> Response[None]:
+    """Remove every line of a cart."""
     service().clear(_owner(), cart_id)
     return Response(status_code=204)
 
 
-@router.post("/cart/carts/<cart_id>/checkout", tags=TAGS)
+@router.post(
+    "/cart/carts/<cart_id>/checkout",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CART_NOT_FOUND"},
+        409: {"description": "409 CART_EMPTY"},
+    },
+)
 def check_out(cart_id: CartIdPath) -> Cart:
+    """Check out a cart: price its lines and close it."""
     return service().check_out(_owner(), cart_id)
 
 
@@ -85,11 +121,13 @@ def check_out(cart_id: CartIdPath) -> Cart:
 
 @router.put("/cart/prices/<sku>", middlewares=[admin_only], tags=TAGS)
 def put_price(sku: SkuPath, price: PriceIn) -> Price:
+    """Set the price of a SKU."""
     return service().put_price(sku, price)
 
 
-@router.get("/cart/prices/<sku>", tags=TAGS)
+@router.get("/cart/prices/<sku>", tags=TAGS, responses={404: {"description": "404 PRICE_NOT_FOUND"}})
 def get_price(sku: SkuPath) -> Price:
+    """Read the current price of a SKU."""
     return service().get_price(sku)
 
 
@@ -97,6 +135,7 @@ def get_price(sku: SkuPath) -> Price:
 
 @router.get("/cart/notifications", tags=TAGS)
 def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> NotificationPage:
+    """List the caller's price-change notifications."""
     owner = _owner()
     return paginate(
         NotificationPage, f"cart.notifications/{owner}", cursor,
@@ -106,6 +145,7 @@ def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Notifi
 
 @router.get("/cart/abandoned", middlewares=[admin_only], tags=TAGS)
 def abandoned(day: Annotated[str, Query(max_length=10, description="a UTC day, YYYY-MM-DD")]) -> AbandonedCount:
+    """Count the carts abandoned on a day."""
     return service().abandoned_on(day)
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel
+from functions.shared.models import ApiModel, JsonInt
 
 # No "#": a SKU is part of the sort keys LINE#<sku>, SKU#<sku> and NOTE#<time>#<sku>.
 SKU_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -16,7 +16,7 @@ CART_ID_PATTERN = r"^[0-9a-f]{32}$"
 MAX_QUANTITY = 999
 
 Sku = Annotated[str, StringConstraints(pattern=SKU_PATTERN)]
-Quantity = Annotated[int, Field(ge=1, le=MAX_QUANTITY, strict=True)]
+Quantity = Annotated[JsonInt, Field(ge=1, le=MAX_QUANTITY, strict=True)]
 Money = Annotated[Decimal, Field(gt=0, le=1_000_000, max_digits=9, decimal_places=2)]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 CartStatus = Literal["OPEN", "CHECKED_OUT"]

@@ -47,48 +47,80 @@ def service() -> CatalogService:
 
 # --- products as items --------------------------------------------------------------------------------
 
-@router.put("/catalog/products/<product_id>", middlewares=[admin_only], tags=TAGS)
+@router.put(
+    "/catalog/products/<product_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        409: {"description": "409 PRODUCT_KIND_CONFLICT"},
+    },
+)
 def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]) -> ProductItem:
+    """Create or replace a product."""
     return service().put_product(product_id, product)  # type: ignore[return-value]
 
 
-@router.get("/catalog/products/<product_id>", tags=TAGS)
+@router.get("/catalog/products/<product_id>", tags=TAGS, responses={404: {"description": "404 PRODUCT_NOT_FOUND"}})
 def product_items(product_id: ProductIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductPage:
+    """Read a product with all its children."""
     return paginate(
         ProductPage, f"catalog.product/{product_id}", cursor,
         lambda start: service().product_items(product_id, limit=limit, start_key=start),
     )
 
 
-@router.get("/catalog/products/<product_id>/children/<child_kind>", tags=TAGS)
+@router.get(
+    "/catalog/products/<product_id>/children/<child_kind>",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 PRODUCT_NOT_FOUND"},
+    },
+)
 def children_of(
     product_id: ProductIdPath, child_kind: ChildKindPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> ChildPage:
+    """List a product's children of one kind."""
     return paginate(
         ChildPage, f"catalog.children/{product_id}/{child_kind}", cursor,
         lambda start: service().children_of(product_id, child_kind, limit=limit, start_key=start),
     )
 
 
-@router.put("/catalog/products/<product_id>/children/<child_kind>/<child_id>", middlewares=[admin_only], tags=TAGS)
+@router.put(
+    "/catalog/products/<product_id>/children/<child_kind>/<child_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 PRODUCT_NOT_FOUND"},
+    },
+)
 def put_child(
     product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
     child: Annotated[dict[str, Any], Body(description="a track {title, length, music, vocals} or an actor "
                                                       "{name, character, image}, as the path names")],
 ) -> Child:
+    """Create or replace one child of a product."""
     return service().put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]
 
 
-@router.get("/catalog/products/<product_id>/children/<child_kind>/<child_id>", tags=TAGS)
+@router.get(
+    "/catalog/products/<product_id>/children/<child_kind>/<child_id>",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CHILD_NOT_FOUND"},
+    },
+)
 def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Child:
+    """Read one child of a product."""
     return service().get_child(product_id, child_kind, child_id)  # type: ignore[return-value]
 
 
 @router.delete(
     "/catalog/products/<product_id>/children/<child_kind>/<child_id>", middlewares=[admin_only], tags=TAGS,
-    responses={204: {"description": "deleted"}},
+    responses={204: {"description": "deleted"}, 404: {"description": "404 CHILD_NOT_FOUND"}},
 )
 def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Response[None]:
+    """Delete one child of a product."""
     service().delete_child(product_id, child_kind, child_id)
     return Response(status_code=204)
 
@@ -97,21 +129,31 @@ def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id:
 
 @router.put("/catalog/documents/<product_id>", middlewares=[admin_only], tags=TAGS)
 def put_document(product_id: ProductIdPath, document: DocumentIn) -> Document:
+    """Create or replace a product document."""
     return service().put_document(product_id, document)
 
 
-@router.get("/catalog/documents/<product_id>", tags=TAGS)
+@router.get("/catalog/documents/<product_id>", tags=TAGS, responses={404: {"description": "404 DOCUMENT_NOT_FOUND"}})
 def get_document(product_id: ProductIdPath) -> Document:
+    """Read a product as one document with its children."""
     return service().get_document(product_id)
 
 
 @router.post(
-    "/catalog/documents/<product_id>/children", middlewares=[admin_only], tags=TAGS,
-    responses={201: {"description": "appended"}, 413: {"description": "the document would pass 400 KB"}},
+    "/catalog/documents/<product_id>/children",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        201: {"description": "appended"},
+        413: {"description": "413 ITEM_TOO_LARGE: the document would pass 400 KB"},
+        404: {"description": "404 DOCUMENT_NOT_FOUND"},
+        409: {"description": "409 DOCUMENT_KIND_MISMATCH"},
+    },
 )
 def append_to_document(
     product_id: ProductIdPath, request: DocumentChildIn, idempotency_key: IdempotencyKey = None
 ) -> Response[DocumentChild]:
+    """Append a child (track or actor) to a product document."""
     return create_once(
         app, operation="catalog.append_to_document", key=idempotency_key,
         request={"productId": product_id, **request.model_dump(mode="json")},

@@ -14,14 +14,13 @@ from typing import Annotated, Any, Literal
 from pydantic import (
     AfterValidator,
     Field,
-    StringConstraints,
     ValidationError,
     model_validator,
 )
 
 from functions.catalog.schema import DOCUMENT_LISTS
 from functions.shared.errors import InvalidInputError
-from functions.shared.models import ApiModel
+from functions.shared.models import ApiModel, stripped
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
 MAX_JSON_DEPTH = 16  # DynamoDB allows 32 levels of nesting in an item; a child sits 3 levels down
@@ -29,7 +28,7 @@ MAX_DIGITS = 38  # DynamoDB numbers: 38 significant digits, magnitude 1E-130 .. 
 MIN_EXPONENT, MAX_EXPONENT = -130, 125
 _NUMBERS = Context(prec=MAX_DIGITS)  # exact for every number check_number accepts
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Text = stripped(1, 200)
 Kind = Literal["book", "album", "movie"]
 ChildKind = Literal["track", "actor"]
 

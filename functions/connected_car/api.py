@@ -75,20 +75,37 @@ def _hour(value: str) -> str:
 
 @router.put("/connected-car/dealers/<dealer_id>", middlewares=[admin_only], tags=TAGS)
 def put_dealer(dealer_id: DealerPath, dealer: DealerIn) -> Dealer:
+    """Create or replace a dealer."""
     return service().put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
 
 
-@router.get("/connected-car/dealers/<dealer_id>", tags=TAGS)
+@router.get("/connected-car/dealers/<dealer_id>", tags=TAGS, responses={404: {"description": "404 DEALER_NOT_FOUND"}})
 def get_dealer(dealer_id: DealerPath) -> Dealer:
+    """Read a dealer."""
     return service().get_dealer(dealer_id)
 
 
-@router.put("/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>", middlewares=[admin_only], tags=TAGS)
+@router.put(
+    "/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 DEALER_NOT_FOUND"},
+        409: {"description": "409 BAYS_IN_USE"},
+    },
+)
 def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn) -> Timeslot:
+    """Open a dealer's hour with its bay count."""
     return service().put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
 
 
-@router.get("/connected-car/dealers/<dealer_id>/timeslots", tags=TAGS)
+@router.get(
+    "/connected-car/dealers/<dealer_id>/timeslots",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 DEALER_NOT_FOUND"},
+    },
+)
 def timeslots_of(
     dealer_id: DealerPath,
     first: Annotated[str | None, Query(alias="from", description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
@@ -97,6 +114,7 @@ def timeslots_of(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> TimeslotPage:
+    """List a dealer's hours over a range, optionally with free bays."""
     return paginate(
         TimeslotPage, f"cc.timeslots/{dealer_id}", cursor,
         lambda start: service().timeslots_of(
@@ -108,11 +126,17 @@ def timeslots_of(
 
 # Admins only: a timeslot's appointments name customers.
 @router.get(
-    "/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>/appointments", middlewares=[admin_only], tags=TAGS
+    "/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>/appointments",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 TIMESLOT_NOT_FOUND"},
+    },
 )
 def appointments_of_timeslot(
     dealer_id: DealerPath, service_date_hour: HourPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
+    """List the appointments booked in a dealer's hour."""
     hour = _hour(service_date_hour)
     return paginate(
         AppointmentPage, f"cc.timeslot-appointments/{dealer_id}/{hour}", cursor,
@@ -122,14 +146,23 @@ def appointments_of_timeslot(
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
 
-@router.put("/connected-car/customers/<username>", tags=TAGS)
+@router.put("/connected-car/customers/<username>", tags=TAGS, responses={403: {"description": "403 FORBIDDEN"}})
 def put_customer(username: UsernamePath, customer: CustomerIn) -> Customer:
+    """Create or replace a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return service().put_customer(username, customer.name, customer.email)
 
 
-@router.get("/connected-car/customers/<username>", tags=TAGS)
+@router.get(
+    "/connected-car/customers/<username>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+    },
+)
 def get_customer(username: UsernamePath) -> Customer:
+    """Read a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return service().get_customer(username)
 
@@ -140,6 +173,7 @@ def active_customers(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> CustomerPage:
+    """List the active customers."""
     return paginate(
         CustomerPage, "cc.customers", cursor,
         lambda start: service().active_customers(limit=limit, start_key=start),
@@ -149,22 +183,41 @@ def active_customers(
 
 @router.put("/connected-car/vehicles/<vin>", middlewares=[admin_only], tags=TAGS)
 def put_vehicle(vin: VinPath, vehicle: VehicleIn) -> Vehicle:
+    """Create or replace a vehicle."""
     return service().put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
 
 
-@router.get("/connected-car/vehicles/<vin>", tags=TAGS)
+@router.get("/connected-car/vehicles/<vin>", tags=TAGS, responses={404: {"description": "404 VEHICLE_NOT_FOUND"}})
 def get_vehicle(vin: VinPath) -> Vehicle:
+    """Read a vehicle."""
     return service().get_vehicle(vin)
 
 
-@router.put("/connected-car/customers/<username>/registrations/<vin>", tags=TAGS)
+@router.put(
+    "/connected-car/customers/<username>/registrations/<vin>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 CUSTOMER_NOT_FOUND, VEHICLE_NOT_FOUND"},
+        409: {"description": "409 VEHICLE_ALREADY_REGISTERED"},
+    },
+)
 def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn) -> Registration:
+    """Register a vehicle to a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return service().register(username, vin, registration.status_code)
 
 
-@router.get("/connected-car/customers/<username>/registrations", tags=TAGS)
+@router.get(
+    "/connected-car/customers/<username>/registrations",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+    },
+)
 def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
+    """List the vehicles registered to a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return paginate(
         RegistrationPage, f"cc.customer-registrations/{username}", cursor,
@@ -172,18 +225,34 @@ def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIM
     )
 
 
-@router.get("/connected-car/vehicles/<vin>/registrations", middlewares=[admin_only], tags=TAGS)
+@router.get(
+    "/connected-car/vehicles/<vin>/registrations",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 VEHICLE_NOT_FOUND"},
+    },
+)
 def registrations_of_vehicle(vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
+    """List the customers a vehicle is registered to."""
     return paginate(
         RegistrationPage, f"cc.vehicle-registrations/{vin}", cursor,
         lambda start: service().registrations_of_vehicle(vin, limit=limit, start_key=start),
     )
 
 
-@router.get("/connected-car/customers/<username>/registrations/<vin>/appointments", tags=TAGS)
+@router.get(
+    "/connected-car/customers/<username>/registrations/<vin>/appointments",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 REGISTRATION_NOT_FOUND"},
+    },
+)
 def appointments_of_registration(
     username: UsernamePath, vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
+    """List the appointments of a customer's vehicle."""
     service().require_self_or_admin(caller_of(app), username)
     return paginate(
         AppointmentPage, f"cc.registration-appointments/{username}/{vin}", cursor,
@@ -193,8 +262,18 @@ def appointments_of_registration(
 
 # --- appointments -------------------------------------------------------------------------------------
 
-@router.post("/connected-car/appointments", tags=TAGS, responses={201: {"description": "booked"}})
+@router.post(
+    "/connected-car/appointments",
+    tags=TAGS,
+    responses={
+        201: {"description": "booked"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 REGISTRATION_NOT_FOUND, TIMESLOT_NOT_FOUND"},
+        409: {"description": "409 REGISTRATION_INACTIVE, TIMESLOT_FULL"},
+    },
+)
 def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
+    """Book a service appointment in a dealer's hour."""
     service().require_self_or_admin(caller_of(app), appointment.username)
     response = create_once(app, operation="connected-car.book", key=idempotency_key,
                            request=appointment.model_dump(mode="json"), make=lambda: service().book(appointment))
@@ -202,28 +281,61 @@ def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> 
     return response
 
 
-@router.get("/connected-car/appointments/<appointment_id>", tags=TAGS)
+@router.get(
+    "/connected-car/appointments/<appointment_id>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 APPOINTMENT_NOT_FOUND"},
+    },
+)
 def get_appointment(appointment_id: IdPath) -> Appointment:
+    """Read an appointment."""
     return service().appointment_for(caller_of(app), appointment_id)
 
 
-@router.delete("/connected-car/appointments/<appointment_id>", tags=TAGS, responses={204: {"description": "cancelled"}})
+@router.delete(
+    "/connected-car/appointments/<appointment_id>",
+    tags=TAGS,
+    responses={
+        204: {"description": "cancelled"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 APPOINTMENT_NOT_FOUND"},
+    },
+)
 def cancel(appointment_id: IdPath) -> Response[None]:
+    """Cancel an appointment, freeing its bay."""
     service().cancel(caller_of(app), appointment_id)
     return Response(status_code=204)
 
 
 # --- vehicle events -----------------------------------------------------------------------------------
 
-@router.post("/connected-car/vehicles/<vin>/events", tags=TAGS, responses={201: {"description": "stored"}})
+@router.post(
+    "/connected-car/vehicles/<vin>/events",
+    tags=TAGS,
+    responses={
+        201: {"description": "stored"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 VEHICLE_NOT_FOUND"},
+    },
+)
 def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: IdempotencyKey = None) -> Response[VehicleEvent]:
+    """Record an event a vehicle reports."""
     service().require_vehicle_writer(caller_of(app), vin)
     return create_once(app, operation="connected-car.submit_event", key=idempotency_key,
                        request={"vin": vin, **event.model_dump(mode="json")},
                        make=lambda: service().submit_event(vin, event))
 
 
-@router.get("/connected-car/vehicles/<vin>/events", tags=TAGS)
+@router.get(
+    "/connected-car/vehicles/<vin>/events",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 VEHICLE_NOT_FOUND"},
+    },
+)
 def events_of(
     vin: VinPath,
     first: Annotated[str | None, Query(alias="from", max_length=40, description="ISO-8601 time or day, inclusive")] = None,
@@ -232,6 +344,7 @@ def events_of(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> VehicleEventPage:
+    """List a vehicle's events over a time range."""
     service().require_vehicle_reader(caller_of(app), vin)
     return paginate(
         VehicleEventPage, f"cc.events/{vin}", cursor,

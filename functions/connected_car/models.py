@@ -7,23 +7,23 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel
+from functions.shared.models import HOUR_PATTERN, ApiModel, JsonInt, stripped
 
 DEALER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # No "#": usernames and VINs are parts of the seed's delimited compound keys.
 USERNAME_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
 VIN_PATTERN = r"^[A-HJ-NPR-Z0-9]{17}$"  # 17 characters, never I, O or Q (ISO 3779)
-SERVICE_DATE_HOUR_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
+SERVICE_DATE_HOUR_PATTERN = HOUR_PATTERN  # a real hour, so the OpenAPI description states what is refused
 
 
 def check_service_date_hour(value: str) -> str:
-    """`YYYY-MM-DDTHH` naming a real hour (the pattern alone lets 2026-02-30T25 through)."""
+    """`YYYY-MM-DDTHH` naming a real hour (what HOUR_PATTERN says, checked by the calendar too)."""
     datetime.strptime(value, "%Y-%m-%dT%H")
     return value
 
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Name = stripped(1, 100)
+Text = stripped(1, 200)
 DealerId = Annotated[str, StringConstraints(pattern=DEALER_ID_PATTERN)]
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
 Vin = Annotated[str, StringConstraints(pattern=VIN_PATTERN)]
@@ -45,7 +45,7 @@ class Dealer(DealerIn):
 
 
 class TimeslotIn(ApiModel):
-    service_bay_count: Annotated[int, Field(ge=1, le=100, strict=True)]
+    service_bay_count: Annotated[JsonInt, Field(ge=1, le=100, strict=True)]
 
 
 class Timeslot(ApiModel):
@@ -69,7 +69,7 @@ class Customer(CustomerIn):
 class VehicleIn(ApiModel):
     make: Name
     model: Name
-    year: Annotated[int, Field(ge=1886, le=2100, strict=True)]
+    year: Annotated[JsonInt, Field(ge=1886, le=2100, strict=True)]
 
 
 class Vehicle(VehicleIn):
@@ -107,8 +107,8 @@ class Appointment(ApiModel):
 
 class VehicleEventIn(ApiModel):
     type: EventType
-    code: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=50)]
-    message: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+    code: stripped(1, 50)
+    message: stripped(1, 500)
 
 
 class VehicleEvent(VehicleEventIn):

@@ -29,7 +29,7 @@ from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import parse_day
+from functions.shared.models import DAY_PATTERN, parse_day
 from functions.shared.observability import metrics
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
@@ -38,7 +38,7 @@ TAGS = ["contacts"]
 router = Router()
 
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
-DayQuery = Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$", description="YYYY-MM-DD (UTC)")]
+DayQuery = Annotated[str | None, Query(pattern=DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
 
 
 @lru_cache(maxsize=1)
@@ -48,6 +48,7 @@ def service() -> ContactService:
 
 @router.post("/contacts/persons", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
 def create_person(person: PersonIn, idempotency_key: IdempotencyKey = None) -> Response[Person]:
+    """Create a person."""
     metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
     return create_once(app, operation="contacts.create_person", key=idempotency_key,
                        request=person.model_dump(mode="json"), make=lambda: service().create_person(person))
@@ -59,6 +60,7 @@ def list_persons(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> PersonPage:
+    """List persons, optionally by last name."""
     return paginate(
         PersonPage, "contacts.persons", cursor,
         lambda start: service().list_persons(last_name=last_name, limit=limit, start_key=start),
@@ -66,13 +68,15 @@ def list_persons(
     )
 
 
-@router.get("/contacts/items/<item_id>", tags=TAGS)
-def get_items(item_id: IdPath) -> StoredItems:
+@router.get("/contacts/items/<id>", tags=TAGS, responses={404: {"description": "404 NOT_FOUND"}})
+def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=64)]) -> StoredItems:
+    """Read every stored item with one id."""
     return StoredItems(items=service().items_with_id(item_id))
 
 
 @router.post("/contacts/addresses", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
 def create_address(address: AddressIn, idempotency_key: IdempotencyKey = None) -> Response[Address]:
+    """Create an address."""
     return create_once(app, operation="contacts.create_address", key=idempotency_key,
                        request=address.model_dump(mode="json"), make=lambda: service().create_address(address))
 
@@ -81,20 +85,36 @@ def create_address(address: AddressIn, idempotency_key: IdempotencyKey = None) -
     "/contacts/persons/<person_id>/addresses",
     middlewares=[admin_only],
     tags=TAGS,
-    responses={201: {"description": "created"}},
+    responses={201: {"description": "created"}, 404: {"description": "404 ADDRESS_NOT_FOUND, PERSON_NOT_FOUND"}},
 )
 def link_address(person_id: IdPath, link: LinkIn, idempotency_key: IdempotencyKey = None) -> Response[Link]:
+    """Link a person to an address from a day."""
     return create_once(app, operation="contacts.link_address", key=idempotency_key,
                        request={"personId": person_id, **link.model_dump(mode="json")},
                        make=lambda: service().link(person_id, link))
 
 
-@router.patch("/contacts/person-addresses/<link_id>", middlewares=[admin_only], tags=TAGS)
+@router.patch(
+    "/contacts/person-addresses/<link_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 NOT_FOUND"},
+        409: {"description": "409 LINK_ALREADY_ENDED"},
+    },
+)
 def end_link(link_id: IdPath, change: EndLinkIn) -> Link:
+    """End a person-address link on a day."""
     return service().end_link(link_id, change.end_date)
 
 
-@router.get("/contacts/persons/<person_id>/addresses", tags=TAGS)
+@router.get(
+    "/contacts/persons/<person_id>/addresses",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 PERSON_NOT_FOUND"},
+    },
+)
 def addresses_of(
     person_id: IdPath,
     relationship: Annotated[Literal["Business", "Residential"] | None, Query()] = None,
@@ -103,6 +123,7 @@ def addresses_of(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> PersonAddressPage:
+    """List the addresses a person is linked to, on a day or now."""
     if current and on is not None:
         raise InvalidInputError(
             "use either on or current, not both",

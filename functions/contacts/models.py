@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from functions.shared.models import ApiModel, Day
+from functions.shared.models import ApiModel, Day, stripped
 
-Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Name = stripped(1, 100)
+Text = stripped(1, 200)
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Relationship = Literal["Business", "Residential"]
 
@@ -28,8 +28,8 @@ class Person(PersonIn):
 class AddressIn(ApiModel):
     street_address: Text
     city: Name
-    state: Annotated[str, StringConstraints(strip_whitespace=True, min_length=2, max_length=50)]
-    zip_code: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=12)]
+    state: stripped(2, 50)
+    zip_code: stripped(3, 12)
 
 
 class Address(AddressIn):

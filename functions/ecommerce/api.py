@@ -71,10 +71,17 @@ def _self_or_admin(username: str) -> None:
 # --- customers ------------------------------------------------------------------------------------------
 
 @router.post(
-    "/ecommerce/customers", tags=TAGS,
-    responses={201: {"description": "signed up"}, 200: {"description": "a retry: this customer exists as asked"}},
+    "/ecommerce/customers",
+    tags=TAGS,
+    responses={
+        201: {"description": "signed up"},
+        200: {"description": "a retry: this customer exists as asked"},
+        403: {"description": "403 FORBIDDEN"},
+        409: {"description": "409 EMAIL_TAKEN, USERNAME_TAKEN"},
+    },
 )
 def sign_up(request: SignUpIn) -> Response[Customer]:
+    """Sign up a customer with a unique username and email."""
     _self_or_admin(request.username)
     result = service().sign_up(request)
     if result.created:
@@ -83,8 +90,16 @@ def sign_up(request: SignUpIn) -> Response[Customer]:
                     body=dump(result.customer))
 
 
-@router.get("/ecommerce/customers/<username>", tags=TAGS)
+@router.get(
+    "/ecommerce/customers/<username>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+    },
+)
 def customer_with_recent_orders(username: UsernamePath) -> CustomerOverview:
+    """Read a customer with their most recent orders."""
     _self_or_admin(username)
     overview = service().customer_with_recent_orders(username)
     return CustomerOverview(
@@ -93,28 +108,62 @@ def customer_with_recent_orders(username: UsernamePath) -> CustomerOverview:
     )
 
 
-@router.put("/ecommerce/customers/<username>/email", tags=TAGS)
+@router.put(
+    "/ecommerce/customers/<username>/email",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+        409: {"description": "409 EMAIL_TAKEN"},
+    },
+)
 def change_email(username: UsernamePath, change: EmailChangeIn) -> Customer:
+    """Change a customer's email."""
     _self_or_admin(username)
     return service().change_email(username, change)
 
 
-@router.put("/ecommerce/customers/<username>/addresses", tags=TAGS)
+@router.put(
+    "/ecommerce/customers/<username>/addresses",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+        409: {"description": "409 TOO_MANY_ADDRESSES"},
+    },
+)
 def put_address(username: UsernamePath, address: AddressIn) -> Customer:
+    """Create or replace one of a customer's named addresses."""
     _self_or_admin(username)
     return service().put_address(username, address.name, address.address())
 
 
-@router.delete("/ecommerce/customers/<username>/addresses", tags=TAGS)
+@router.delete(
+    "/ecommerce/customers/<username>/addresses",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+    },
+)
 def delete_address(username: UsernamePath, name: AddressName) -> Customer:
+    """Delete one of a customer's named addresses."""
     _self_or_admin(username)
     return service().delete_address(username, name.strip())
 
 
 # --- orders ---------------------------------------------------------------------------------------------
 
-@router.post("/ecommerce/customers/<username>/orders", tags=TAGS, responses={201: {"description": "placed"}})
+@router.post(
+    "/ecommerce/customers/<username>/orders",
+    tags=TAGS,
+    responses={
+        201: {"description": "placed"},
+        400: {"description": "400 ORDER_TOO_LARGE"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+    },
+)
 def place_order(username: UsernamePath, order: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
+    """Place an order for a customer."""
     _self_or_admin(username)
     response = create_once(app, operation="ecommerce.place_order", key=idempotency_key,
                            request={"username": username, **order.model_dump(mode="json")},
@@ -123,8 +172,15 @@ def place_order(username: UsernamePath, order: OrderIn, idempotency_key: Idempot
     return response
 
 
-@router.get("/ecommerce/customers/<username>/orders", tags=TAGS)
+@router.get(
+    "/ecommerce/customers/<username>/orders",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CUSTOMER_NOT_FOUND"},
+    },
+)
 def orders_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> OrderPage:
+    """List a customer's orders, newest first."""
     _self_or_admin(username)
     return paginate(
         OrderPage, orders_list(username), cursor,
@@ -132,14 +188,31 @@ def orders_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Curs
     )
 
 
-@router.get("/ecommerce/customers/<username>/orders/<order_id>", tags=TAGS)
+@router.get(
+    "/ecommerce/customers/<username>/orders/<order_id>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 ORDER_NOT_FOUND"},
+    },
+)
 def order_with_items(username: UsernamePath, order_id: OrderIdPath) -> OrderWithItems:
+    """Read an order with its items."""
     _self_or_admin(username)
     return service().order_with_items(username, order_id)
 
 
-@router.put("/ecommerce/customers/<username>/orders/<order_id>/status", tags=TAGS)
+@router.put(
+    "/ecommerce/customers/<username>/orders/<order_id>/status",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 ORDER_NOT_FOUND"},
+        409: {"description": "409 INVALID_STATUS_TRANSITION"},
+    },
+)
 def set_status(username: UsernamePath, order_id: OrderIdPath, change: StatusIn) -> Order:
+    """Change an order's status."""
     caller = caller_of(app)
     service().require_self_or_admin(caller, username)
     return service().set_status(caller, username, order_id, change.status)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator, Field, StringConstraints, field_validator
 
 from functions.ecommerce import ksuid
-from functions.shared.models import ApiModel
+from functions.shared.models import ApiModel, stripped
 
 # No "#": a username or item id must never reach into another key's shape (`CUSTOMER#a#…`).
 USERNAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -35,7 +35,7 @@ def _normalized(value: Any) -> Any:
 
 Email = Annotated[str, BeforeValidator(_normalized), StringConstraints(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Text = stripped(1, 200)
 AddressName = Annotated[
     str, StringConstraints(strip_whitespace=True, max_length=ADDRESS_NAME_MAX_LENGTH, pattern=ADDRESS_NAME_PATTERN)
 ]
@@ -76,7 +76,7 @@ class Customer(ApiModel):
 
 class OrderItemIn(ApiModel):
     item_id: Annotated[str, StringConstraints(pattern=ITEM_ID_PATTERN)]
-    description: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=500)]
+    description: stripped(1, 500)
     price: Money
     quantity: Annotated[int, Field(ge=1, le=1000)] = 1
 

@@ -45,8 +45,9 @@ def _json(status: int, body: dict) -> Response:
 
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
 # (`/games/by-user/players` is the games of user "players"; no game may be called "by-user").
-@router.get("/games/by-user/<user_id>", tags=TAGS)
+@router.get("/games/by-user/<user_id>", tags=TAGS, responses={403: {"description": "403 FORBIDDEN"}})
 def games_of(user_id: UserIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> MembershipPage:
+    """List the games a user plays in."""
     caller = caller_of(app)
     return paginate(
         MembershipPage, f"games.user-games/{user_id}", cursor,
@@ -54,18 +55,29 @@ def games_of(user_id: UserIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
     )
 
 
-@router.post("/games", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
+@router.post(
+    "/games",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        201: {"description": "created"},
+        409: {"description": "409 GAME_EXISTS"},
+    },
+)
 def create_game(game: GameIn) -> Response[Game]:
+    """Create a game."""
     return _json(201, dump(service().create_game(game)))
 
 
-@router.get("/games/<game_id>", tags=TAGS)
+@router.get("/games/<game_id>", tags=TAGS, responses={404: {"description": "404 GAME_NOT_FOUND"}})
 def get_game(game_id: GameIdPath) -> Game:
+    """Read a game."""
     return service().get_game(game_id)
 
 
-@router.get("/games/<game_id>/players", tags=TAGS)
+@router.get("/games/<game_id>/players", tags=TAGS, responses={404: {"description": "404 GAME_NOT_FOUND"}})
 def players_of(game_id: GameIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> MembershipPage:
+    """List the players of a game."""
     return paginate(
         MembershipPage, f"games.game-users/{game_id}", cursor,
         lambda start: service().players_of(game_id, limit=limit, start_key=start),
@@ -73,18 +85,35 @@ def players_of(game_id: GameIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor
 
 
 @router.put(
-    "/games/<game_id>/players/<user_id>", tags=TAGS,
-    responses={201: {"description": "joined"}, 200: {"description": "was a player already: nothing changed"}},
+    "/games/<game_id>/players/<user_id>",
+    tags=TAGS,
+    responses={
+        201: {"description": "joined"},
+        200: {"description": "was a player already: nothing changed"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 GAME_NOT_FOUND"},
+        409: {"description": "409 GAME_FULL"},
+    },
 )
 def join(game_id: GameIdPath, user_id: UserIdPath) -> Response[Membership]:
+    """Join a game as a player."""
     joined = service().join(caller_of(app), game_id, user_id)
     if joined.created:
         metrics.add_metric(name="GameJoined", unit="Count", value=1)
     return _json(201 if joined.created else 200, dump(joined.membership))
 
 
-@router.delete("/games/<game_id>/players/<user_id>", tags=TAGS, responses={204: {"description": "left"}})
+@router.delete(
+    "/games/<game_id>/players/<user_id>",
+    tags=TAGS,
+    responses={
+        204: {"description": "left"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 GAME_NOT_FOUND, NOT_A_PLAYER"},
+    },
+)
 def leave(game_id: GameIdPath, user_id: UserIdPath) -> Response[None]:
+    """Leave a game."""
     service().leave(caller_of(app), game_id, user_id)
     return Response(status_code=204)
 

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel
+from functions.shared.models import ApiModel, JsonInt, stripped
 
 GAME_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
@@ -29,8 +29,8 @@ GameId = Annotated[str, StringConstraints(pattern=GAME_ID_PATTERN), AfterValidat
 
 class GameIn(ApiModel):
     game_id: GameId
-    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
-    max_players: Annotated[int, Field(ge=1, le=MAX_PLAYERS_LIMIT, strict=True)]
+    name: stripped(1, 200)
+    max_players: Annotated[JsonInt, Field(ge=1, le=MAX_PLAYERS_LIMIT, strict=True)]
 
 
 class Game(ApiModel):

@@ -40,8 +40,16 @@ def service() -> MeasurementsService:
 
 
 # Admins only: the ingest pipeline (the seed's Kinesis stage) signs in as an admin; a batch spans many devices.
-@router.post("/measurements/readings", middlewares=[admin_only], tags=TAGS)
+@router.post(
+    "/measurements/readings",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        400: {"description": "400 READING_CONFLICT, READING_OUT_OF_RANGE"},
+    },
+)
 def ingest(batch: ReadingBatch) -> IngestResult:
+    """Store a batch of device readings."""
     result = service().ingest(batch)
     metrics.add_metric(name="ReadingsIngested", unit="Count", value=result.readings)
     metrics.add_metric(name="ReadingWrites", unit="Count", value=result.writes)
@@ -56,6 +64,7 @@ def readings_of(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> ReadingPage:
+    """List a device's readings over a time range."""
     return paginate(
         ReadingPage, f"measurements.readings/{device_id}", cursor,
         lambda start: service().readings_of(device_id, first, last, limit=limit, start_key=start),

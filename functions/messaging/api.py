@@ -41,8 +41,16 @@ def service() -> MessagingService:
     return MessagingService(MessagingRepository(settings()))
 
 
-@router.post("/messaging/messages", tags=TAGS, responses={201: {"description": "sent"}})
+@router.post(
+    "/messaging/messages",
+    tags=TAGS,
+    responses={
+        201: {"description": "sent"},
+        409: {"description": "409 MESSAGE_ID_TAKEN"},
+    },
+)
 def send(message: MessageIn, idempotency_key: IdempotencyKey = None) -> Response[MessageHeader]:
+    """Send a message."""
     sender = caller_of(app).username
     response = create_once(app, operation="messaging.send", key=idempotency_key,
                            request=message.model_dump(mode="json"), make=lambda: service().send(sender, message))
@@ -52,6 +60,7 @@ def send(message: MessageIn, idempotency_key: IdempotencyKey = None) -> Response
 
 @router.get("/messaging/inbox", tags=TAGS)
 def inbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+    """List the caller's received messages, newest first."""
     me = caller_of(app).username
     return paginate(MessagePage, f"messaging.inbox/{me}", cursor,
                     lambda start: service().inbox(me, limit=limit, start_key=start))
@@ -59,13 +68,15 @@ def inbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
 
 @router.get("/messaging/outbox", tags=TAGS)
 def outbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+    """List the caller's sent messages, newest first."""
     me = caller_of(app).username
     return paginate(MessagePage, f"messaging.outbox/{me}", cursor,
                     lambda start: service().outbox(me, limit=limit, start_key=start))
 
 
-@router.get("/messaging/messages/<msg_id>", tags=TAGS)
+@router.get("/messaging/messages/<msg_id>", tags=TAGS, responses={404: {"description": "404 MESSAGE_NOT_FOUND"}})
 def get_message(msg_id: MsgIdPath) -> Message:
+    """Read one of the caller's messages."""
     return service().message_for(caller_of(app).username, msg_id)
 
 

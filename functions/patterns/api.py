@@ -46,7 +46,7 @@ from functions.shared.errors import ForbiddenError, InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import dump
+from functions.shared.models import DAY_PATTERN, dump
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
@@ -56,7 +56,6 @@ router = Router()
 
 NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
 NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
-DAY_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
 
 
 @lru_cache(maxsize=1)
@@ -84,32 +83,51 @@ def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
 
 @router.put(f"{P}/repos/<owner>/<repo>", middlewares=[admin_only], tags=TAGS)
 def put_repo(owner: NamePath, repo: NamePath, body: RepoIn) -> Repo:
+    """Create or replace a repository."""
     return service().put_repo(owner, repo, body.description)
 
 
-@router.get(f"{P}/repos/<owner>/<repo>", tags=TAGS)
+@router.get(f"{P}/repos/<owner>/<repo>", tags=TAGS, responses={404: {"description": "404 REPO_NOT_FOUND"}})
 def get_repo(owner: NamePath, repo: NamePath) -> Repo:
+    """Read a repository."""
     return service().get_repo(owner, repo)
 
 
 @router.put(
-    f"{P}/repos/<owner>/<repo>/stars/<username>", tags=TAGS,
-    responses={201: {"description": "starred"}, 200: {"description": "starred already: nothing changed"}},
+    f"{P}/repos/<owner>/<repo>/stars/<username>",
+    tags=TAGS,
+    responses={
+        201: {"description": "starred"},
+        200: {"description": "starred already: nothing changed"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 REPO_NOT_FOUND"},
+    },
 )
 def star(owner: NamePath, repo: NamePath, username: NamePath) -> Response[Star]:
+    """Star a repository."""
     caller = _as_self(username)
     starred, created = service().star(caller, owner, repo)
     return _json(201 if created else 200, dump(starred))
 
 
-@router.delete(f"{P}/repos/<owner>/<repo>/stars/<username>", tags=TAGS, responses={204: {"description": "unstarred"}})
+@router.delete(
+    f"{P}/repos/<owner>/<repo>/stars/<username>",
+    tags=TAGS,
+    responses={
+        204: {"description": "unstarred"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 REPO_NOT_FOUND"},
+    },
+)
 def unstar(owner: NamePath, repo: NamePath, username: NamePath) -> Response[None]:
+    """Remove a star from a repository."""
     service().unstar(_as_self(username), owner, repo)
     return Response(status_code=204)
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/stars", tags=TAGS)
+@router.get(f"{P}/repos/<owner>/<repo>/stars", tags=TAGS, responses={404: {"description": "404 REPO_NOT_FOUND"}})
 def repo_with_stars(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithStars:
+    """Read a repository with its stargazers."""
     return paginate(
         _split(RepoWithStars, Repo), f"patterns.repo-stars/{owner}/{repo}", cursor,
         lambda start: service().repo_with_stars(owner, repo, limit=limit, start_key=start),
@@ -125,8 +143,17 @@ def _as_self(username: str):
 
 # --- issues: sequential identifiers, sparse index, sorting on a changing attribute --------------------
 
-@router.post(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS, responses={201: {"description": "created"}})
+@router.post(
+    f"{P}/repos/<owner>/<repo>/issues",
+    tags=TAGS,
+    responses={
+        201: {"description": "created"},
+        404: {"description": "404 REPO_NOT_FOUND"},
+        409: {"description": "409 ISSUE_NUMBER_TAKEN"},
+    },
+)
 def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_key: IdempotencyKey = None) -> Response[Issue]:
+    """Open an issue in a repository."""
     caller = caller_of(app)
     return create_once(app, operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
                        request=issue.model_dump(mode="json"),
@@ -135,24 +162,41 @@ def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_ke
 
 @router.get(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS)
 def repo_with_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithIssues:
+    """Read a repository with its issues."""
     return paginate(
         _split(RepoWithIssues, Repo), f"patterns.repo-issues/{owner}/{repo}", cursor,
         lambda start: service().repo_with_issues(owner, repo, limit=limit, start_key=start),
     )
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/issues/<number>", tags=TAGS)
+@router.get(
+    f"{P}/repos/<owner>/<repo>/issues/<number>",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 ISSUE_NOT_FOUND"},
+    },
+)
 def get_issue(owner: NamePath, repo: NamePath, number: NumberPath) -> Issue:
+    """Read an issue."""
     return service().get_issue(owner, repo, number)
 
 
-@router.patch(f"{P}/repos/<owner>/<repo>/issues/<number>", tags=TAGS)
+@router.patch(
+    f"{P}/repos/<owner>/<repo>/issues/<number>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 ISSUE_NOT_FOUND"},
+    },
+)
 def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange) -> Issue:
+    """Change an issue's title or state."""
     return service().change_issue(caller_of(app), owner, repo, number, change)
 
 
 @router.get(f"{P}/repos/<owner>/<repo>/open-issues", tags=TAGS)
 def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
+    """List a repository's open issues."""
     return paginate(
         IssuePage, f"patterns.open-issues/{owner}/{repo}", cursor,
         lambda start: service().open_issues(owner, repo, limit=limit, start_key=start),
@@ -161,6 +205,7 @@ def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, c
 
 @router.get(f"{P}/repos/<owner>/<repo>/recently-updated-issues", tags=TAGS)
 def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
+    """List a repository's issues, most recently updated first."""
     return paginate(
         IssuePage, f"patterns.issues-by-update/{owner}/{repo}", cursor,
         lambda start: service().issues_by_update(owner, repo, limit=limit, start_key=start),
@@ -171,16 +216,18 @@ def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIM
 
 @router.put(f"{P}/orgs/<org>", middlewares=[admin_only], tags=TAGS)
 def put_org(org: NamePath, body: OrgIn) -> Org:
+    """Create or replace an organization."""
     return service().put_org(Org(org=org, name=body.name))
 
 
-@router.get(f"{P}/orgs/<org>", tags=TAGS)
+@router.get(f"{P}/orgs/<org>", tags=TAGS, responses={404: {"description": "404 ORG_NOT_FOUND"}})
 def org_with_users(
     org: NamePath,
     order: Annotated[Literal["asc", "desc"], Query(description="asc: org first, users A-Z; desc: users Z-A, org last")] = "asc",
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> OrgWithUsers:
+    """Read an organization with its users."""
     return paginate(
         _split(OrgWithUsers, Org), f"patterns.org-users/{org}", cursor,
         lambda start: service().org_with_users(org, newest_last=order == "desc", limit=limit, start_key=start),
@@ -188,13 +235,22 @@ def org_with_users(
     )
 
 
-@router.put(f"{P}/orgs/<org>/users/<username>", middlewares=[admin_only], tags=TAGS)
+@router.put(
+    f"{P}/orgs/<org>/users/<username>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 ORG_NOT_FOUND"},
+    },
+)
 def put_org_user(org: NamePath, username: NamePath, body: UserIn) -> OrgUser:
+    """Add or change a user of an organization."""
     return service().put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
 
 
 @router.get(f"{P}/orgs/<org>/admins", tags=TAGS)
 def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
+    """List an organization's admins."""
     return paginate(
         UserPage, f"patterns.org-admins/{org}", cursor,
         lambda start: service().org_admins(org, limit=limit, start_key=start),
@@ -206,6 +262,7 @@ def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = Non
 @router.put(f"{P}/stores/<country>/<state>/<city>/<zip_code>/<store_id>", middlewares=[admin_only], tags=TAGS)
 def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, store_id: NamePath,
               body: StoreIn) -> Store:
+    """Create or replace a store at its location."""
     return service().put_store(Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code,
                                      address=body.address))
 
@@ -219,23 +276,27 @@ def _stores(country: str, levels: tuple[str, ...], limit: int, cursor: str | Non
 
 @router.get(f"{P}/stores/<country>", tags=TAGS)
 def stores_in_country(country: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
+    """List the stores in a country."""
     return _stores(country, (), limit, cursor)
 
 
 @router.get(f"{P}/stores/<country>/<state>", tags=TAGS)
 def stores_in_state(country: NamePath, state: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
+    """List the stores in a state."""
     return _stores(country, (state,), limit, cursor)
 
 
 @router.get(f"{P}/stores/<country>/<state>/<city>", tags=TAGS)
 def stores_in_city(country: NamePath, state: NamePath, city: NamePath, limit: Limit = DEFAULT_LIMIT,
                    cursor: Cursor = None) -> StorePage:
+    """List the stores in a city."""
     return _stores(country, (state, city), limit, cursor)
 
 
 @router.get(f"{P}/stores/<country>/<state>/<city>/<zip_code>", tags=TAGS)
 def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, limit: Limit = DEFAULT_LIMIT,
                   cursor: Cursor = None) -> StorePage:
+    """List the stores in a postal code."""
     return _stores(country, (state, city, zip_code), limit, cursor)
 
 
@@ -243,10 +304,11 @@ def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: 
 
 @router.put(f"{P}/customers/<customer>/orders/<order_id>", middlewares=[admin_only], tags=TAGS)
 def put_order(customer: NamePath, order_id: NamePath, body: OrderIn) -> Order:
+    """Create or replace a customer's order."""
     return service().put_order(Order(customer=customer, order_id=order_id, **body.model_dump()))
 
 
-@router.get(f"{P}/customers/<customer>/orders", tags=TAGS)
+@router.get(f"{P}/customers/<customer>/orders", tags=TAGS, responses={403: {"description": "403 FORBIDDEN"}})
 def orders_by_status(
     customer: NamePath,
     status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
@@ -255,6 +317,7 @@ def orders_by_status(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> OrderPage:
+    """List a customer's orders by status and date."""
     wanted = OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
     return paginate(
         OrderPage, f"patterns.orders/{customer}", cursor,
@@ -277,11 +340,13 @@ def _day(value: str | None, name: str) -> date | None:
 
 @router.put(f"{P}/featured", middlewares=[admin_only], tags=TAGS)
 def put_featured(body: FeaturedIn) -> Featured:
+    """Set the featured repositories."""
     return service().put_featured(body.repos)
 
 
 @router.get(f"{P}/featured", tags=TAGS)
 def get_featured() -> Featured:
+    """Read the featured repositories."""
     return service().get_featured()
 
 

@@ -7,12 +7,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day
+from functions.shared.models import ApiModel, Day, stripped
 
 # Names that become parts of keys: no separator (`#`), no spaces.
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Text = stripped(1, 200)
 IssueStatus = Literal["open", "closed"]
 Role = Literal["member", "admin"]
 OrderStatus = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]

@@ -23,9 +23,12 @@ app.enable_swagger(
     path="/docs",
     title="Blueprints API",
     version="1.0.0",
+    persist_authorization=True,  # Authorize with a token (`make token`) once; Swagger UI keeps it over reloads
     description=(
         "Classic DynamoDB data models as one serverless backend. Every route but /health and /docs needs "
-        "`Authorization: Bearer <Cognito ID token>`; writes to reference data need the `admin` group."
+        "`Authorization: Bearer <Cognito ID token>` (Authorize, then paste the token `make token` prints); writes to "
+        "reference data need the `admin` group. Errors answer `{\"error\": {\"code\", \"message\", \"details\"?}}`: "
+        "each operation lists its statuses and codes."
     ),
 )
 

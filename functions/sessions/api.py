@@ -43,27 +43,45 @@ def _caller() -> Caller:
     return caller_of(app)
 
 
-@router.post("/sessions", tags=TAGS, responses={201: {"description": "created"}})
+@router.post(
+    "/sessions",
+    tags=TAGS,
+    responses={
+        201: {"description": "created"},
+        409: {"description": "409 TOKEN_TAKEN"},
+    },
+)
 def create_session() -> Response[Session]:
     # No Idempotency-Key here (a review found it): a replay would hand back a token signed out since, and keep it in
     # plain text in the idempotency table for a day. A retried sign-in makes a second session, which expires.
+    """Start a session for the caller."""
     session = service().create(_caller())
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=dump(session))
 
 
-@router.get("/sessions/<token>", tags=TAGS)
+@router.get("/sessions/<token>", tags=TAGS, responses={404: {"description": "404 SESSION_NOT_FOUND"}})
 def get_session(token: TokenPath) -> Session:
+    """Read one of the caller's sessions."""
     return service().get(_caller(), token)
 
 
-@router.delete("/sessions/<token>", tags=TAGS, responses={204: {"description": "ended (or gone already)"}})
+@router.delete(
+    "/sessions/<token>",
+    tags=TAGS,
+    responses={
+        204: {"description": "ended (or gone already)"},
+        404: {"description": "404 SESSION_NOT_FOUND"},
+    },
+)
 def delete_session(token: TokenPath) -> Response[None]:
+    """End a session."""
     service().delete(_caller(), token)
     return Response(status_code=204)
 
 
-@router.get("/sessions/users/<username>", tags=TAGS)
+@router.get("/sessions/users/<username>", tags=TAGS, responses={403: {"description": "403 NOT_YOUR_SESSIONS"}})
 def sessions_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> SessionPage:
+    """List a user's sessions."""
     caller = _caller()
     return paginate(
         SessionPage, f"sessions.of/{username}", cursor,
@@ -71,8 +89,16 @@ def sessions_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cu
     )
 
 
-@router.delete("/sessions/users/<username>", tags=TAGS, responses={204: {"description": "all ended"}})
+@router.delete(
+    "/sessions/users/<username>",
+    tags=TAGS,
+    responses={
+        204: {"description": "all ended"},
+        403: {"description": "403 NOT_YOUR_SESSIONS"},
+    },
+)
 def delete_sessions_of(username: UsernamePath) -> Response[None]:
+    """End every session of a user."""
     service().delete_all(_caller(), username)
     return Response(status_code=204)
 

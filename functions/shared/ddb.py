@@ -12,20 +12,32 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from boto3.dynamodb.types import TypeDeserializer
 from botocore.config import Config
-from botocore.exceptions import ClientError
+from botocore.exceptions import ClientError, HTTPClientError
+from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from functions.shared.errors import AppError, ServiceUnavailableError, ThrottledError
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
 
-# Standard retry mode backs off on throttling before we give up and answer 429.
-_CONFIG = Config(retries={"mode": "standard", "max_attempts": 4})
+# Standard retry mode retries throttling, 5xx and connection/read timeouts itself, 3 attempts in all (botocore's
+# `max_attempts` would count the retries only), before the error reaches us and becomes a 429 or 503 with
+# Retry-After. Its jittered backoff (botocore 1.44) is at most 1 s then 2 s after throttling, 25 ms then 50 ms after a
+# 5xx or a timeout. The timeouts keep a hung call well inside the API functions' 10 s (3 attempts × 2 s read), where
+# botocore's defaults (60 s each) let Lambda time out and API Gateway answer a bare 5xx. DynamoDB answers in
+# milliseconds; a 1 MB page or a 100-action transaction well under a second.
+CLIENT_CONFIG = Config(connect_timeout=1, read_timeout=2, retries={"mode": "standard", "total_max_attempts": 3})
 
 THROTTLING_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}
 )
+# A transaction cancelled for capacity names it per action with these codes (TransactionCanceledException in the
+# DynamoDB API reference), not with the exception names above; it is a 400 the SDK does not retry.
+THROTTLING_REASONS = frozenset({"ProvisionedThroughputExceeded", "ThrottlingError"}) | THROTTLING_CODES
 UNAVAILABLE_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
+# No answer at all: ConnectTimeoutError and EndpointConnectionError are ConnectionErrors, ReadTimeoutError and
+# ConnectionClosedError HTTPClientErrors (botocore.exceptions); none of them is a ClientError.
+TRANSPORT_ERRORS: tuple[type[Exception], ...] = (BotocoreConnectionError, HTTPClientError)
 BATCH_GET_MAX_KEYS = 100
 _BATCH_GET_MAX_ROUNDS = 8
 CONFLICT_ATTEMPTS = 4
@@ -36,7 +48,7 @@ BATCH_BACKOFF_SECONDS = 0.025
 @lru_cache(maxsize=1)
 def resource() -> DynamoDBServiceResource:
     """Created on first use, never at import (moto and cold starts both need that)."""
-    return boto3.resource("dynamodb", config=_CONFIG)
+    return boto3.resource("dynamodb", config=CLIENT_CONFIG)
 
 
 def table(name: str) -> Table:
@@ -55,10 +67,17 @@ def translate_client_error(error: ClientError) -> AppError | None:
     if code in UNAVAILABLE_CODES:
         return ServiceUnavailableError("The database is unavailable; retry later.")
     if code == "TransactionCanceledException" and any(
-        reason in THROTTLING_CODES or reason == "TransactionConflict" for reason in cancellation_reasons(error)
+        reason in THROTTLING_REASONS or reason == "TransactionConflict" for reason in cancellation_reasons(error)
     ):
         return ThrottledError("A concurrent change interfered; retry.")
     return None
+
+
+def translate_transport_error(error: Exception) -> AppError:
+    """No answer from DynamoDB after the SDK's retries (connect or read timeout, connection refused or reset): 503.
+    A read timeout on a write leaves its outcome unknown; the Idempotency-Key section of docs/decisions.md says
+    what a retry then does."""
+    return ServiceUnavailableError("The database did not answer in time; retry later.")
 
 
 def cancellation_reasons(error: ClientError) -> list[str]:

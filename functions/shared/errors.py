@@ -11,6 +11,7 @@ Found = TypeVar("Found")
 class AppError(Exception):
     status: int = 500
     code: str = "INTERNAL_ERROR"
+    retry_after: int | None = None  # seconds, sent as `Retry-After`: the error is transient, retrying may succeed
 
     def __init__(self, message: str, *, code: str | None = None, details: list[dict[str, Any]] | None = None):
         super().__init__(message)
@@ -55,8 +56,10 @@ class ConflictError(AppError):
 class ThrottledError(AppError):
     status = 429
     code = "THROTTLED"
+    retry_after = 1  # DynamoDB capacity is metered per second; the SDK has already backed off within the request
 
 
 class ServiceUnavailableError(AppError):
     status = 503
     code = "SERVICE_UNAVAILABLE"
+    retry_after = 2  # a 5xx or a timeout that outlasted the SDK's own retries: give the service a moment

@@ -3,8 +3,12 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+from re import Match
 from typing import Any
+from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import (
     APIGatewayRestResolver,
@@ -22,39 +26,67 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from botocore.exceptions import ClientError
 
 from functions.shared.auth import forbidden_message, parse_groups
-from functions.shared.ddb import translate_client_error
-from functions.shared.errors import AppError
+from functions.shared.ddb import (
+    TRANSPORT_ERRORS,
+    translate_client_error,
+    translate_transport_error,
+)
+from functions.shared.errors import AppError, ServiceUnavailableError
 from functions.shared.observability import logger
+from functions.shared.openapi import camel, refine
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
 MAX_BODY_BYTES = 64 * 1024
 
 
-def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None) -> Response:
+def error_response(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None, *,
+                   retry_after: int | None = None) -> Response:
+    """The error envelope; `retry_after` (seconds) adds a `Retry-After` header (RFC 9110 §10.2.3) to a transient one."""
     error: dict[str, Any] = {"code": code, "message": message}
     if details:
         error["details"] = details
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body={"error": error})
+    headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body={"error": error},
+                    headers=headers)
 
 
 def _field_of(location: Any) -> str:
-    """Pydantic's error location as a dotted field name: ("body", "lastName") -> "body.lastName"."""
-    return ".".join(str(part) for part in location or ())
+    """Pydantic's error location as a dotted field name: ("body", "lastName") -> "body.lastName"; a path
+    parameter as API Gateway and the OpenAPI description name it: ("path", "person_id") -> "path.personId"."""
+    parts = [str(part) for part in location or ()]
+    if len(parts) == 2 and parts[0] == "path":
+        parts[1] = camel(parts[1])
+    return ".".join(parts)
 
 
 def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [{"field": _field_of(e.get("loc")), "message": e.get("msg", "invalid")} for e in errors]
 
 
+def parse_json_body(text: str) -> Any:
+    """Powertools' JSON body parser (`json_body_deserializer`): `json.loads`, with the inputs it cannot parse
+    (nesting deeper than the interpreter's stack: RecursionError; an integer over Python's 4300-digit limit:
+    ValueError) raised as the JSONDecodeError Powertools turns into `json_invalid`, hence our 400 MALFORMED_JSON."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except (RecursionError, ValueError) as error:
+        raise json.JSONDecodeError(f"unparseable JSON ({type(error).__name__})", text, 0) from None
+
+
 class Resolver(APIGatewayRestResolver):
     """Powertools' REST resolver with refusals that must come before its request validation (which always
     runs first in the middleware stack), in this order: an oversized body (413, left unparsed), a body that
     is not JSON (415), unless `public` a request without a verified identity (401 — defence in depth behind
-    the authorizer), and a caller outside the group the matched route requires (403, whatever the body: a
-    validation error would tell a non-member the route's schema)."""
+    the authorizer), a caller outside the group the matched route requires (403, whatever the body: a
+    validation error would tell a non-member the route's schema), then a body that is not UTF-8 (400
+    MALFORMED_JSON, as a body that does not parse: Powertools would fail decoding it).
+    Path parameters reach the route percent-decoded (API Gateway REST keeps `event.path` encoded, and
+    Powertools takes the parameters from `event.path`)."""
 
     def __init__(self, *, public: bool = False):
-        super().__init__(enable_validation=True)
+        super().__init__(enable_validation=True, json_body_deserializer=parse_json_body)
         self._public = public
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -73,7 +105,23 @@ class Resolver(APIGatewayRestResolver):
                 return _proxy_error(401, "UNAUTHORIZED", "sign in first")
             if group not in parse_groups(claims.get("cognito:groups")):
                 return _proxy_error(403, "FORBIDDEN", forbidden_message(group))
+        if body and not _is_utf8(body, encoded=bool(event.get("isBase64Encoded"))):
+            return _proxy_error(400, "MALFORMED_JSON", "the request body is not UTF-8 JSON")
         return super().resolve(event, context)
+
+    def _convert_matches_into_route_keys(self, match: Match) -> dict[str, str]:
+        """Powertools' hook for the route's keyword arguments: `<param>`s matched in the still-encoded path,
+        decoded here (`a%40b.com` -> `a@b.com`, `a%2Bb` -> `a+b`; a `+` stays a `+`: it is no space in a path)."""
+        return {name: unquote(value) for name, value in match.groupdict().items()}
+
+    def get_openapi_schema(self, **kwargs: Any) -> Any:
+        """Powertools' description of the routes, made exact by `functions.shared.openapi.refine` (real error
+        statuses with the envelope, the bearer scheme, API Gateway's parameter names, summaries)."""
+        from aws_lambda_powertools.event_handler.openapi.compat import model_json
+        from aws_lambda_powertools.event_handler.openapi.models import OpenAPI
+
+        generated = json.loads(model_json(super().get_openapi_schema(**kwargs), by_alias=True, exclude_none=True))
+        return OpenAPI.model_validate(refine(generated, self._static_routes + self._dynamic_routes))
 
     def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
         """The groups (`require_group` middlewares) of the route Powertools will match for this event.
@@ -89,6 +137,17 @@ class Resolver(APIGatewayRestResolver):
             if route.method == method and route.rule.match(path):
                 return [m.required_group for m in route.middlewares or () if getattr(m, "required_group", None)]
         return []  # no route: Powertools answers 404
+
+
+def _is_utf8(body: str | bytes, *, encoded: bool) -> bool:
+    """Whether the body, base64-decoded if API Gateway encoded it (it does for bytes that are not UTF-8), is UTF-8."""
+    try:
+        raw = base64.b64decode(body, validate=True) if encoded else body
+        if isinstance(raw, bytes):
+            raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return False
+    return True
 
 
 def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:
@@ -130,7 +189,7 @@ def build_resolver(*, public: bool = False) -> Resolver:
     def _app_error(error: AppError) -> Response:
         if error.status >= 500:
             logger.warning("answered %s", error.status, extra={"code": error.code})
-        return error_response(error.status, error.code, error.message, error.details)
+        return error_response(error.status, error.code, error.message, error.details, retry_after=error.retry_after)
 
     @app.exception_handler(IdempotencyValidationError)
     def _key_reused(_: IdempotencyValidationError) -> Response:
@@ -142,7 +201,7 @@ def build_resolver(*, public: bool = False) -> Resolver:
 
     @app.exception_handler(IdempotencyPersistenceLayerError)
     def _idempotency_store(_: IdempotencyPersistenceLayerError) -> Response:
-        return error_response(503, "SERVICE_UNAVAILABLE", "the idempotency store is unavailable; retry later")
+        return _app_error(ServiceUnavailableError("the idempotency store is unavailable; retry later"))
 
     @app.exception_handler(ClientError)
     def _aws_error(error: ClientError) -> Response:
@@ -150,6 +209,10 @@ def build_resolver(*, public: bool = False) -> Resolver:
         if translated is None:
             raise error  # a defect of ours: let it surface as a 502 and in the logs, not as a made-up 4xx
         return _app_error(translated)
+
+    @app.exception_handler(list(TRANSPORT_ERRORS))
+    def _no_answer(error: Exception) -> Response:
+        return _app_error(translate_transport_error(error))
 
     @app.not_found
     def _not_found(_: Exception) -> Response:

@@ -3,8 +3,11 @@ answer back instead of a second resource.
 
 Powertools' idempotency utility does the work: it records (caller, operation, key) in the idempotency table
 with a conditional put before the operation runs. A concurrent duplicate gets 409 REQUEST_IN_PROGRESS. A
-failed operation is forgotten, so the retry runs again. The same key with another body gets 409
-IDEMPOTENCY_KEY_REUSED. Records expire after 24 h: the table's TTL deletes them in AWS, and Powertools treats
+failed operation (any exception: a domain error, or a 429/503 after DynamoDB throttled, failed or timed out) is
+forgotten, Powertools deleting its in-progress record, so the retry runs again; errors are never replayed. If that
+delete fails too (503), the record stays in progress until the invocation's deadline (the Lambda context is
+registered): a retry before it gets 409 REQUEST_IN_PROGRESS, one after it runs. The same key with another body
+gets 409 IDEMPOTENCY_KEY_REUSED. Records expire after 24 h: the table's TTL deletes them in AWS, and Powertools treats
 an expired record as absent on read, so locally, where nothing expires items, the answer is the same.
 """
 
@@ -28,6 +31,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
+from functions.shared.ddb import CLIENT_CONFIG
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
@@ -58,7 +62,8 @@ def _config() -> IdempotencyConfig:
 @lru_cache(maxsize=1)
 def _execute() -> Callable[..., dict[str, Any]]:
     """Built on first use: the persistence layer creates its boto3 client when constructed."""
-    persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE))
+    # The same timeouts and retries as every other DynamoDB call (ddb.CLIENT_CONFIG), not botocore's 60 s defaults.
+    persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE), boto_config=CLIENT_CONFIG)
 
     @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=_config())
     def execute(request: dict[str, Any], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:

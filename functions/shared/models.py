@@ -8,10 +8,21 @@ from datetime import date
 from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+# A calendar day (YYYY-MM-DD, year 0001-9999, 29 February in leap years only) as a regular expression: a parameter
+# declared with it is refused by validation exactly when the OpenAPI description says it is invalid, and the
+# description says it. No look-arounds: pydantic's Rust regex engine has none.
+_YEAR = r"(?:[1-9]\d{3}|0[1-9]\d{2}|00[1-9]\d|000[1-9])"
+_MONTH_DAY = r"(?:(?:0[1-9]|1[0-2])-(?:0[1-9]|1\d|2[0-8])|(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
+_LEAP = r"(?:0[48]|[2468][048]|[13579][26])"
+_LEAP_DAY = rf"(?:\d\d{_LEAP}|{_LEAP}00)-02-29"
+_DAY = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})"
+DAY_PATTERN = rf"^{_DAY}$"
+HOUR_PATTERN = rf"^{_DAY}T(?:[01]\d|2[0-3])$"  # YYYY-MM-DDTHH
 
 
 def parse_day(value: Any) -> date:
@@ -24,6 +35,30 @@ def parse_day(value: Any) -> date:
 
 
 Day = Annotated[date, BeforeValidator(parse_day)]
+
+
+def _whole_number(value: Any) -> Any:
+    """JSON Schema's integer: 1944.0 is one (the OpenAPI description says `integer`), "1944" and true are not."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+# An integer field of a request body: strict (no strings, no booleans) but, as JSON Schema says, 1944.0 is 1944.
+# Use as `Annotated[JsonInt, Field(ge=..., strict=True)]`.
+JsonInt = Annotated[int, BeforeValidator(_whole_number)]
+
+
+def stripped(min_length: int, max_length: int) -> Any:
+    """Text stripped of surrounding whitespace, then `min_length`..`max_length` characters long. The schema says so
+    with a pattern (as many characters from the first non-space to the last), so "   " is invalid in the OpenAPI
+    description as it is refused by validation."""
+    between = rf"[\s\S]{{{min_length - 2},}}\S" if min_length > 1 else ""
+    return Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=min_length, max_length=max_length),
+        Field(json_schema_extra={"pattern": rf"\S{between}"}),
+    ]
 
 
 class ApiModel(BaseModel):

@@ -64,7 +64,8 @@ class CursorCodec:
         if cursor is None:
             return None
         body, _, signature = cursor.partition(".")
-        if not body or not hmac.compare_digest(signature, self._sign(body)):
+        # Compared as bytes: `compare_digest` refuses str holding non-ASCII characters (TypeError, a 502).
+        if not body or not hmac.compare_digest(signature.encode(), self._sign(body).encode()):
             raise _invalid_cursor()
         try:
             payload = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
@@ -99,7 +100,9 @@ PageModel = TypeVar("PageModel")
 
 # The two query parameters of every list route.
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
-Cursor = Annotated[str | None, Query(max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")]
+Cursor = Annotated[
+    str | None, Query(min_length=1, max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")
+]
 
 
 def paginate(

@@ -39,10 +39,17 @@ def service() -> UsersService:
 
 
 @router.post(
-    "/users", tags=TAGS,
-    responses={201: {"description": "signed up"}, 200: {"description": "a retry: this user exists with this email"}},
+    "/users",
+    tags=TAGS,
+    responses={
+        201: {"description": "signed up"},
+        200: {"description": "a retry: this user exists with this email"},
+        403: {"description": "403 FORBIDDEN"},
+        409: {"description": "409 EMAIL_TAKEN, USER_EXISTS"},
+    },
 )
 def sign_up(request: SignUpIn) -> Response[User]:
+    """Sign up a user with a unique email."""
     service().require_self_or_admin(caller_of(app), request.user_id)
     result = service().sign_up(request)
     if result.created:
@@ -53,26 +60,61 @@ def sign_up(request: SignUpIn) -> Response[User]:
 
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.
-@router.get("/users/<user_id>", tags=TAGS)
+@router.get(
+    "/users/<user_id>",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 USER_NOT_FOUND"},
+    },
+)
 def get_user(user_id: UserIdPath) -> User:
+    """Read a user."""
     service().require_self_or_admin(caller_of(app), user_id)
     return service().get_user(user_id)
 
 
 # Admins only: "whose is this email?" across every account is an enumeration oracle.
-@router.get("/users/by-email/<email>", middlewares=[admin_only], tags=TAGS)
+@router.get(
+    "/users/by-email/<email>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 USER_NOT_FOUND"},
+    },
+)
 def user_by_email(email: EmailPath) -> User:
+    """Find a user by email."""
     return service().user_by_email(email)
 
 
-@router.put("/users/<user_id>/email", tags=TAGS)
+@router.put(
+    "/users/<user_id>/email",
+    tags=TAGS,
+    responses={
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 USER_NOT_FOUND"},
+        409: {"description": "409 EMAIL_MARKER_MISMATCH, EMAIL_TAKEN"},
+    },
+)
 def change_email(user_id: UserIdPath, change: EmailChangeIn) -> User:
+    """Change a user's email, keeping it unique."""
     service().require_self_or_admin(caller_of(app), user_id)
     return service().change_email(user_id, change.email)
 
 
-@router.delete("/users/<user_id>", tags=TAGS, responses={204: {"description": "deleted, its email freed"}})
+@router.delete(
+    "/users/<user_id>",
+    tags=TAGS,
+    responses={
+        204: {"description": "deleted, its email freed"},
+        403: {"description": "403 FORBIDDEN"},
+        404: {"description": "404 USER_NOT_FOUND"},
+        409: {"description": "409 EMAIL_MARKER_MISMATCH"},
+    },
+)
 def delete_user(user_id: UserIdPath) -> Response[None]:
+    """Delete a user and free their email."""
     service().require_self_or_admin(caller_of(app), user_id)
     service().delete_user(user_id)
     return Response(status_code=204)

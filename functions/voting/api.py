@@ -44,24 +44,39 @@ def _json(status: int, body: dict) -> Response:
 
 
 @router.put(
-    "/voting/polls/<poll_id>", middlewares=[admin_only], tags=TAGS,
-    responses={200: {"description": "the same poll existed already"}, 201: {"description": "created"}},
+    "/voting/polls/<poll_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        200: {"description": "the same poll existed already"},
+        201: {"description": "created"},
+        409: {"description": "409 POLL_EXISTS"},
+    },
 )
 def put_poll(poll_id: PollIdPath, poll: PollIn) -> Response[Poll]:
+    """Create or replace a poll."""
     stored, created = service().create_poll(poll_id, poll)
     return _json(201 if created else 200, dump(stored))
 
 
-@router.get("/voting/polls/<poll_id>", tags=TAGS)
+@router.get("/voting/polls/<poll_id>", tags=TAGS, responses={404: {"description": "404 POLL_NOT_FOUND"}})
 def get_poll(poll_id: PollIdPath) -> Poll:
+    """Read a poll."""
     return service().poll(poll_id)
 
 
 @router.post(
-    "/voting/polls/<poll_id>/votes", tags=TAGS,
-    responses={201: {"description": "counted (results show it within a second or two)"}},
+    "/voting/polls/<poll_id>/votes",
+    tags=TAGS,
+    responses={
+        201: {"description": "counted (results show it within a second or two)"},
+        400: {"description": "400 UNKNOWN_CANDIDATE"},
+        404: {"description": "404 POLL_NOT_FOUND"},
+        409: {"description": "409 ALREADY_VOTED"},
+    },
 )
 def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
+    """Vote in a poll, once per caller."""
     voter = caller_of(app).user_id
     response = create_once(app, operation="voting.vote", key=idempotency_key,
                            request={"pollId": poll_id, **ballot.model_dump(mode="json")},
@@ -70,29 +85,62 @@ def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = 
     return response
 
 
-@router.get("/voting/polls/<poll_id>/votes/me", tags=TAGS)
+@router.get(
+    "/voting/polls/<poll_id>/votes/me",
+    tags=TAGS,
+    responses={
+        404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
+    },
+)
 def my_vote(poll_id: PollIdPath) -> Vote:
+    """Read the caller's vote in a poll."""
     return service().my_vote(poll_id, caller_of(app).user_id)
 
 
-@router.put("/voting/polls/<poll_id>/votes/me", tags=TAGS)
+@router.put(
+    "/voting/polls/<poll_id>/votes/me",
+    tags=TAGS,
+    responses={
+        400: {"description": "400 UNKNOWN_CANDIDATE"},
+        404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
+    },
+)
 def change_vote(poll_id: PollIdPath, ballot: VoteIn) -> Vote:
+    """Change the caller's vote in a poll."""
     return service().change_vote(poll_id, caller_of(app).user_id, ballot.candidate)
 
 
-@router.delete("/voting/polls/<poll_id>/votes/me", tags=TAGS, responses={204: {"description": "withdrawn"}})
+@router.delete(
+    "/voting/polls/<poll_id>/votes/me",
+    tags=TAGS,
+    responses={
+        204: {"description": "withdrawn"},
+        404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
+    },
+)
 def withdraw_vote(poll_id: PollIdPath) -> Response[None]:
+    """Withdraw the caller's vote from a poll."""
     service().withdraw(poll_id, caller_of(app).user_id)
     return Response(status_code=204)
 
 
-@router.get("/voting/polls/<poll_id>/results", tags=TAGS)
+@router.get("/voting/polls/<poll_id>/results", tags=TAGS, responses={404: {"description": "404 POLL_NOT_FOUND"}})
 def results(poll_id: PollIdPath) -> Results:
+    """Read a poll's counted results."""
     return service().results(poll_id)
 
 
-@router.post("/voting/polls/<poll_id>/recount", middlewares=[admin_only], tags=TAGS)
+@router.post(
+    "/voting/polls/<poll_id>/recount",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 POLL_NOT_FOUND"},
+        409: {"description": "409 RECOUNT_BUSY"},
+    },
+)
 def recount(poll_id: PollIdPath) -> Recount:
+    """Recount a poll's results from its votes."""
     outcome = service().recount(poll_id)
     if outcome.corrected:
         logger.warning("recount corrected drift", extra={"pollId": poll_id, "corrected": outcome.corrected})

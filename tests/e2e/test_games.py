@@ -6,6 +6,8 @@ import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.e2e.support import code
+
 ADMIN = ("admin",)
 
 
@@ -16,9 +18,6 @@ def new_game(api, max_players: int) -> str:
     assert reply.status_code == 201, reply.text
     return game_id
 
-
-def code(reply) -> tuple[int, str]:
-    return reply.status_code, reply.json()["error"]["code"]
 
 
 def players(api, game_id: str) -> list[str]:

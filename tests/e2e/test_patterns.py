@@ -6,27 +6,13 @@ from __future__ import annotations
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+from tests.e2e.support import body, code, every
+
 ADMIN = ("admin",)
 BOOK = "/patterns/repos/alexdebrie/dynamodb-book"
 
 
-def body(reply, status: int = 200):
-    assert reply.status_code == status, reply.text
-    return reply.json()
 
-
-def code(reply) -> tuple[int, str]:
-    return reply.status_code, reply.json()["error"]["code"]
-
-
-def every(api, url: str, key: str = "items", limit: int = 5, **kwargs) -> list[dict]:
-    found, cursor = [], None
-    while True:
-        sep = "&" if "?" in url else "?"
-        page = body(api.call("GET", f"{url}{sep}limit={limit}" + (f"&cursor={cursor}" if cursor else ""), **kwargs))
-        found += page[key]
-        if not (cursor := page["nextCursor"]):
-            return found
 
 
 def new_repo(api) -> str:

@@ -20,8 +20,10 @@ from functions.shared import ddb, idempotency, pagination
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
+from local.events import (
+    LambdaContext,  # the worker's: one Lambda context for the runtime and the tests
+)
 from local.template import load_assembly
-from local.events import LambdaContext  # the worker's: one Lambda context for the runtime and the tests
 from tests.support import iam
 from tests.support.events import claims_for, rest_event
 
@@ -131,6 +133,25 @@ def calls(aws) -> Iterator[Calls]:
         yield recorded
 
 
+@dataclass(frozen=True)
+class Observed:
+    """One answer a functional test got: what the OpenAPI test (test_openapi_responses.py) compares with /docs."""
+
+    method: str
+    resource: str  # API Gateway's, e.g. /contacts/persons/{personId}
+    status: int
+    code: str | None  # the error envelope's code
+
+
+# Every answer of every `Client.call` in this session, in order.
+OBSERVED: list[Observed] = []
+
+
+def _error_code(body: Any) -> str | None:
+    error = body.get("error") if isinstance(body, dict) else None
+    return error.get("code") if isinstance(error, dict) else None
+
+
 class Client:
     """Calls a domain's lambda_handler the way API Gateway would, as a given user."""
 
@@ -154,7 +175,11 @@ class Client:
             parsed = json.loads(raw) if raw else None
         except json.JSONDecodeError:
             parsed = raw
-        return Reply(response["statusCode"], parsed, response.get("headers") or {})
+        # Powertools answers a REST (v1) event with multiValueHeaders; API Gateway merges both maps
+        multi = {name: ", ".join(values) for name, values in (response.get("multiValueHeaders") or {}).items()}
+        reply = Reply(response["statusCode"], parsed, {**multi, **(response.get("headers") or {})})
+        OBSERVED.append(Observed(method.upper(), resource, reply.status, _error_code(reply.body)))
+        return reply
 
     def _resource_for(self, path: str) -> str:
         import re
@@ -165,13 +190,14 @@ class Client:
         return path
 
 
-# The unused-grant test reads what the whole suite did: it runs last, and only when nothing was left out.
-GRANTS_TEST = "test_grants.py"
+# The unused-grant and documented-response tests read what the whole suite did: they run last, and only when
+# nothing was left out.
+RUN_LAST = ("test_grants.py", "test_openapi_responses.py")
 _partial_run: list[bool] = []
 
 
 def pytest_collection_modifyitems(config, items) -> None:
-    items.sort(key=lambda item: item.path.name == GRANTS_TEST)  # stable: only moves it to the end
+    items.sort(key=lambda item: item.path.name in RUN_LAST)  # stable: only moves them to the end
 
 
 def pytest_deselected(items) -> None:
@@ -201,3 +227,4 @@ def atomic_dynamodb(monkeypatch) -> None:
             return original(self, event_name, request, **kwargs)
 
     monkeypatch.setattr(BotocoreStubber, "__call__", serialized)
+

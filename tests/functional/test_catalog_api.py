@@ -165,12 +165,12 @@ BAD = [
     ("PUT", f"{PRODUCTS}/5", {"kind": "comic", "title": "B"}, "body"),
     ("PUT", f"{PRODUCTS}/5", {"kind": "book", "title": "B", "artist": "books have none"}, "body.book.artist"),
     ("PUT", f"{PRODUCTS}/5", {"kind": "movie", "title": ""}, "body.movie.title"),
-    ("PUT", f"{PRODUCTS}/5#x", {"kind": "book", "title": "B"}, "path.product_id"),
+    ("PUT", f"{PRODUCTS}/5#x", {"kind": "book", "title": "B"}, "path.productId"),
     ("PUT", f"{PRODUCTS}/2/children/track/5", {"name": "an actor's field"}, "body.title"),
-    ("PUT", f"{PRODUCTS}/2/children/track/a:b", {"title": "T"}, "path.child_id"),
-    ("PUT", f"{PRODUCTS}/2/children/song/5", {"title": "T"}, "path.child_kind"),
+    ("PUT", f"{PRODUCTS}/2/children/track/a:b", {"title": "T"}, "path.childId"),
+    ("PUT", f"{PRODUCTS}/2/children/song/5", {"title": "T"}, "path.childKind"),
     ("PUT", f"{PRODUCTS}/2/children/track/5", ["not", "an", "object"], "body"),
-    ("GET", f"{PRODUCTS}/2/children/song", None, "path.child_kind"),
+    ("GET", f"{PRODUCTS}/2/children/song", None, "path.childKind"),
     ("GET", f"{PRODUCTS}/2?limit=0", None, "query.limit"),
 ]
 

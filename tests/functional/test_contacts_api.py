@@ -259,6 +259,19 @@ def test_oversized_body_is_413(client, table_name):
     assert (reply.status, reply.body["error"]["code"]) == (413, "PAYLOAD_TOO_LARGE")
 
 
+def test_a_database_outage_is_503_service_unavailable(client, monkeypatch):
+    from botocore.exceptions import ClientError
+
+    from functions.contacts.repository import ContactRepository
+
+    def unavailable(self, **kwargs):
+        raise ClientError({"Error": {"Code": "InternalServerError", "Message": "down"}}, "Query")
+
+    monkeypatch.setattr(ContactRepository, "list_persons", unavailable)
+    reply = client.call("GET", "/contacts/persons")
+    assert (reply.status, reply.body["error"]["code"]) == (503, "SERVICE_UNAVAILABLE")
+
+
 # --- pagination ----------------------------------------------------------------------------------------
 
 def test_pages_cover_every_person_once(client):

@@ -285,7 +285,7 @@ def test_a_range_read_needs_from_and_to_in_order(client, subtests):
         (readings_url(0, 10**40), "query.to"),
         (readings_url(10, 5), "query.from"),
         (readings_url(0, 5, limit=0), "query.limit"),
-        ("/measurements/devices/a%20b/readings?from=0&to=5", "path.device_id"),
+        ("/measurements/devices/a%20b/readings?from=0&to=5", "path.deviceId"),
     ):
         with subtests.test(url=url):
             reply = client.call("GET", url)

@@ -104,6 +104,7 @@ def test_an_admin_puts_a_repo_with_zero_counts_and_a_second_put_keeps_them(clien
     ok(client.call("PUT", f"{REPO}/stars/alice", user="alice"), 201)
     again = ok(client.call("PUT", REPO, body={"description": "New"}, user="root", groups=ADMIN))
     assert (again["description"], again["starCount"]) == ("New", 1)
+    assert ok(client.call("GET", REPO, user="bob")) == again  # anyone signed in reads it
     assert error(client.call("PUT", REPO, body={}, user="alice")) == (403, "FORBIDDEN")
     assert error(client.call("GET", "/patterns/repos/alexdebrie/nope")) == (404, "REPO_NOT_FOUND")
     assert client.call("GET", "/patterns/repos/alex%23debrie/x").status == 400

@@ -131,6 +131,18 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
     assert in_template == served | platform
 
 
+def test_the_openapi_description_names_every_route_as_api_gateway_does(dev):
+    """/docs describes exactly the template's routes (but /health and /docs), parameter names included: a route
+    whose `<param>` names differ from its `{param}` in infra/domains (other than snake_case → camelCase) fails."""
+    spec = json.loads(platform_app.get_openapi_json_schema())
+    described = {(method.upper(), path) for path, ops in spec["paths"].items() for method in ops}
+    for path, ops in spec["paths"].items():
+        for op in ops.values():
+            in_path = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
+            assert in_path == set(re.findall(r"{(\w+)}", path)), path
+    assert described == set(template_routes(dev.merged)) - {("GET", "/health"), ("GET", "/docs")}
+
+
 def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
     template, raw = dev.template, dev.merged
     authorizer = logical_id(raw, "AWS::ApiGateway::Authorizer", "ApiAuthorizer")

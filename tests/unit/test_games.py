@@ -25,10 +25,14 @@ def test_a_game_may_not_take_the_id_of_a_sibling_path():
     assert GameIn(game_id="by-user-2", name="X", max_players=2).game_id == "by-user-2"
 
 
-@pytest.mark.parametrize("max_players", [0, -1, 1001, 2.0, "2", True])
+@pytest.mark.parametrize("max_players", [0, -1, 1001, 2.5, "2", True])
 def test_max_players_is_a_whole_number_from_1_to_1000(max_players):
     with pytest.raises(ValidationError):
         GameIn(game_id="g", name="X", max_players=max_players)
+
+
+def test_max_players_may_be_written_2_0_as_json_schema_integers_may():
+    assert GameIn(game_id="g", name="X", max_players=2.0).max_players == 2
 
 
 def test_users_act_for_themselves_and_admins_for_anyone():

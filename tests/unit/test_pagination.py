@@ -67,3 +67,10 @@ def test_query_page_reads_on_until_the_page_is_full():
     rest = query_page(query, limit=100, start_key=page.last_key)
     assert [i["n"] for i in rest.items] == [12, 15, 18, 21, 24, 27]
     assert isinstance(rest, Page)
+
+
+@pytest.mark.parametrize("cursor", ["x.\u2603", "\u2603.\u2603", "x.", ".x", "\u2603", "x.\x00", "x" * 3000])
+def test_a_cursor_holding_anything_is_refused_as_invalid(cursor):
+    with pytest.raises(InvalidInputError) as refused:
+        CODEC.decode(cursor, "r")
+    assert refused.value.code == "INVALID_CURSOR"

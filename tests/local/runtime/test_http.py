@@ -15,7 +15,7 @@ from botocore.exceptions import ClientError
 from local.apigw import MAX_BODY_BYTES, build_rest_api
 from local.aws import WsgiServer
 from local.functions import FunctionError
-from local.gateway import Gateway, LambdaApi
+from local.gateway import Gateway, GatewayRequestHandler, LambdaApi
 from tests.local.api_template import api_resources
 from tests.local.conftest import stack_resources
 from tests.local.unit.test_gateway import GOOD_TOKEN, SPEC, FakeFunctions, verify
@@ -30,7 +30,8 @@ def functions() -> FakeFunctions:
 def server(functions: FakeFunctions) -> Iterator[WsgiServer]:
     lambda_api = LambdaApi(lambda: [SPEC], functions, {SPEC.name, SPEC.arn, SPEC.logical_id}.__contains__)
     api_server = WsgiServer(Gateway(build_rest_api(stack_resources(api_resources())), functions, verify,
-                                    lambda_api=lambda_api), "127.0.0.1", 0, setting="PORT").start()
+                                    lambda_api=lambda_api), "127.0.0.1", 0, setting="PORT",
+                            handler=GatewayRequestHandler).start()
     yield api_server
     api_server.stop()
 
@@ -75,3 +76,66 @@ def test_the_lambda_api_answers_a_boto3_lambda_client(server: WsgiServer, functi
     assert failed["FunctionError"] == "Unhandled" and json.load(failed["Payload"])["errorMessage"] == "it broke"
     with pytest.raises(ClientError, match="ResourceNotFoundException"):
         client.invoke(FunctionName="Nope", Payload=b"{}")
+
+
+def raw_request(server: WsgiServer, head: bytes) -> tuple[int, dict[str, str], bytes]:
+    """Sends `head` as is (no client would send these requests) and reads the whole answer."""
+    import socket
+
+    host, port = server.url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=30) as connection:
+        connection.sendall(head)
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    status_line, _, rest = answer.partition(b"\r\n")
+    header_block, _, body = rest.partition(b"\r\n\r\n")
+    headers = dict(line.decode().split(": ", 1) for line in header_block.split(b"\r\n") if line)
+    return int(status_line.split()[1]), {k.lower(): v for k, v in headers.items()}, body
+
+
+@pytest.mark.parametrize("method", ["TRACE", "FOO", "CONNECT"])
+def test_a_method_no_route_has_is_the_json_route_not_found(server: WsgiServer, functions: FakeFunctions,
+                                                           method: str) -> None:
+    response = requests.request(method, f"{server.url}/contacts/persons", timeout=30,
+                                headers={"Authorization": GOOD_TOKEN})
+    assert (response.status_code, response.json()["error"]["code"]) == (404, "ROUTE_NOT_FOUND")
+    assert functions.calls == []
+
+
+@pytest.mark.parametrize("length", [10_241, 70_000])  # over API Gateway's 10240; over http.server's own 64 KB
+def test_a_uri_over_api_gateways_limit_is_a_json_414(server: WsgiServer, functions: FakeFunctions,
+                                                     length: int) -> None:
+    path = "/contacts/persons/" + "a" * (length - len("/contacts/persons/"))
+    status, headers, body = raw_request(server, f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+    assert (status, headers["content-type"]) == (414, "application/json")
+    assert json.loads(body)["error"]["code"] == "BAD_REQUEST"
+    assert functions.calls == []
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", "1.5"])
+def test_a_content_length_that_is_no_number_is_a_json_400(server: WsgiServer, functions: FakeFunctions,
+                                                          value: str) -> None:
+    status, headers, body = raw_request(server, (
+        f"POST /contacts/persons HTTP/1.1\r\nHost: x\r\nAuthorization: {GOOD_TOKEN}\r\n"
+        f"Content-Length: {value}\r\nConnection: close\r\n\r\n").encode())
+    assert (status, headers["content-type"]) == (400, "application/json")
+    assert json.loads(body)["error"]["code"] == "BAD_REQUEST"
+    assert functions.calls == []
+
+
+def test_a_malformed_request_line_is_a_json_400(server: WsgiServer) -> None:
+    status, headers, body = raw_request(server, b"GET / HTTP/x.y\r\n\r\n")
+    assert (status, headers["content-type"]) == (400, "application/json")
+    assert json.loads(body)["error"]["code"] == "BAD_REQUEST"
+
+
+@pytest.mark.parametrize(("raw", "decoded"), [("a%40b.com", "a@b.com"), ("a+b%40c.com", "a+b@c.com"),
+                                              ("a%2Bb", "a+b"), ("a%2Fb", "a/b")])
+def test_a_percent_encoded_path_parameter_arrives_as_on_aws(server: WsgiServer, functions: FakeFunctions,
+                                                            raw: str, decoded: str) -> None:
+    response = requests.get(f"{server.url}/contacts/persons/{raw}", headers={"Authorization": GOOD_TOKEN}, timeout=30)
+    assert response.status_code == 200
+    event = functions.calls[0][1]
+    # `path` as sent (API Gateway REST keeps it encoded), `pathParameters` decoded
+    assert (event["path"], event["pathParameters"]) == (f"/contacts/persons/{raw}", {"personId": decoded})

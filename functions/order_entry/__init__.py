@@ -1,0 +1,1 @@
+"""Order entry: Relational HR and order-entry schema as one adjacency-list table with overloaded GSI1 and write-sharded GSI2."""

@@ -1,0 +1,469 @@
+"""Order entry API (seed 004, the relational HR and order-entry schema): the 14 access patterns and the writes that
+keep their edges right. Each route is a validated input and one call into the service."""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import lru_cache
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+
+from functions.order_entry.models import (
+    ID_PATTERN,
+    NAME_PATTERN,
+    QUARTER_PATTERN,
+    Customer,
+    CustomerIn,
+    CustomerPage,
+    Employee,
+    EmployeeEdgePage,
+    EmployeePage,
+    HireIn,
+    HirePage,
+    Inventory,
+    JobChangeIn,
+    JobHistory,
+    Move,
+    MoveIn,
+    Order,
+    OrderIn,
+    OrderPage,
+    OrderStatus,
+    Product,
+    ProductActivityPage,
+    ProductIn,
+    PublicHirePage,
+    ReceiptIn,
+    Reference,
+    ReferenceIn,
+    ReferenceKind,
+    RepQuarterPage,
+    StatusChange,
+)
+from functions.order_entry.repository import OrderEntryRepository
+from functions.order_entry.service import OrderEntryService
+from functions.shared.auth import ADMIN, admin_only, caller_of
+from functions.shared.errors import InvalidInputError
+from functions.shared.handler import api_handler
+from functions.shared.http import build_resolver
+from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.models import DAY_PATTERN
+from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, StartKey, paginate
+from functions.shared.settings import settings
+
+TAGS = ["order-entry"]
+P = "/order-entry"
+router = Router()
+
+IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
+QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
+From = Annotated[str, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
+To = Annotated[str, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
+
+
+@lru_cache(maxsize=1)
+def service() -> OrderEntryService:
+    return OrderEntryService(OrderEntryRepository(settings()))
+
+
+def _day(value: str, name: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError as error:
+        raise InvalidInputError(
+            f"{name} is not a real day",
+            details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}],
+        ) from error
+
+
+def _after(start: StartKey) -> str | None:
+    """The merged lists' cursor: the `<date>#<orderId>` of the last order a page returned."""
+    return None if start is None else str(start["after"])
+
+
+# --- reference entities, products, customers (admin) --------------------------------------------------
+
+
+@router.put(f"{P}/reference/<kind>/<entity_id>", middlewares=[admin_only], tags=TAGS)
+def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn) -> Reference:
+    """Create or replace a reference entity (region, country, location, job, department, warehouse)."""
+    return service().put_reference(kind, entity_id, body)
+
+
+@router.put(f"{P}/products/<product_id>", middlewares=[admin_only], tags=TAGS)
+def put_product(product_id: IdPath, body: ProductIn) -> Product:
+    """Create or replace a product (its stock is kept by receipts and moves)."""
+    return service().put_product(product_id, body)
+
+
+@router.put(
+    f"{P}/customers/<customer_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 EMPLOYEE_NOT_FOUND"},
+        409: {"description": "409 CUSTOMER_HAS_ANOTHER_REP"},
+    },
+)
+def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
+    """Create a customer with its account-rep edge, or rename it (its rep stays)."""
+    return service().put_customer(customer_id, body)
+
+
+# --- employees ----------------------------------------------------------------------------------------
+
+
+@router.post(
+    f"{P}/employees",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 DEPARTMENT_NOT_FOUND, JOB_NOT_FOUND, MANAGER_NOT_FOUND, WAREHOUSE_NOT_FOUND"},
+        409: {"description": "409 EMPLOYEE_EXISTS"},
+        201: {"description": "hired"},
+    },
+)
+def hire(body: HireIn, idempotency_key: IdempotencyKey = None) -> Response[Employee]:
+    """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
+    return create_once(
+        app,
+        operation="order-entry.hire",
+        key=idempotency_key,
+        request=body.model_dump(mode="json"),
+        make=lambda: service().hire(body),
+    )
+
+
+@router.get(
+    f"{P}/employees/<employee_id>",
+    tags=TAGS,
+    responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}},
+)
+def get_employee(employee_id: IdPath) -> Employee:
+    """Look up an employee's details by id (pattern 1)."""
+    return service().get_employee(employee_id)
+
+
+@router.get(f"{P}/employees", tags=TAGS)
+def employees_named(
+    name: Annotated[str, Query(pattern=NAME_PATTERN)],
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> EmployeePage:
+    """Find employees by name (pattern 2, GSI1)."""
+    return paginate(
+        EmployeePage,
+        "order-entry.employees-named",
+        cursor,
+        lambda start: service().employees_named(name, limit=limit, start_key=start),
+        name=name,
+    )
+
+
+@router.get(
+    f"{P}/employees/<employee_id>/current-job",
+    tags=TAGS,
+    responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}},
+)
+def current_job(employee_id: IdPath) -> JobHistory:
+    """An employee's current job only: the newest job-history item (pattern 3)."""
+    return service().current_job(employee_id)
+
+
+@router.post(
+    f"{P}/employees/<employee_id>/job-changes",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 EMPLOYEE_NOT_FOUND, JOB_NOT_FOUND"},
+        409: {"description": "409 SAME_JOB, START_NOT_AFTER_CURRENT_JOB"},
+        201: {"description": "the new job history record"},
+    },
+)
+def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: IdempotencyKey = None) -> Response[JobHistory]:
+    """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
+    return create_once(
+        app,
+        operation=f"order-entry.job-change/{employee_id}",
+        key=idempotency_key,
+        request=body.model_dump(mode="json"),
+        make=lambda: service().change_job(employee_id, body),
+    )
+
+
+@router.get(f"{P}/recent-hires", tags=TAGS)
+def recent_hires(
+    since: Annotated[str, Query(pattern=DAY_PATTERN)],
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> HirePage | PublicHirePage:
+    """Employees hired since a day (pattern 6); salary, commission and manager only for admins.
+
+    Salary, commission and manager only for admins."""
+    confidential = caller_of(app).is_in(ADMIN)
+    day = _day(since, "since")
+    return paginate(
+        HirePage if confidential else PublicHirePage,
+        "order-entry.recent-hires",
+        cursor,
+        lambda start: service().recent_hires(day, confidential=confidential, limit=limit, start_key=start),
+        since=since,
+    )
+
+
+@router.get(f"{P}/warehouses/<warehouse_id>/employees", tags=TAGS)
+def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
+    """Employees working in a warehouse (pattern 7, GSI1)."""
+    return paginate(
+        EmployeeEdgePage,
+        f"order-entry.warehouse-employees/{warehouse_id}",
+        cursor,
+        lambda start: service().warehouse_employees(warehouse_id, limit=limit, start_key=start),
+    )
+
+
+@router.get(f"{P}/jobs/<job_id>/employees", tags=TAGS)
+def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
+    """Employees holding a job title (pattern 11, GSI1)."""
+    return paginate(
+        EmployeeEdgePage,
+        f"order-entry.job-employees/{job_id}",
+        cursor,
+        lambda start: service().job_employees(job_id, limit=limit, start_key=start),
+    )
+
+
+# --- products and stock -------------------------------------------------------------------------------
+
+
+@router.get(
+    f"{P}/products/<product_id>",
+    tags=TAGS,
+    responses={404: {"description": "404 PRODUCT_NOT_FOUND"}},
+)
+def get_product(product_id: IdPath) -> Product:
+    """A product with its total inventory over every warehouse (pattern 13)."""
+    return service().get_product(product_id)
+
+
+@router.get(f"{P}/products/<product_id>/order-items", tags=TAGS)
+def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductActivityPage:
+    """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
+
+    The product's order lines and, after them, its stock in each warehouse."""
+
+    def build(items: list[Any], next_cursor: str | None) -> ProductActivityPage:
+        return ProductActivityPage(
+            order_lines=[i for i in items if not isinstance(i, Inventory)],
+            inventories=[i for i in items if isinstance(i, Inventory)],
+            next_cursor=next_cursor,
+        )
+
+    return paginate(
+        build,
+        f"order-entry.product-activity/{product_id}",
+        cursor,
+        lambda start: service().product_activity(product_id, limit=limit, start_key=start),
+    )
+
+
+@router.get(
+    f"{P}/warehouses/<warehouse_id>/inventory/<product_id>",
+    tags=TAGS,
+    responses={404: {"description": "404 INVENTORY_NOT_FOUND"}},
+)
+def get_inventory(warehouse_id: IdPath, product_id: IdPath) -> Inventory:
+    """A product's stock in one warehouse (pattern 12)."""
+    return service().get_inventory(warehouse_id, product_id)
+
+
+@router.post(
+    f"{P}/warehouses/<warehouse_id>/inventory/<product_id>/receipts",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 PRODUCT_NOT_FOUND, WAREHOUSE_NOT_FOUND"},
+        201: {"description": "received: the warehouse's stock of the product"},
+    },
+)
+def receive(
+    warehouse_id: IdPath,
+    product_id: IdPath,
+    body: ReceiptIn,
+    idempotency_key: IdempotencyKey = None,
+) -> Response[Inventory]:
+    """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
+    return create_once(
+        app,
+        operation=f"order-entry.receipt/{warehouse_id}/{product_id}",
+        key=idempotency_key,
+        request=body.model_dump(mode="json"),
+        make=lambda: service().receive(warehouse_id, product_id, body.quantity),
+    )
+
+
+@router.post(
+    f"{P}/inventory-moves",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 WAREHOUSE_NOT_FOUND"},
+        409: {"description": "409 INSUFFICIENT_STOCK"},
+        201: {"description": "moved"},
+    },
+)
+def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]:
+    """Move stock between two warehouses in one transaction (the total does not change)."""
+    return create_once(
+        app,
+        operation="order-entry.move",
+        key=idempotency_key,
+        request=body.model_dump(mode="json"),
+        make=lambda: service().move(body),
+    )
+
+
+# --- customers, reps and orders -----------------------------------------------------------------------
+
+
+@router.post(
+    f"{P}/orders",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 CUSTOMER_NOT_FOUND, PRODUCT_NOT_FOUND"},
+        409: {"description": "409 PRICE_CHANGED"},
+        201: {"description": "placed"},
+    },
+)
+def place_order(body: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
+    """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
+    return create_once(
+        app,
+        operation="order-entry.order",
+        key=idempotency_key,
+        request=body.model_dump(mode="json"),
+        make=lambda: service().place_order(body),
+    )
+
+
+@router.get(
+    f"{P}/orders/<order_id>",
+    tags=TAGS,
+    responses={404: {"description": "404 ORDER_NOT_FOUND"}},
+)
+def get_order(order_id: IdPath) -> Order:
+    """An order with its lines."""
+    return service().get_order(order_id)
+
+
+@router.patch(
+    f"{P}/orders/<order_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={
+        404: {"description": "404 ORDER_NOT_FOUND"},
+        409: {"description": "409 INVALID_TRANSITION"},
+    },
+)
+def change_status(order_id: IdPath, body: StatusChange) -> Order:
+    """Change an order's status: it moves in GSI2's sort key; a cancellation leaves the rep's total."""
+    return service().change_status(order_id, body.status)
+
+
+@router.get(f"{P}/orders", tags=TAGS)
+def orders_in_status(
+    first: From,
+    last: To,
+    status: Annotated[OrderStatus, Query()] = "OPEN",
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> OrderPage:
+    """Orders in a status over a date range, across every customer (pattern 5, GSI2 shards merged).
+
+    One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
+    days = _day(first, "from"), _day(last, "to")
+    return paginate(
+        OrderPage,
+        "order-entry.orders",
+        cursor,
+        lambda start: service().orders_in_status(status, *days, limit=limit, after=_after(start)),
+        status=status,
+        first=first,
+        last=last,
+    )
+
+
+@router.get(f"{P}/customers/<customer_id>/orders", tags=TAGS)
+def customer_orders(
+    customer_id: IdPath,
+    first: From,
+    last: To,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> OrderPage:
+    """A customer's orders in a date range, every status merged by date (pattern 4, GSI1).
+
+    One Query per status, in parallel, merged by date."""
+    days = _day(first, "from"), _day(last, "to")
+    return paginate(
+        OrderPage,
+        f"order-entry.customer-orders/{customer_id}",
+        cursor,
+        lambda start: service().customer_orders(customer_id, *days, limit=limit, after=_after(start)),
+        first=first,
+        last=last,
+    )
+
+
+@router.get(f"{P}/reps/<rep_id>/customers", tags=TAGS)
+def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
+    """An account rep's customers (pattern 9, GSI1)."""
+    return paginate(
+        CustomerPage,
+        f"order-entry.rep-customers/{rep_id}",
+        cursor,
+        lambda start: service().rep_customers(rep_id, limit=limit, start_key=start),
+    )
+
+
+@router.get(f"{P}/reps/<rep_id>/orders", tags=TAGS)
+def rep_orders(
+    rep_id: IdPath,
+    first: From,
+    last: To,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> OrderPage:
+    """An account rep's orders in a date range, every status merged by date (pattern 10, GSI1).
+
+    One Query per status, in parallel, merged by date."""
+    days = _day(first, "from"), _day(last, "to")
+    return paginate(
+        OrderPage,
+        f"order-entry.rep-orders/{rep_id}",
+        cursor,
+        lambda start: service().rep_orders(rep_id, *days, limit=limit, after=_after(start)),
+        first=first,
+        last=last,
+    )
+
+
+@router.get(f"{P}/quarters/<quarter>/reps", tags=TAGS)
+def rep_ranking(quarter: QuarterPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepQuarterPage:
+    """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
+    return paginate(
+        RepQuarterPage,
+        f"order-entry.rep-ranking/{quarter}",
+        cursor,
+        lambda start: service().rep_ranking(quarter, limit=limit, start_key=start),
+    )
+
+
+app = build_resolver()
+app.include_router(router)
+
+lambda_handler = api_handler(app)

@@ -1,0 +1,251 @@
+"""Order entry API models: camelCase on the wire and in the stored items' attributes (`from_item`)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from functions.shared.models import ApiModel, Day
+
+# Ids become parts of keys: no separator (`#`), no spaces.
+ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+# Names become parts of keys too (employees by name, customers by name): letters, digits, spaces, . ' -, no `#`.
+NAME_PATTERN = r"^[A-Za-z0-9 .'-]{1,100}$"
+QUARTER_PATTERN = r"^\d{4}-Q[1-4]$"
+Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=NAME_PATTERN)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+OrderStatus = Literal["OPEN", "SHIPPED", "DELIVERED", "CANCELLED"]
+ORDER_STATUSES: tuple[OrderStatus, ...] = ("OPEN", "SHIPPED", "DELIVERED", "CANCELLED")
+ReferenceKind = Literal["region", "country", "location", "department", "job", "warehouse"]
+MAX_ORDER_LINES = 25
+Cents = Annotated[int, Field(ge=0, le=10**11)]
+Quantity = Annotated[int, Field(ge=1, le=1_000_000)]
+
+
+class _Page(ApiModel):
+    next_cursor: str | None = None
+
+
+# --- reference entities (regions, countries, locations, departments, jobs, warehouses) ---------------
+
+class ReferenceIn(ApiModel):
+    name: Text
+    parent_id: Id | None = None  # a country's region, a location's country, a warehouse's location …
+
+
+class Reference(ApiModel):
+    kind: ReferenceKind
+    id: str
+    name: str
+    parent_id: str | None = None
+
+
+# --- employees ----------------------------------------------------------------------------------------
+
+class HireIn(ApiModel):
+    employee_id: Id
+    name: Name
+    email: Text
+    job_id: Id
+    department_id: Id
+    warehouse_id: Id
+    hire_date: Day
+    salary_cents: Cents
+    commission_pct: Annotated[float, Field(ge=0, le=1)] = 0.0
+    manager_id: Id | None = None
+
+
+class Employee(ApiModel):
+    """Pattern 1 and 2: the employee's details, without the confidential ones (salary, commission)."""
+
+    employee_id: str
+    name: str
+    email: str
+    job_id: str
+    job_since: str
+    department_id: str
+    warehouse_id: str
+    hire_date: str
+    manager_id: str | None = None
+
+
+class EmployeePage(_Page):
+    items: list[Employee]
+
+
+class JobChangeIn(ApiModel):
+    job_id: Id
+    start_date: Day
+
+
+class JobHistory(ApiModel):
+    """A job history record: the current one is the newest (pattern 3)."""
+
+    employee_id: str
+    job_id: str
+    start_date: str
+    title: str | None = None
+
+
+class PublicHire(ApiModel):
+    """Pattern 6 as everyone sees it: who was hired when."""
+
+    employee_id: str
+    name: str
+    hire_date: str
+
+
+class Hire(PublicHire):
+    """Pattern 6 as admins see it: with the confidential fields of the HR-CONFIDENTIAL item."""
+
+    salary_cents: int
+    commission_pct: float
+    manager_id: str | None = None
+
+
+class HirePage(_Page):
+    items: list[Hire]
+
+
+class PublicHirePage(_Page):
+    items: list[PublicHire]
+
+
+class EmployeeEdge(ApiModel):
+    """Patterns 7 and 11: an employee found through a warehouse or a job."""
+
+    employee_id: str
+    name: str
+
+
+class EmployeeEdgePage(_Page):
+    items: list[EmployeeEdge]
+
+
+# --- customers, products, stock -----------------------------------------------------------------------
+
+class CustomerIn(ApiModel):
+    name: Name
+    rep_id: Id
+
+
+class Customer(ApiModel):
+    customer_id: str
+    name: str
+    rep_id: str
+
+
+class CustomerPage(_Page):
+    items: list[Customer]
+
+
+class ProductIn(ApiModel):
+    name: Text
+    price_cents: Cents
+
+
+class Product(ApiModel):
+    """Pattern 13: a product with its total inventory over every warehouse."""
+
+    product_id: str
+    name: str
+    price_cents: int
+    total_inventory: int = 0
+
+
+class Inventory(ApiModel):
+    """Pattern 12: one product's stock in one warehouse."""
+
+    warehouse_id: str
+    product_id: str
+    quantity: int
+
+
+class ReceiptIn(ApiModel):
+    quantity: Quantity
+
+
+class MoveIn(ApiModel):
+    product_id: Id
+    from_warehouse_id: Id
+    to_warehouse_id: Id
+    quantity: Quantity
+
+    @model_validator(mode="after")
+    def _two_warehouses(self) -> MoveIn:
+        if self.from_warehouse_id == self.to_warehouse_id:
+            raise ValueError("fromWarehouseId and toWarehouseId must differ")
+        return self
+
+
+class Move(ApiModel):
+    product_id: str
+    source: Inventory
+    destination: Inventory
+
+
+# --- orders -------------------------------------------------------------------------------------------
+
+class LineIn(ApiModel):
+    product_id: Id
+    quantity: Quantity
+
+
+class OrderIn(ApiModel):
+    customer_id: Id
+    lines: Annotated[list[LineIn], Field(min_length=1, max_length=MAX_ORDER_LINES)]
+
+    @model_validator(mode="after")
+    def _one_line_per_product(self) -> OrderIn:
+        products = [line.product_id for line in self.lines]
+        if len(set(products)) != len(products):
+            raise ValueError("one line per product: merge the quantities")
+        return self
+
+
+class OrderLine(ApiModel):
+    order_id: str
+    product_id: str
+    quantity: int
+    unit_price_cents: int
+    order_date: str
+
+
+class Order(ApiModel):
+    order_id: str
+    customer_id: str
+    rep_id: str
+    status: OrderStatus
+    order_date: str
+    total_cents: int
+    lines: list[OrderLine] | None = None
+
+
+class OrderPage(_Page):
+    items: list[Order]
+
+
+class StatusChange(ApiModel):
+    status: OrderStatus
+
+
+class ProductActivityPage(_Page):
+    """Pattern 8: a product's order lines and its stock in each warehouse, in one GSI1 partition."""
+
+    order_lines: list[OrderLine]
+    inventories: list[Inventory]
+
+
+class RepQuarter(ApiModel):
+    """Pattern 14: an account rep's order total in a quarter (cancelled orders leave it)."""
+
+    rep_id: str
+    quarter: str
+    total_cents: int
+    order_count: int
+
+
+class RepQuarterPage(_Page):
+    items: list[RepQuarter]

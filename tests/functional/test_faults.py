@@ -1,0 +1,299 @@
+"""DynamoDB faults as a client meets them: throttling, 5xx and timeouts on reads, writes and transactions.
+
+Faults are injected where moto answers: in front of moto's `before-send` handler, so a faulted request never
+reaches the tables (as a throttled or refused request never reaches DynamoDB's), and botocore's standard retry
+mode sees the fault exactly as it would see AWS's, retrying it (or not) by its own rules. A fault the SDK absorbs
+never reaches the client; one that outlasts its attempts is a 429 or 503 with `Retry-After`, nothing is written,
+and the same request with the same Idempotency-Key, once the fault is gone, completes once.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
+
+from functions.contacts import api as contacts_api
+from functions.contacts.schema import CONTACT_TABLE
+from functions.shared import ddb
+from functions.shared.idempotency import IDEMPOTENCY_TABLE
+from functions.voting import api as voting_api
+from functions.voting.schema import VOTES_TABLE
+from infra.domains.contacts import ROUTES as CONTACT_ROUTES
+from infra.domains.voting import ROUTES as VOTING_ROUTES
+from tests.functional.conftest import Client, make_table
+from tests.functional.voting_support import make_tables
+
+ADMIN = ("admin",)
+ATTEMPTS = ddb.CLIENT_CONFIG.retries["total_max_attempts"]
+THROTTLE, UNAVAILABLE, READ_TIMEOUT, CONNECT_TIMEOUT, TX_THROTTLE = (
+    "throttle", "5xx", "read-timeout", "connect-timeout", "transaction-throttled")
+
+
+@dataclass
+class Fault:
+    """Fails every `operation` request on `table` (the table it names, or one of its transaction's) while active."""
+
+    operation: str
+    table: str
+    kind: str
+    times: int | None = None  # how many requests it fails; None: until `Faults.clear()`
+    hits: int = 0
+
+    def matches(self, operation: str, body: dict[str, Any]) -> bool:
+        tables = {body.get("TableName")} | {
+            action.get("TableName") for item in body.get("TransactItems", []) for action in item.values()}
+        return operation == self.operation and self.table in tables and (self.times is None or self.hits < self.times)
+
+    def answer(self, request: Any, body: dict[str, Any]) -> AWSResponse:
+        self.hits += 1
+        if self.kind == READ_TIMEOUT:  # the request was sent, no answer came: botocore retries it
+            raise ReadTimeoutError(endpoint_url=request.url)
+        if self.kind == CONNECT_TIMEOUT:
+            raise ConnectTimeoutError(endpoint_url=request.url)
+        status, error = {
+            THROTTLE: (400, {"__type": "com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException",
+                             "message": "The level of configured provisioned throughput for the table was exceeded."}),
+            UNAVAILABLE: (500, {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
+                                "message": "Internal server error"}),
+            TX_THROTTLE: (400, {"__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
+                                "message": "Transaction cancelled",
+                                "CancellationReasons": [{"Code": "ThrottlingError", "Message": "Throughput exceeds "
+                                                         "the current capacity of your table or index."}
+                                                        for _ in body.get("TransactItems", [])]}),
+        }[self.kind]
+        headers = {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": "fault"}
+        return AWSResponse(request.url, status, headers, MockRawResponse(json.dumps(error)))  # type: ignore[arg-type]
+
+
+class Faults:
+    def __init__(self) -> None:
+        self.active: list[Fault] = []
+
+    def inject(self, operation: str, table: str, kind: str, times: int | None = None) -> Fault:
+        fault = Fault(operation, table, kind, times)
+        self.active.append(fault)
+        return fault
+
+    def clear(self) -> None:
+        self.active.clear()
+
+    def answer(self, request: Any) -> AWSResponse | None:
+        target = dict(request.headers).get("X-Amz-Target", b"")
+        operation = (target.decode() if isinstance(target, bytes) else target).rpartition(".")[2]
+        if not operation:
+            return None
+        body = json.loads(request.body or b"{}")
+        for fault in self.active:
+            if fault.matches(operation, body):
+                return fault.answer(request, body)
+        return None
+
+
+@pytest.fixture
+def faults(aws, monkeypatch) -> Iterator[Faults]:
+    """Faults answer before moto does (moto never sees the request); botocore's retry backoff is skipped."""
+    injected = Faults()
+    original = BotocoreStubber.__call__
+
+    def faulty(self, event_name, request, **kwargs):
+        return injected.answer(request) or original(self, event_name, request, **kwargs)
+
+    monkeypatch.setattr(BotocoreStubber, "__call__", faulty)
+    monkeypatch.setattr("botocore.retries.standard.ExponentialBackoff.delay_amount", lambda self, context: 0)
+    yield injected
+
+
+@pytest.fixture
+def contacts(aws, monkeypatch) -> tuple[Client, str]:
+    name = make_table(CONTACT_TABLE, monkeypatch)
+    contacts_api.service.cache_clear()
+    yield Client(contacts_api.lambda_handler, [r.path for r in CONTACT_ROUTES]), name
+    contacts_api.service.cache_clear()
+
+
+@pytest.fixture
+def voting(aws, monkeypatch) -> tuple[Client, str]:
+    tables = make_tables(monkeypatch)
+    voting_api.service.cache_clear()
+    client = Client(voting_api.lambda_handler, [r.path for r in VOTING_ROUTES])
+    definition = {"question": "Where do we eat?", "candidates": ["Tacos", "Ramen"]}
+    assert client.call("PUT", "/voting/polls/lunch", body=definition, groups=ADMIN).status == 201
+    yield client, tables.raw_votes
+    voting_api.service.cache_clear()
+
+
+def items(table: str) -> list[dict[str, Any]]:
+    """Every item of a table, read test-side (not through the faulted shared resource's operations)."""
+    return boto3.resource("dynamodb").Table(table).scan(ConsistentRead=True)["Items"]
+
+
+def idempotency_records() -> list[dict[str, Any]]:
+    return items(f"test-{IDEMPOTENCY_TABLE.construct_id}")
+
+
+def assert_refused(reply, status: int, code: str, retry_after: str) -> None:
+    assert reply.status == status, reply.body
+    assert reply.body["error"]["code"] == code
+    assert reply.headers.get("Retry-After") == retry_after
+
+
+# --- a fault the SDK absorbs never reaches the client ------------------------------------------------------
+
+def test_a_throttled_write_that_succeeds_on_the_sdks_retry_is_a_plain_201(faults, contacts):
+    client, table = contacts
+    fault = faults.inject("PutItem", table, THROTTLE, times=ATTEMPTS - 1)
+
+    reply = client.call("POST", "/contacts/persons", body={"firstName": "Ada", "lastName": "Lovelace"}, groups=ADMIN)
+
+    assert reply.status == 201 and "Retry-After" not in reply.headers
+    assert fault.hits == ATTEMPTS - 1
+    assert [item["Id"] for item in items(table)] == [reply.body["id"]]
+
+
+# --- a fault that outlasts the SDK's attempts: 429/503, nothing written, the retry completes once --------
+
+PERSON = {"firstName": "Grace", "lastName": "Hopper"}
+WRITES = [  # (domain, operation, fault, expected status, code, Retry-After, SDK attempts)
+    pytest.param("person", "PutItem", THROTTLE, 429, "THROTTLED", "1", ATTEMPTS, id="put-throttled"),
+    pytest.param("person", "PutItem", READ_TIMEOUT, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS, id="put-read-timeout"),
+    pytest.param("vote", "UpdateItem", UNAVAILABLE, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS, id="update-5xx"),
+    pytest.param("vote", "UpdateItem", THROTTLE, 429, "THROTTLED", "1", ATTEMPTS, id="update-throttled"),
+    pytest.param("vote", "UpdateItem", CONNECT_TIMEOUT, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS,
+                 id="update-connect-timeout"),
+    pytest.param("link", "TransactWriteItems", TX_THROTTLE, 429, "THROTTLED", "1", 1, id="transaction-throttled"),
+    pytest.param("link", "TransactWriteItems", UNAVAILABLE, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS,
+                 id="transaction-5xx"),
+    pytest.param("link", "TransactWriteItems", READ_TIMEOUT, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS,
+                 id="transaction-read-timeout"),
+]
+
+
+@pytest.fixture
+def write(request, faults):
+    """(client, table, method, path, body) of one of the faulted write routes, with its prerequisites in place."""
+    domain = request.param
+    if domain == "vote":
+        client, table = request.getfixturevalue("voting")
+        return client, table, "/voting/polls/lunch/votes", {"candidate": "Ramen"}
+    client, table = request.getfixturevalue("contacts")
+    if domain == "person":
+        return client, table, "/contacts/persons", PERSON
+    person = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN).body["id"]
+    address = client.call("POST", "/contacts/addresses", groups=ADMIN, body={
+        "streetAddress": "1 Main St", "city": "Arlington", "state": "VA", "zipCode": "22201"}).body["id"]
+    return client, table, f"/contacts/persons/{person}/addresses", {
+        "addressId": address, "relationship": "Residential", "startDate": "1952-01-01"}
+
+
+@pytest.mark.parametrize(("write", "operation", "kind", "status", "code", "retry_after", "attempts"), WRITES,
+                         indirect=["write"])
+def test_a_write_fault_is_refused_with_retry_after_writes_nothing_and_the_retry_completes_once(
+        faults, write, operation, kind, status, code, retry_after, attempts):
+    client, table, path, body = write
+    before = items(table)
+    key = {"Idempotency-Key": f"fault-{kind}"}
+    fault = faults.inject(operation, table, kind)
+
+    # When the database keeps failing the write
+    refused = client.call("POST", path, body=body, groups=ADMIN, headers=key)
+
+    # Then the client is told to retry later, and nothing was written or remembered
+    assert_refused(refused, status, code, retry_after)
+    assert fault.hits == attempts  # the SDK's own retries, then the error
+    assert items(table) == before
+    assert idempotency_records() == []  # Powertools deleted its in-progress record: the retry runs again
+
+    # When the fault is gone and the client retries with the same key, twice
+    faults.clear()
+    first = client.call("POST", path, body=body, groups=ADMIN, headers=key)
+    again = client.call("POST", path, body=body, groups=ADMIN, headers=key)
+
+    # Then the operation happened once, and both answers are the same
+    assert first.status == again.status == 201, first.body
+    assert again.body == first.body
+    written = [item for item in items(table) if item not in before]
+    assert len(written) == 1, written
+
+
+def test_an_unavailable_idempotency_store_is_a_503_with_retry_after_and_writes_nothing(faults, contacts):
+    client, table = contacts
+    fault = faults.inject("PutItem", f"test-{IDEMPOTENCY_TABLE.construct_id}", UNAVAILABLE)
+
+    reply = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers={"Idempotency-Key": "k"})
+
+    assert_refused(reply, 503, "SERVICE_UNAVAILABLE", "2")
+    assert fault.hits == ATTEMPTS  # the idempotency store's client retries as ours does (ddb.CLIENT_CONFIG)
+    assert items(table) == [] and idempotency_records() == []
+
+
+def test_when_the_in_progress_record_cannot_be_deleted_the_retry_waits_out_the_invocation_then_runs(faults, contacts):
+    client, table = contacts
+    idempotency_table = f"test-{IDEMPOTENCY_TABLE.construct_id}"
+    key = {"Idempotency-Key": "stuck"}
+    faults.inject("PutItem", table, UNAVAILABLE)
+    faults.inject("DeleteItem", idempotency_table, UNAVAILABLE)
+
+    # When the write fails and so does forgetting the idempotency record
+    refused = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
+
+    # Then the client gets a 503, and a retry during the invocation's time budget is told it is still in progress
+    assert_refused(refused, 503, "SERVICE_UNAVAILABLE", "2")
+    (record,) = idempotency_records()
+    assert record["status"] == "INPROGRESS" and "in_progress_expiration" in record  # the Lambda's deadline
+    faults.clear()
+    in_progress = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
+    assert in_progress.status == 409 and in_progress.body["error"]["code"] == "REQUEST_IN_PROGRESS"
+    assert items(table) == []
+
+    # When that invocation's deadline has passed (Powertools then takes the record over), the retry runs once
+    boto3.resource("dynamodb").Table(idempotency_table).update_item(
+        Key={"id": record["id"]}, UpdateExpression="SET in_progress_expiration = :past",
+        ExpressionAttributeValues={":past": 1})
+    created = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
+    assert created.status == 201 and [item["Id"] for item in items(table)] == [created.body["id"]]
+
+
+# --- reads ----------------------------------------------------------------------------------------------
+
+READS = [
+    pytest.param(THROTTLE, 429, "THROTTLED", "1", id="throttled"),
+    pytest.param(UNAVAILABLE, 503, "SERVICE_UNAVAILABLE", "2", id="5xx"),
+    pytest.param(READ_TIMEOUT, 503, "SERVICE_UNAVAILABLE", "2", id="read-timeout"),
+]
+
+
+@pytest.mark.parametrize(("kind", "status", "code", "retry_after"), READS)
+def test_a_query_fault_is_refused_with_retry_after_and_the_retry_answers(faults, contacts, kind, status, code,
+                                                                         retry_after):
+    client, table = contacts
+    person = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN).body["id"]
+    fault = faults.inject("Query", table, kind)
+
+    refused = client.call("GET", f"/contacts/items/{person}")
+
+    assert_refused(refused, status, code, retry_after)
+    assert fault.hits == ATTEMPTS
+    faults.clear()
+    answered = client.call("GET", f"/contacts/items/{person}")
+    assert answered.status == 200 and len(answered.body["items"]) == 1, answered.body
+
+
+@pytest.mark.parametrize(("kind", "status", "code", "retry_after"), READS)
+def test_a_get_item_fault_is_refused_with_retry_after(faults, voting, kind, status, code, retry_after):
+    client, _ = voting
+    fault = faults.inject("GetItem", f"test-{VOTES_TABLE.construct_id}", kind)
+
+    refused = client.call("GET", "/voting/polls/lunch")
+
+    assert_refused(refused, status, code, retry_after)
+    assert fault.hits == ATTEMPTS
+    faults.clear()
+    assert client.call("GET", "/voting/polls/lunch").status == 200

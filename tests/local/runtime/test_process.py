@@ -1,0 +1,119 @@
+"""`python -m local run` as a process: SIGTERM stops it within 3 s, its workers with it, whether it is serving or
+still starting; each instance synthesizes into a directory of its own and removes it when it stops."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import requests
+
+from local import runtime as runtime_module
+from local.functions import PACKAGE_ROOT
+from local.runtime import Runtime
+from tests.local.runtime.test_runtime import _assembly
+
+STOP_WITHIN = 3.0
+
+
+def start(*args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "local", "run", "--port", "0", "--aws-port", "0", *args],
+                            cwd=PACKAGE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+
+
+def children(pid: int) -> set[int]:
+    """Every descendant of `pid` still running (from /proc: no psutil here)."""
+    found, frontier = set(), {pid}
+    while frontier:
+        parent = frontier.pop()
+        for entry in Path("/proc").iterdir():
+            try:
+                if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                    found.add(int(entry.name))
+                    frontier.add(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                continue
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    left = set()
+    for pid in pids:
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            left.add(pid)
+    return left
+
+
+def terminate(process: subprocess.Popen) -> float:
+    started = time.monotonic()
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    return time.monotonic() - started
+
+
+def test_sigterm_stops_a_serving_runtime_and_its_workers_within_3s(tmp_path: Path) -> None:
+    process = start("--assembly", str(_assembly(tmp_path)), "--no-seed")
+    try:
+        url = process.stdout.readline().removeprefix("ready ").strip()
+        assert url.startswith("http://"), url
+        functions = requests.get(f"{url}/2015-03-31/functions/", timeout=30).json()["Functions"]
+        invoked = requests.post(f"{url}/2015-03-31/functions/{functions[0]['FunctionName']}/invocations",
+                                json={"direct": True}, timeout=60)
+        assert invoked.status_code == 200, invoked.text
+        workers = children(process.pid)
+        assert workers, "a worker serves the invocation"
+    finally:
+        took = terminate(process)
+    assert took < STOP_WITHIN
+    assert process.returncode == 0
+    assert alive(workers) == set()
+
+
+def test_sigterm_while_synthesizing_stops_within_3s_and_leaves_no_assembly() -> None:
+    before = set((PACKAGE_ROOT / ".local").glob("cdk.out-*"))
+    process = start("--no-seed")
+    time.sleep(3)  # synth takes far longer than this
+    spawned = children(process.pid)
+    took = terminate(process)
+    assert took < STOP_WITHIN
+    assert alive(spawned) == set()
+    assert set((PACKAGE_ROOT / ".local").glob("cdk.out-*")) == before
+
+
+def test_each_instance_synthesizes_into_its_own_directory_and_removes_it(tmp_path: Path, monkeypatch) -> None:
+    # Given synth and boot replaced (what matters here is where each instance's assembly lives)
+    def fake_synth(repo: Path, outdir: Path, stage: str, log) -> Path:
+        (outdir / "manifest.json").write_text("{}")
+        return outdir
+
+    monkeypatch.setattr(runtime_module, "synth", fake_synth)
+    monkeypatch.setattr(Runtime, "_boot", lambda self, *args: None)
+    # When two instances run in the same checkout
+    first, second = Runtime.start(tmp_path), Runtime.start(tmp_path)
+    # Then each has its own assembly, and stopping one leaves the other's in place
+    assert first.assembly != second.assembly
+    assert first.assembly.parent == second.assembly.parent == tmp_path / ".local"
+    second.stop()
+    assert not second.assembly.exists()
+    assert (first.assembly / "manifest.json").is_file()
+    first.stop()
+    assert not first.assembly.exists()
+
+
+def test_a_given_assembly_is_never_removed(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(Runtime, "_boot", lambda self, *args: None)
+    given = _assembly(tmp_path)
+    Runtime.start(tmp_path, assembly=given).stop()
+    assert (given / "manifest.json").is_file()
+
