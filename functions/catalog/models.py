@@ -179,8 +179,10 @@ def json_object(value: dict[str, Any]) -> dict[str, Any]:
     return value
 
 
-JsonObject = Annotated[dict[str, Any], AfterValidator(json_object)]
-NonEmptyJsonObject = Annotated[dict[str, Any], Field(min_length=1), AfterValidator(json_object)]
+# Keys are DynamoDB map keys: never empty (the description says so of the top level; check_json of every level).
+_KEYS = {"propertyNames": {"minLength": 1}}
+JsonObject = Annotated[dict[str, Any], Field(json_schema_extra=_KEYS), AfterValidator(json_object)]
+NonEmptyJsonObject = Annotated[dict[str, Any], Field(min_length=1, json_schema_extra=_KEYS), AfterValidator(json_object)]
 
 
 class DocumentIn(ApiModel):

@@ -2,7 +2,7 @@
 in one place, so a new domain gets it by declaring only its own errors.
 
 Powertools documents 422 and the success code only. Our resolver never answers 422 (functions/shared/http.py turns
-validation errors into 400) and answers 400/401/403/409/413/415/429/503 with the error envelope. So, per operation:
+validation errors into 400) and answers 400/401/403/409/413/415/429/503 with the error envelope; API Gateway answers 414 for any URL over its limit. So, per operation:
 422 goes; the `Error` envelope becomes a schema; every error the kit itself gives is added from what the route
 declares (a body, parameters, a required group, an Idempotency-Key header); the route's own domain errors come from
 its `responses=` (their description names the codes: "404 PERSON_NOT_FOUND"); a 204 has no body; path parameters are
@@ -57,6 +57,8 @@ AUTHENTICATED = {
     429: "429 THROTTLED: DynamoDB throttled the request; retry with backoff",
     503: "503 SERVICE_UNAVAILABLE: a store is unavailable; retry later",
 }
+# What API Gateway itself answers for any operation (local/apigw.py MAX_URL_CHARS, a DEFAULT_4XX gateway response).
+GATEWAY = {414: "414 BAD_REQUEST: the URL is over 10,240 characters (API Gateway's limit for a regional API)"}
 WITH_BODY = {
     400: "400 VALIDATION_FAILED (details name the fields), MALFORMED_JSON",
     413: "413 PAYLOAD_TOO_LARGE: the body is over 64 KB",
@@ -75,6 +77,7 @@ def refine(spec: dict[str, Any], routes: Iterable[Any]) -> dict[str, Any]:
     for name in POWERTOOLS_ERROR_SCHEMAS:
         schemas.pop(name, None)
     schemas["Error"] = ERROR_SCHEMA
+    _json_schema_bounds(spec)
     spec["components"]["securitySchemes"] = SECURITY_SCHEMES
     spec["security"] = SECURITY
     spec["paths"] = {
@@ -84,6 +87,24 @@ def refine(spec: dict[str, Any], routes: Iterable[Any]) -> dict[str, Any]:
         for path, ops in spec.get("paths", {}).items()
     }
     return spec
+
+
+# pydantic writes a bound it cannot push into the type's own schema (an int behind a BeforeValidator: `JsonInt`) with
+# its Python name, which JSON Schema ignores; a fuzzer then sends `year: 0` as valid. Renamed to JSON Schema's words.
+_BOUNDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+
+
+def _json_schema_bounds(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") in ("integer", "number"):
+            for python, json_schema in _BOUNDS.items():
+                if python in node:
+                    node[json_schema] = node.pop(python)
+        for value in node.values():
+            _json_schema_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            _json_schema_bounds(value)
 
 
 def camel(name: str) -> str:
@@ -137,6 +158,7 @@ def _errors(op: Mapping[str, Any], route: Any) -> dict[int, str]:
         for status, description in kinds.items():
             errors.setdefault(status, []).append(description)
 
+    add(GATEWAY)
     if op.get("security") != []:
         add(AUTHENTICATED)
     if "requestBody" in op:
