@@ -166,7 +166,7 @@ def test_readings_older_than_the_retention_or_from_the_future_are_refused_writin
     ):
         with subtests.test(name):
             reply = ingest(client, [reading(T), reading(epoch)])
-            assert error(reply) == (400, "READING_OUT_OF_RANGE")
+            assert error(reply) == (409, "READING_OUT_OF_RANGE")
             assert reply.body["error"]["details"] == [{"field": "body.readings.1.epoch", "message": field}]
             assert stored(table) == []
     # the edges are accepted: exactly 90 days old, and 5 minutes of clock skew
