@@ -377,7 +377,7 @@ def test_reference_products_and_customers_are_admin_puts(seeded):
 
 
 @pytest.mark.parametrize("url", [
-    f"{P}/orders?from=2026-02-30&to=2026-03-01", f"{P}/orders?from=2026-03-01&to=2026-02-01",
+    f"{P}/orders?from=2026-02-30&to=2026-03-01",  # a reversed range is an empty page (test above)
     f"{P}/orders?to=2026-03-01", f"{P}/customers/C1/orders?from=2026-01-01", f"{P}/recent-hires?since=yesterday",
     f"{P}/quarters/2026-Q5/reps", f"{P}/employees?name=a%23b", f"{P}/orders?{H1}&cursor=forged",
 ])
