@@ -10,6 +10,17 @@
    writes per reading of the binned time series.
 6.-7. The cart (bench/cart.py): one price change through the SKU index against the seed's daily scan, and the
    seed's monthly estimate recomputed at on-demand prices.
+8. Order entry (bench/order_entry.py): pattern 5 (OPEN orders in a date range) over GSI2 with N = 1 and N = 15
+   shards, 50,000 orders each: latency through the local API, Query requests, items read, the hottest partition's share.
+9. Load (bench/load.py): every domain's main routes (a write, then a main read, in turn) with 8 concurrent clients
+   for 5 s each on one local runtime under the prod stage's limits: requests/s, p50/p99, errors by status, 429s;
+   every acknowledged write read back through the API (none missing, none twice, none unacknowledged); then the dev
+   stage's limits on a second front end: no 429 below them, 429s above them. A failed check exits non-zero.
+   Alone: `.venv/bin/python -c "import bench.__main__; from bench import load; load.run()"`.
+10. Cold start (bench/coldstart.py): import CPU of each function's handler against boto3 + a DynamoDB resource, per
+   function, with a verdict against 1.3x (exits non-zero when one is over).
+11. Cost tables and scale audit (bench/cost.py, alone: `make cost`): every GET route and each domain's main writes,
+   their DynamoDB bill with the seeds only and with +20,000 unrelated items per domain; the seeds' figures beside ours.
 """
 
 from __future__ import annotations
@@ -275,10 +286,18 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
 
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
-    from bench import cart, workshop
+    from bench import cart, coldstart, cost, load, order_entry, workshop
 
-    read_cost()
-    http_throughput()
-    voting()
-    workshop.run()
-    cart.run()
+    # Sections 9-11 are checks as well as figures: each failed check is kept and reported at the end, so that one
+    # failing section does not hide the figures of the sections after it.
+    failed = []
+    for section in (read_cost, http_throughput, voting, workshop.run, cart.run, order_entry.run, load.run,
+                    coldstart.run, cost.run):
+        try:
+            section()
+        except SystemExit as stop:
+            if stop.code not in (None, 0):
+                print(f"bench: {stop.code}", file=sys.stderr)
+                failed.append(f"{section.__module__}.{section.__name__}")
+    if failed:
+        raise SystemExit(f"bench: failed checks in {', '.join(failed)}")

@@ -128,10 +128,11 @@ def notification_cost(sizes: tuple[int, ...] = (100, 1_000, 10_000), holders: in
     print("   ours grows with the carts holding the SKU (index entries + their headers); the seed's with all carts")
 
 
-def monthly_estimate() -> None:
+def monthly_estimate(echo: bool = True) -> dict:
     from functions.shared.capacity import item_size, read_units, write_units
 
-    print(f"\n7. Cart: the seed's monthly estimate recomputed ({PRICES_NOTE})")
+    say = print if echo else (lambda *_, **__: None)
+    say(f"\n7. Cart: the seed's monthly estimate recomputed ({PRICES_NOTE})")
     skus = [f"SKU-{n:06d}" for n in range(SKUS_PER_CART)]
     cart_id = uuid.uuid4().hex
     seed_size = item_size(_seed_item(cart_id, set(skus)))
@@ -145,7 +146,7 @@ def monthly_estimate() -> None:
     seed_read = reads * read_units([seed_size]) * RRU_PRICE  # eventually consistent GetItem
     seed_bytes = SEED_CARTS * (seed_size + ITEM_OVERHEAD)
     seed_storage = max(0.0, seed_bytes / gb - 25) * STORAGE_PRICE
-    print(f"   seed: one item per cart, {seed_size} B ({SKUS_PER_CART} SKUs): 10K writes/s ${seed_write:,.0f}, "
+    say(f"   seed: one item per cart, {seed_size} B ({SKUS_PER_CART} SKUs): 10K writes/s ${seed_write:,.0f}, "
           f"10K reads/s ${seed_read:,.0f}, {seed_bytes / gb:,.0f} GB ${seed_storage:,.0f} "
           f"-> ${seed_write + seed_read + seed_storage:,.0f}/month")
     # Ours: a change is one transaction (header Update + line Update + the price's ConditionCheck: 2 WRU each for
@@ -155,15 +156,17 @@ def monthly_estimate() -> None:
     ours_read = reads * read_units([header_size, *[line_size] * SKUS_PER_CART]) * RRU_PRICE
     ours_bytes = SEED_CARTS * (header_size + ITEM_OVERHEAD + SKUS_PER_CART * (line_size + index_entry + 2 * ITEM_OVERHEAD))
     ours_storage = max(0.0, ours_bytes / gb - 25) * STORAGE_PRICE
-    print(f"   ours: header {header_size} B + {SKUS_PER_CART} lines of {line_size} B (+ index entries): a change "
+    say(f"   ours: header {header_size} B + {SKUS_PER_CART} lines of {line_size} B (+ index entries): a change "
           f"{per_change} WRU: ${ours_write:,.0f}, reads ${ours_read:,.0f}, {ours_bytes / gb:,.0f} GB "
           f"${ours_storage:,.0f} -> ${ours_write + ours_read + ours_storage:,.0f}/month")
     scan_rru = SEED_CARTS * seed_size / (4 * 1024) / 2  # an eventually consistent Scan: its total bytes / 4 KB / 2
-    print(f"   the seed's daily price-notification Scan of {SEED_CARTS:,} carts: {scan_rru:,.0f} RRU a day, "
+    say(f"   the seed's daily price-notification Scan of {SEED_CARTS:,} carts: {scan_rru:,.0f} RRU a day, "
           f"${scan_rru * RRU_PRICE * 30:,.2f}/month (the seed: ~$22 provisioned); ours: a price change costs the "
           f"reads of its holders only (Cart 1), and no job runs")
-    print("   the price of exact, per-line concurrency and the SKU index: more write units per change than the seed's "
+    say("   the price of exact, per-line concurrency and the SKU index: more write units per change than the seed's "
           "single-item overwrite; the read side and the notification side no longer grow with all carts")
+    return {"seed_month": seed_write + seed_read + seed_storage, "ours_month": ours_write + ours_read + ours_storage,
+            "scan_rru_per_day": scan_rru, "per_change_wru": per_change}
 
 
 def run() -> None:

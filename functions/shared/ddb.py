@@ -15,6 +15,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
+from functions.shared import cost
 from functions.shared.errors import AppError, ServiceUnavailableError, ThrottledError
 
 if TYPE_CHECKING:
@@ -47,8 +48,11 @@ BATCH_BACKOFF_SECONDS = 0.025
 
 @lru_cache(maxsize=1)
 def resource() -> DynamoDBServiceResource:
-    """Created on first use, never at import (moto and cold starts both need that)."""
-    return boto3.resource("dynamodb", config=CLIENT_CONFIG)
+    """Created on first use, never at import (moto and cold starts both need that); every call it makes reports its
+    consumed capacity to the request's ledger (functions/shared/cost.py)."""
+    dynamodb = boto3.resource("dynamodb", config=CLIENT_CONFIG)
+    cost.instrument(dynamodb.meta.client)
+    return dynamodb
 
 
 def table(name: str) -> Table:

@@ -12,7 +12,6 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.shared import parked
 from functions.shared.http import Resolver
 from functions.shared.observability import logger, metrics, tracer
 
@@ -37,6 +36,8 @@ def consumer_handler(
 ) -> Handler:
     """The handler of a stream consumer: a batch of stream records goes to `process`; an operator's
     `{"replay": {...}}` (functions/shared/parked.py, `make replay`) goes to `replay`."""
+    # Imported here: parked loads Powertools' batch utility, which an API function never needs (cold start).
+    from functions.shared import parked
 
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler

@@ -15,6 +15,7 @@ from aws_lambda_powertools.event_handler import (
     Response,
     content_types,
 )
+from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
@@ -25,6 +26,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from botocore.exceptions import ClientError
 
+from functions.shared import cost
 from functions.shared.auth import forbidden_message, parse_groups
 from functions.shared.ddb import (
     TRANSPORT_ERRORS,
@@ -32,7 +34,7 @@ from functions.shared.ddb import (
     translate_transport_error,
 )
 from functions.shared.errors import AppError, ServiceUnavailableError
-from functions.shared.observability import logger
+from functions.shared.observability import logger, metrics
 from functions.shared.openapi import camel, refine
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
@@ -90,6 +92,14 @@ class Resolver(APIGatewayRestResolver):
         self._public = public
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+        """The answer, with what it cost in DynamoDB (functions/shared/cost.py) as a `Server-Timing` header and as
+        metrics."""
+        with cost.metered() as ledger:
+            response = self._answer(event, context)
+        _bill(response, ledger)
+        return response
+
+    def _answer(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         body = event.get("body")
         if body is not None and len(body.encode() if isinstance(body, str) else body) > MAX_BODY_BYTES:
             return _proxy_error(413, "PAYLOAD_TOO_LARGE", f"request body is over {MAX_BODY_BYTES} bytes")
@@ -161,6 +171,18 @@ def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:
     if media_type == "application/json" or media_type.endswith("+json"):
         return None
     return _proxy_error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
+
+
+def _bill(response: dict[str, Any], ledger: cost.Ledger) -> None:
+    timing = ledger.server_timing()
+    if isinstance(response.get("multiValueHeaders"), dict):
+        response["multiValueHeaders"]["Server-Timing"] = [timing]
+    else:
+        response["headers"] = {**(response.get("headers") or {}), "Server-Timing": timing}
+    metrics.add_metric(name="DynamoDBRequests", unit=MetricUnit.Count, value=ledger.requests)
+    metrics.add_metric(name="DynamoDBItemsRead", unit=MetricUnit.Count, value=ledger.items_read)
+    metrics.add_metric(name="DynamoDBReadUnits", unit=MetricUnit.Count, value=ledger.read_units)
+    metrics.add_metric(name="DynamoDBWriteUnits", unit=MetricUnit.Count, value=ledger.write_units)
 
 
 def _proxy_error(status: int, code: str, message: str) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from aws_lambda_powertools.utilities.idempotency import (
 from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
+from functions.shared import cost
 from functions.shared.ddb import CLIENT_CONFIG
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
@@ -64,6 +65,7 @@ def _execute() -> Callable[..., dict[str, Any]]:
     """Built on first use: the persistence layer creates its boto3 client when constructed."""
     # The same timeouts and retries as every other DynamoDB call (ddb.CLIENT_CONFIG), not botocore's 60 s defaults.
     persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE), boto_config=CLIENT_CONFIG)
+    cost.instrument(persistence.client)  # its reads and writes are on the request's bill too
 
     @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=_config())
     def execute(request: dict[str, Any], run: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -57,6 +57,9 @@ GATEWAY_RESPONSES = (
     (apigw.ResponseType.DEFAULT_4_XX, None, "BAD_REQUEST"),
     (apigw.ResponseType.DEFAULT_5_XX, None, "GATEWAY_ERROR"),
 )
+# A throttled client may retry: the stage's token bucket refills every second (the README promises Retry-After on
+# every 429; the functions send it on DynamoDB's throttling, and API Gateway's own 429 carries none by default).
+GATEWAY_RESPONSE_HEADERS = {"THROTTLED": {"Retry-After": "'1'"}}  # by code: jsii hands out a new ResponseType each time
 
 
 class BlueprintsApi(Construct):
@@ -116,6 +119,7 @@ class BlueprintsApi(Construct):
                 type=response_type,
                 status_code=status,
                 templates={"application/json": _error_template(code)},
+                response_headers=GATEWAY_RESPONSE_HEADERS.get(code),
             )
 
     def add_routes(self, scope: Construct, function: lambda_.IFunction, routes: list[Route]) -> list[apigw.Method]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 from seeds import contacts as seed
@@ -22,6 +23,18 @@ def test_seed_questions(api):
     assert streets(lives) == ["1600 15th Street"]
     smiths = api.call("GET", "/contacts/persons?lastName=Smith").json()
     assert [p["firstName"] for p in smiths["items"]] == ["Bob"]
+
+
+def test_every_answer_says_what_it_cost_in_dynamodb(api):
+    # through the gateway and the local endpoint's units (DynamoDB's rules): one eventually consistent Query, one
+    # small link read -> half a read unit, on the person index; a refusal before any call costs nothing
+    worked = api.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01")
+    timing = worked.headers["Server-Timing"]
+    assert re.match(r'ddb;dur=[\d.]+;desc="requests=\d+ items=\d+ rcu=[\d.]+ wcu=0"', timing), timing
+    assert re.search(r'ddb\.[\w.-]+\.ContactPersonIndex;desc="rcu=0.5 wcu=0"', timing), timing
+    refused = api.call("GET", f"/contacts/persons/{seed.BOB}/addresses?relationship=Nope")
+    assert refused.status_code == 400
+    assert refused.headers["Server-Timing"].startswith('ddb;dur=0.0;desc="requests=0 items=0 rcu=0 wcu=0"')
 
 
 def test_no_or_bad_token_is_401_json(api):

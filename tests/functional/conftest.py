@@ -178,6 +178,8 @@ class Client:
         # Powertools answers a REST (v1) event with multiValueHeaders; API Gateway merges both maps
         multi = {name: ", ".join(values) for name, values in (response.get("multiValueHeaders") or {}).items()}
         reply = Reply(response["statusCode"], parsed, {**multi, **(response.get("headers") or {})})
+        # every answer carries its DynamoDB bill (functions/shared/cost.py; test_cost_header.py checks the figures)
+        assert reply.headers.get("Server-Timing", "").startswith("ddb;dur="), (method, url, reply.headers)
         OBSERVED.append(Observed(method.upper(), resource, reply.status, _error_code(reply.body)))
         return reply
 

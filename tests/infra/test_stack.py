@@ -167,6 +167,10 @@ def test_gateway_refusals_answer_in_the_api_error_shape(dev):
             "StatusCode": status,
             "ResponseTemplates": {"application/json": Match.string_like_regexp(r'^\{"error": \{"code": "\w+", "message": \$context\.error\.messageString\}\}$')},
         })
+    # a throttled client is told when to retry, as the functions' own 429s tell it
+    template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+        "ResponseType": "THROTTLED", "ResponseParameters": {"gatewayresponse.header.Retry-After": "'1'"},
+    })
 
 
 def test_stage_throttles_and_writes_json_access_logs(dev, prod):

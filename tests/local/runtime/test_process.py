@@ -3,6 +3,7 @@ still starting; each instance synthesizes into a directory of its own and remove
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import requests
 
-from local import runtime as runtime_module
+from local import template as template_module
 from local.functions import PACKAGE_ROOT
 from local.runtime import Runtime
 from tests.local.runtime.test_runtime import _assembly
@@ -19,9 +20,10 @@ from tests.local.runtime.test_runtime import _assembly
 STOP_WITHIN = 3.0
 
 
-def start(*args: str) -> subprocess.Popen:
+def start(*args: str, **environ: str) -> subprocess.Popen:
     return subprocess.Popen([sys.executable, "-m", "local", "run", "--port", "0", "--aws-port", "0", *args],
-                            cwd=PACKAGE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                            cwd=PACKAGE_ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                            env={**os.environ, **environ})
 
 
 def children(pid: int) -> set[int]:
@@ -82,7 +84,7 @@ def test_sigterm_stops_a_serving_runtime_and_its_workers_within_3s(tmp_path: Pat
 
 def test_sigterm_while_synthesizing_stops_within_3s_and_leaves_no_assembly() -> None:
     before = set((PACKAGE_ROOT / ".local").glob("cdk.out-*"))
-    process = start("--no-seed")
+    process = start("--no-seed", LOCAL_SYNTH_CACHE="0")  # a real synth, not the cached output
     time.sleep(3)  # synth takes far longer than this
     spawned = children(process.pid)
     took = terminate(process)
@@ -97,7 +99,7 @@ def test_each_instance_synthesizes_into_its_own_directory_and_removes_it(tmp_pat
         (outdir / "manifest.json").write_text("{}")
         return outdir
 
-    monkeypatch.setattr(runtime_module, "synth", fake_synth)
+    monkeypatch.setattr(template_module, "synth", fake_synth)  # what Runtime.start's synth_cached calls
     monkeypatch.setattr(Runtime, "_boot", lambda self, *args: None)
     # When two instances run in the same checkout
     first, second = Runtime.start(tmp_path), Runtime.start(tmp_path)

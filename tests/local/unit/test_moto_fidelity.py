@@ -1,4 +1,4 @@
-"""moto's DynamoDB Streams, corrected to DynamoDB's behaviour (local/moto_fidelity.py, applied in tests/conftest.py)."""
+"""moto's DynamoDB, corrected to DynamoDB's behaviour (local/moto_fidelity.py, applied in tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -96,3 +96,159 @@ def test_an_update_of_a_nested_path_past_400_kb_is_refused_and_changes_nothing(t
     assert table.get_item(TableName="t", Key=key("a"))["Item"] == before
     table.update_item(**{**grow, "ExpressionAttributeValues": {":c": {"L": [{"S": "small"}]}}})
     assert len(table.get_item(TableName="t", Key=key("a"))["Item"]["doc"]["M"]["list"]["L"]) == 5
+
+
+# 5. A Query reads its partition, and answers exactly as moto's own Query ------------------------------------------
+
+@pytest.fixture
+def indexed():
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        string, number = {"AttributeType": "S"}, {"AttributeType": "N"}
+        client.create_table(
+            TableName="i",
+            KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}, {"AttributeName": "sk", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": a, **t} for a, t in
+                                  (("pk", string), ("sk", string), ("g", string), ("gs", string), ("n", number))],
+            BillingMode="PAY_PER_REQUEST",
+            GlobalSecondaryIndexes=[
+                {"IndexName": "byString", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"},
+                                                       {"AttributeName": "gs", "KeyType": "RANGE"}],
+                 "Projection": {"ProjectionType": "ALL"}},
+                {"IndexName": "byNumber", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"},
+                                                       {"AttributeName": "n", "KeyType": "RANGE"}],
+                 "Projection": {"ProjectionType": "KEYS_ONLY"}},
+                {"IndexName": "hashOnly", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                 "Projection": {"ProjectionType": "ALL"}},
+            ],
+            LocalSecondaryIndexes=[
+                {"IndexName": "local", "KeySchema": [{"AttributeName": "pk", "KeyType": "HASH"},
+                                                    {"AttributeName": "n", "KeyType": "RANGE"}],
+                 "Projection": {"ProjectionType": "ALL"}},
+            ],
+        )
+        yield client
+
+
+def _random_item(rng) -> dict:
+    item = {"pk": {"S": f"p{rng.randrange(4)}"}, "sk": {"S": f"s{rng.randrange(40):02d}"}}
+    if rng.random() < 0.8:  # some items are in no index but the table's (sparse)
+        item["g"] = {"S": f"g{rng.randrange(3)}"}
+    if rng.random() < 0.8:
+        item["gs"] = {"S": rng.choice(["OPEN#", "SHIPPED#", "OPEN#x", "Z"]) + f"{rng.randrange(30):02d}"}
+    if rng.random() < 0.8:
+        item["n"] = {"N": str(rng.choice([-5, 0, 1, 2.5, 10, 10, 300]))}
+    return item
+
+
+def _queries(rng) -> list[dict]:
+    """Key conditions of every operator on each index shape, both directions, small pages."""
+    queries = []
+    for _ in range(40):
+        s = f"{rng.randrange(30):02d}"
+        index, condition, values = rng.choice([
+            ("byString", "g = :h AND gs BETWEEN :a AND :b", {":a": {"S": "OPEN#"}, ":b": {"S": f"OPEN#{s}"}}),
+            ("byString", "g = :h AND begins_with(gs, :a)", {":a": {"S": rng.choice(["OPEN#", "OPEN#x", "S", "O"])}}),
+            ("byString", "g = :h AND gs >= :a", {":a": {"S": f"SHIPPED#{s}"}}),
+            ("byString", "g = :h AND gs < :a", {":a": {"S": f"OPEN#{s}"}}),
+            ("byString", "g = :h AND gs = :a", {":a": {"S": f"Z{s}"}}),
+            ("byNumber", "g = :h AND n > :a", {":a": {"N": rng.choice(["-5", "0", "2.5", "10"])}}),
+            ("byNumber", "g = :h AND n <= :a", {":a": {"N": rng.choice(["-5", "1", "10", "400"])}}),
+            ("byNumber", "g = :h AND n BETWEEN :a AND :b", {":a": {"N": "0"}, ":b": {"N": "10"}}),
+            ("hashOnly", "g = :h", {}),
+            ("byString", "g = :h", {}),
+            (None, "pk = :p AND sk BETWEEN :a AND :b", {":a": {"S": "s05"}, ":b": {"S": f"s{s}"}}),
+            ("local", "pk = :p AND n >= :a", {":a": {"N": "1"}}),
+        ])
+        values = {**values, ":h": {"S": f"g{rng.randrange(4)}"}, ":p": {"S": f"p{rng.randrange(5)}"}}
+        query = {"TableName": "i", "KeyConditionExpression": condition, "Limit": rng.choice([2, 5, 50]),
+                 "ScanIndexForward": rng.random() < 0.5,
+                 "ExpressionAttributeValues": {k: v for k, v in values.items() if k in condition}}
+        if index:
+            query["IndexName"] = index
+        queries.append(query)
+    return queries
+
+
+def _every_page(client, query: dict) -> list[dict]:
+    pages, start = [], None
+    while True:
+        page = client.query(**query, **({"ExclusiveStartKey": start} if start else {}))
+        pages.append({k: page.get(k) for k in ("Items", "Count", "ScannedCount", "LastEvaluatedKey")})
+        if not (start := page.get("LastEvaluatedKey")):
+            return pages
+
+
+def test_a_query_answers_as_moto_reading_the_whole_table_would(indexed, monkeypatch):
+    import random
+
+    from moto.dynamodb.models.table import Table
+
+    rng = random.Random(5)
+    for round_ in range(3):  # writes between rounds: every answer reflects them
+        for _ in range(150):
+            if rng.random() < 0.8:
+                indexed.put_item(TableName="i", Item=_random_item(rng))
+            else:
+                key_ = _random_item(rng)
+                indexed.delete_item(TableName="i", Key={"pk": key_["pk"], "sk": key_["sk"]})
+        for query in _queries(rng):
+            ours = _every_page(indexed, query)
+            with monkeypatch.context() as m:
+                m.setattr(Table, "query", Table.query.__wrapped__)
+                m.setattr(Table, "all_items", Table.all_items.__wrapped__)
+                assert _every_page(indexed, query) == ours, (round_, query)
+
+
+def test_a_query_reads_its_partition_cut_to_its_sort_key_range_whatever_the_table_size(indexed, monkeypatch):
+    from local import moto_fidelity
+
+    read: list[int] = []
+    partition = moto_fidelity._partition
+    monkeypatch.setattr(moto_fidelity, "_partition", lambda *a: read.append(len(items := partition(*a))) or items)
+    for n in range(1000):
+        indexed.put_item(TableName="i", Item={"pk": {"S": f"p{n}"}, "sk": {"S": "s"}, "g": {"S": f"g{n % 10}"},
+                                              "gs": {"S": f"{'OPEN' if n % 4 else 'SHIPPED'}#{n:05d}"}})
+    page = indexed.query(TableName="i", IndexName="byString", Limit=5,
+                         KeyConditionExpression="g = :h AND gs BETWEEN :a AND :b",
+                         ExpressionAttributeValues={":h": {"S": "g3"}, ":a": {"S": "OPEN#00100"},
+                                                    ":b": {"S": "OPEN#00199"}})
+    assert [i["gs"]["S"] for i in page["Items"]] == ["OPEN#00103", "OPEN#00113", "OPEN#00123", "OPEN#00133",
+                                                     "OPEN#00143"]
+    assert read == [12]  # g3's 10 items in that range and a neighbour each side; not the table's 1,000, nor g3's 100
+    table_read = indexed.query(TableName="i", KeyConditionExpression="pk = :p",
+                               ExpressionAttributeValues={":p": {"S": "p7"}})
+    assert table_read["Count"] == 1 and read[-1] == 1
+
+
+def test_a_query_after_a_cancelled_transaction_reads_the_restored_table(indexed):
+    item = {"pk": {"S": "a"}, "sk": {"S": "1"}, "g": {"S": "g"}, "gs": {"S": "OPEN#1"}}
+    indexed.put_item(TableName="i", Item=item)
+    query = {"TableName": "i", "IndexName": "byString", "KeyConditionExpression": "g = :h",
+             "ExpressionAttributeValues": {":h": {"S": "g"}}}
+    assert indexed.query(**query)["Count"] == 1
+    with pytest.raises(ClientError):
+        indexed.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "i", "Item": {**item, "sk": {"S": "2"}}}},
+            {"ConditionCheck": {"TableName": "i", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}},
+                                "ConditionExpression": "attribute_not_exists(pk)"}},
+        ])
+    assert [i["sk"]["S"] for i in indexed.query(**query)["Items"]] == ["1"]
+    indexed.update_item(TableName="i", Key={"pk": {"S": "a"}, "sk": {"S": "1"}}, UpdateExpression="SET gs = :s",
+                        ExpressionAttributeValues={":s": {"S": "SHIPPED#1"}})
+    assert [i["gs"]["S"] for i in indexed.query(**query)["Items"]] == ["SHIPPED#1"]
+
+
+def test_a_query_sees_what_batch_writes_and_transactions_wrote(indexed):
+    query = {"TableName": "i", "IndexName": "byString", "KeyConditionExpression": "g = :h",
+             "ExpressionAttributeValues": {":h": {"S": "g"}}}
+    assert indexed.query(**query)["Count"] == 0  # builds the (empty) map
+    indexed.batch_write_item(RequestItems={"i": [
+        {"PutRequest": {"Item": {"pk": {"S": f"b{n}"}, "sk": {"S": "1"}, "g": {"S": "g"}, "gs": {"S": f"{n}"}}}}
+        for n in range(3)]})
+    assert [i["pk"]["S"] for i in indexed.query(**query)["Items"]] == ["b0", "b1", "b2"]
+    indexed.transact_write_items(TransactItems=[
+        {"Delete": {"TableName": "i", "Key": {"pk": {"S": "b1"}, "sk": {"S": "1"}}}},
+        {"Put": {"TableName": "i", "Item": {"pk": {"S": "t"}, "sk": {"S": "1"}, "g": {"S": "g"}, "gs": {"S": "0"}}}},
+    ])
+    assert [i["pk"]["S"] for i in indexed.query(**query)["Items"]] == ["b0", "t", "b2"]

@@ -122,6 +122,7 @@ def test_the_throttled_gateway_response_is_the_templates():
             "ResponseType": "THROTTLED", "RestApiId": {"Ref": API}, "StatusCode": "429",
             "ResponseTemplates": {"application/json":
                                   '{"error": {"code": "THROTTLED", "message": $context.error.messageString}}'},
+            "ResponseParameters": {"gatewayresponse.header.Retry-After": "'1'"},  # as infra/constructs/rest_api.py
         },
     }
     api = build_rest_api(stack_resources(resources))
@@ -129,6 +130,7 @@ def test_the_throttled_gateway_response_is_the_templates():
     assert response.status_code == 429
     assert json.loads(response.get_data()) == {"error": {"code": "THROTTLED", "message": "Too Many Requests"}}
     assert response.headers["x-amzn-ErrorType"] == "TooManyRequestsException"
+    assert response.headers["Retry-After"] == "1"
 
 
 def test_api_gateways_default_throttled_response_without_a_template():

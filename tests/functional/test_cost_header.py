@@ -1,0 +1,61 @@
+"""Every answer carries its DynamoDB bill (functions/shared/cost.py) as a `Server-Timing` header, with the figures
+DynamoDB returns: on the local endpoint, computed by DynamoDB's rules (local/moto_capacity.py). The functional
+Client checks that every answer of the suite has the header; here, that its figures are the calls' own."""
+
+from __future__ import annotations
+
+import re
+
+from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
+    P,
+    client_fixture,
+    clock_fixture,
+    ok,
+    place,
+    seeded_fixture,
+    table_fixture,
+)
+
+
+def bill(reply) -> dict[str, dict[str, float]]:
+    """`Server-Timing` as {metric: {param: value}}, `desc="a=1 b=2"` spread into its pairs."""
+    parsed: dict[str, dict[str, float]] = {}
+    for entry in reply.headers["Server-Timing"].split(", "):
+        name, *params = entry.split(";")
+        values: dict[str, float] = {}
+        for param in params:
+            key, _, value = param.partition("=")
+            if key == "desc":
+                values.update({k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", value)})
+            else:
+                values[key] = float(value)
+        parsed[name] = values
+    return parsed
+
+
+def test_a_fan_out_read_bills_every_query_of_every_thread_to_the_index_it_read(seeded, table, calls):
+    calls.clear()
+    reply = seeded.call("GET", f"{P}/orders?status=OPEN&from=2026-01-01&to=2026-06-30&limit=3")
+    figures = bill(ok(reply) and reply)
+    queries = calls.of("Query")
+    assert figures["ddb"]["requests"] == len(calls.recorded) == len(queries) == 15
+    assert figures["ddb"]["items"] == sum(response["ScannedCount"] for _, response in queries)
+    index = f"ddb.{table}.GSI2"
+    assert figures[index]["rcu"] == sum(r["ConsumedCapacity"]["GlobalSecondaryIndexes"]["GSI2"]["CapacityUnits"]
+                                        for _, r in queries) == 15 * 0.5  # small shards: the minimum each
+    assert figures[f"ddb.{table}"] == {"rcu": 0, "wcu": 0}
+    assert figures["ddb"]["rcu"] == 7.5 and figures["ddb"]["wcu"] == 0 and figures["ddb"]["dur"] > 0
+
+
+def test_a_keyed_order_bills_its_transaction_double_and_the_idempotency_records(seeded, table, calls):
+    calls.clear()
+    reply = place(seeded, "C1", ("P400", 1), key="bill-1")
+    figures = bill(ok(reply, 201) and reply)
+    transaction = calls.of("TransactWriteItems")[-1][1]["ConsumedCapacity"]
+    (ours,) = [c for c in transaction if c["TableName"] == table]
+    assert figures[f"ddb.{table}"]["wcu"] == ours["Table"]["CapacityUnits"] > 0
+    assert ours["Table"]["CapacityUnits"] % 2 == 0  # a transaction: two units per KB
+    assert figures[f"ddb.{table}.GSI1"]["wcu"] == ours["GlobalSecondaryIndexes"]["GSI1"]["CapacityUnits"] > 0
+    idempotency = [name for name in figures if "dempoten" in name]
+    assert idempotency and figures[idempotency[0]]["wcu"] >= 2  # its in-progress record, then the answer
+    assert figures["ddb"]["wcu"] == sum(v["wcu"] for k, v in figures.items() if k != "ddb" and "wcu" in v)
