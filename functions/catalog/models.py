@@ -81,6 +81,9 @@ class ActorIn(ApiModel):
 
 
 CHILD_INPUTS: dict[str, type[ApiModel]] = {"track": TrackIn, "actor": ActorIn}
+# What a child's PUT body may be, as the description states it: a track or an actor. Which of the two the path's
+# `childKind` allows is a rule JSON Schema cannot tie to a path parameter; `child_input` checks it (400).
+CHILD_BODY_SCHEMA: dict[str, Any] = {"anyOf": [model.model_json_schema(by_alias=True) for model in CHILD_INPUTS.values()]}
 
 
 class _Keys(ApiModel):
