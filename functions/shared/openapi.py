@@ -48,6 +48,29 @@ ERROR_SCHEMA: dict[str, Any] = {
         },
     },
 }
+# Any JSON value DynamoDB stores in a map (M) or a list (L), for routes that take free-form JSON (catalog documents): an
+# object's keys are never empty, at any depth (DynamoDB refuses an empty attribute name wherever one appears); a number
+# is 0 or has a magnitude within DynamoDB's 1E-130 .. 9.99...E+125 (more than 38 significant digits are rounded, not
+# refused). Nesting depth is checked by the API (400) but not stated: JSON Schema has no keyword for it.
+DYNAMODB_JSON = "DynamoDBJson"
+DYNAMODB_JSON_REF = f"#/components/schemas/{DYNAMODB_JSON}"
+DYNAMODB_NUMBER_MAX = 9.999999999999998e125  # the largest float whose shortest spelling stays under 1E+126
+DYNAMODB_NUMBER_MIN = 1e-130
+DYNAMODB_JSON_SCHEMA: dict[str, Any] = {
+    "title": DYNAMODB_JSON,
+    "description": "any JSON value DynamoDB stores: object keys never empty; numbers 0 or of magnitude "
+                   "1E-130 .. 9.99E+125 (rounded to 38 significant digits)",
+    "anyOf": [
+        {"type": "null"},
+        {"type": "boolean"},
+        {"type": "string"},
+        {"const": 0},
+        {"type": "number", "minimum": DYNAMODB_NUMBER_MIN, "maximum": DYNAMODB_NUMBER_MAX},
+        {"type": "number", "minimum": -DYNAMODB_NUMBER_MAX, "maximum": -DYNAMODB_NUMBER_MIN},
+        {"type": "array", "items": {"$ref": DYNAMODB_JSON_REF}},
+        {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": {"$ref": DYNAMODB_JSON_REF}},
+    ],
+}
 # Powertools' own schemas for its 422 answer, which our resolver never gives.
 POWERTOOLS_ERROR_SCHEMAS = ("HTTPValidationError", "ValidationError")
 
@@ -77,6 +100,8 @@ def refine(spec: dict[str, Any], routes: Iterable[Any]) -> dict[str, Any]:
     for name in POWERTOOLS_ERROR_SCHEMAS:
         schemas.pop(name, None)
     schemas["Error"] = ERROR_SCHEMA
+    if DYNAMODB_JSON_REF in repr(spec):
+        schemas[DYNAMODB_JSON] = DYNAMODB_JSON_SCHEMA
     _json_schema_bounds(spec)
     spec["components"]["securitySchemes"] = SECURITY_SCHEMES
     spec["security"] = SECURITY
