@@ -190,7 +190,7 @@ def json_object(value: dict[str, Any]) -> dict[str, Any]:
 _JSON_OBJECT: dict[str, Any] = {
     "type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": {"$ref": DYNAMODB_JSON_REF},
 }
-_LIST_OF_OBJECTS = {"type": "array", "items": {**_JSON_OBJECT}}
+_LIST_OF_OBJECTS = {"anyOf": [{"type": "array", "items": {**_JSON_OBJECT}}, {"type": "null"}]}  # null: no list
 # A document's `attributes`: an album's `tracks` and a movie's `actors` are lists of objects (DOCUMENT_LISTS).
 DocumentAttributes = Annotated[dict[str, Any], WithJsonSchema({
     **_JSON_OBJECT, "properties": {name: _LIST_OF_OBJECTS for name in DOCUMENT_LISTS.values()},

@@ -1,6 +1,6 @@
 """Schemathesis hooks for tests/e2e/test_fuzz.py (loaded by schemathesis.toml, in the fuzzer's process).
 
-Three rules of this API are ones no JSON Schema in an OpenAPI description can state; each is stated in words in the
+Four rules of this API are ones no JSON Schema in an OpenAPI description can state; each is stated in words in the
 description, checked by the API (a documented 400) and tested by the functional suite. A *positive* case the fuzzer
 draws may break one of them and still be "schema-valid", which the positive-data check would call a valid input
 rejected. So a positive case is brought inside the rule before it is sent, the smallest change that does it; negative
@@ -15,6 +15,8 @@ cases are sent as drawn.
 - An e-commerce order names each `itemId` once (one DynamoDB item per order line, and a transaction may not touch an
   item twice); `uniqueItems` compares whole lines, not one field of them. A positive case keeps the first line of
   each itemId.
+- A period's `endDate` is not before its `startDate` (contacts' links): JSON Schema cannot compare two fields. A
+  positive case with the two reversed gets them in order.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ CATALOG_CHILD = ("PUT", "/catalog/products/{productId}/children/{childKind}/{chi
 ECOMMERCE_ORDER = ("POST", "/ecommerce/customers/{username}/orders")
 # The field only a track or only an actor has (both bodies refuse unknown fields).
 CHILD_KIND_BY_FIELD = {"title": "track", "name": "actor"}
+PERIOD = ("startDate", "endDate")
 
 
 @schemathesis.hook
@@ -48,3 +51,7 @@ def before_call(context, case, kwargs):
                 lines.append(line)
                 seen.add(key)
         case.body = {**case.body, "items": lines}
+    if isinstance(case.body, dict) and all(isinstance(case.body.get(field), str) for field in PERIOD):
+        start, end = (case.body[field] for field in PERIOD)
+        if end < start:
+            case.body = {**case.body, "startDate": end, "endDate": start}
