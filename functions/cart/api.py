@@ -26,6 +26,7 @@ from functions.shared.auth import admin_only, caller_of
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.models import DAY_PATTERN
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
@@ -144,7 +145,7 @@ def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Notifi
 
 
 @router.get("/cart/abandoned", middlewares=[admin_only], tags=TAGS)
-def abandoned(day: Annotated[str, Query(max_length=10, description="a UTC day, YYYY-MM-DD")]) -> AbandonedCount:
+def abandoned(day: Annotated[str, Query(pattern=DAY_PATTERN, description="a UTC day, YYYY-MM-DD")]) -> AbandonedCount:
     """Count the carts abandoned on a day."""
     return service().abandoned_on(day)
 

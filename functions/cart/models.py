@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt
+from functions.shared.models import ApiModel, JsonInt, money
 
 # No "#": a SKU is part of the sort keys LINE#<sku>, SKU#<sku> and NOTE#<time>#<sku>.
 SKU_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -17,7 +17,7 @@ MAX_QUANTITY = 999
 
 Sku = Annotated[str, StringConstraints(pattern=SKU_PATTERN)]
 Quantity = Annotated[JsonInt, Field(ge=1, le=MAX_QUANTITY, strict=True)]
-Money = Annotated[Decimal, Field(gt=0, le=1_000_000, max_digits=9, decimal_places=2)]
+Money = money(positive=True)
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 CartStatus = Literal["OPEN", "CHECKED_OUT"]
 

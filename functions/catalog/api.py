@@ -11,6 +11,7 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from functions.catalog.models import (
+    CHILD_BODY_SCHEMA,
     ID_PATTERN,
     Child,
     ChildKind,
@@ -97,7 +98,8 @@ def children_of(
 def put_child(
     product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
     child: Annotated[dict[str, Any], Body(description="a track {title, length, music, vocals} or an actor "
-                                                      "{name, character, image}, as the path names")],
+                                                      "{name, character, image}, as the path names",
+                                          json_schema_extra=CHILD_BODY_SCHEMA)],
 ) -> Child:
     """Create or replace one child of a product."""
     return service().put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]

@@ -15,11 +15,13 @@ from pydantic import (
     AfterValidator,
     Field,
     ValidationError,
+    WithJsonSchema,
     model_validator,
 )
 
 from functions.catalog.schema import DOCUMENT_LISTS
 from functions.shared.errors import InvalidInputError
+from functions.shared.openapi import DYNAMODB_JSON_REF
 from functions.shared.models import ApiModel, stripped
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
@@ -81,6 +83,9 @@ class ActorIn(ApiModel):
 
 
 CHILD_INPUTS: dict[str, type[ApiModel]] = {"track": TrackIn, "actor": ActorIn}
+# What a child's PUT body may be, as the description states it: a track or an actor. Which of the two the path's
+# `childKind` allows is a rule JSON Schema cannot tie to a path parameter; `child_input` checks it (400).
+CHILD_BODY_SCHEMA: dict[str, Any] = {"anyOf": [model.model_json_schema(by_alias=True) for model in CHILD_INPUTS.values()]}
 
 
 class _Keys(ApiModel):
@@ -148,10 +153,9 @@ def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
 def check_number(value: float) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("numbers must be finite")
-    number = Decimal(str(value))
-    significant = "".join(map(str, number.as_tuple().digits)).strip("0")
-    if significant and (len(significant) > MAX_DIGITS or not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT):
-        raise ValueError("numbers must have at most 38 significant digits and a magnitude within 1E-130..1E+126")
+    number = _NUMBERS.plus(Decimal(str(value)))  # rounded to 38 significant digits, as stored (stored_json)
+    if number and not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT:
+        raise ValueError("numbers must be 0 or have a magnitude within 1E-130..9.99E+125")
 
 
 def check_json(value: Any, depth: int = 1) -> None:
@@ -175,12 +179,24 @@ def check_json(value: Any, depth: int = 1) -> None:
 
 
 def json_object(value: dict[str, Any]) -> dict[str, Any]:
+    """The object as DynamoDB will hold it (numbers rounded to 38 significant digits), so an answer shows what is
+    stored."""
     check_json(value)
-    return value
+    return plain_json(stored_json(value))
 
 
-JsonObject = Annotated[dict[str, Any], AfterValidator(json_object)]
-NonEmptyJsonObject = Annotated[dict[str, Any], Field(min_length=1), AfterValidator(json_object)]
+# Keys are DynamoDB map keys, never empty, and numbers are DynamoDB's, at every level: the description states both
+# (DynamoDBJson, functions/shared/openapi.py), check_json enforces them with the nesting depth.
+_JSON_OBJECT: dict[str, Any] = {
+    "type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": {"$ref": DYNAMODB_JSON_REF},
+}
+_LIST_OF_OBJECTS = {"anyOf": [{"type": "array", "items": {**_JSON_OBJECT}}, {"type": "null"}]}  # null: no list
+# A document's `attributes`: an album's `tracks` and a movie's `actors` are lists of objects (DOCUMENT_LISTS).
+DocumentAttributes = Annotated[dict[str, Any], WithJsonSchema({
+    **_JSON_OBJECT, "properties": {name: _LIST_OF_OBJECTS for name in DOCUMENT_LISTS.values()},
+}), AfterValidator(json_object)]
+NonEmptyJsonObject = Annotated[dict[str, Any], WithJsonSchema({**_JSON_OBJECT, "minProperties": 1}),
+                               AfterValidator(json_object), Field(min_length=1)]
 
 
 class DocumentIn(ApiModel):
@@ -196,7 +212,7 @@ class DocumentIn(ApiModel):
     publisher: Text | None = None
     date_published: Text | None = None
     isbn: Text | None = Field(None, alias="ISBN")
-    attributes: JsonObject = Field(default_factory=dict)
+    attributes: DocumentAttributes = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _children_are_lists_of_objects(self) -> DocumentIn:

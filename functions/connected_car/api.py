@@ -42,6 +42,7 @@ from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.models import DAY_OR_HOUR_PATTERN, MOMENT_PATTERN
 from functions.shared.observability import metrics
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
@@ -108,8 +109,10 @@ def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: T
 )
 def timeslots_of(
     dealer_id: DealerPath,
-    first: Annotated[str | None, Query(alias="from", description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
-    last: Annotated[str | None, Query(alias="to", description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
+    first: Annotated[str | None, Query(alias="from", pattern=DAY_OR_HOUR_PATTERN,
+                                       description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
+    last: Annotated[str | None, Query(alias="to", pattern=DAY_OR_HOUR_PATTERN,
+                                      description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
     min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
@@ -338,8 +341,10 @@ def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: Idempoten
 )
 def events_of(
     vin: VinPath,
-    first: Annotated[str | None, Query(alias="from", max_length=40, description="ISO-8601 time or day, inclusive")] = None,
-    last: Annotated[str | None, Query(alias="to", max_length=40, description="ISO-8601 time or day, exclusive")] = None,
+    first: Annotated[str | None, Query(alias="from", max_length=40, pattern=MOMENT_PATTERN,
+                                       description="ISO-8601 time or day, inclusive")] = None,
+    last: Annotated[str | None, Query(alias="to", max_length=40, pattern=MOMENT_PATTERN,
+                                      description="ISO-8601 time or day, exclusive")] = None,
     event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,

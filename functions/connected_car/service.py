@@ -86,11 +86,10 @@ def moment_bound(value: str | None, field: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def ordered(first: Any, last: Any) -> None:
-    if first is not None and last is not None and first > last:
-        raise InvalidInputError(
-            "from is after to", details=[{"field": "query.from", "message": "must not be after to"}]
-        )
+def reversed_range(first: Any, last: Any) -> bool:
+    """A range whose `from` is after its `to` holds nothing: an empty page, not a 400 (the OpenAPI description cannot
+    state "from <= to", so refusing it would refuse input the description calls valid)."""
+    return first is not None and last is not None and first > last
 
 
 class ConnectedCarService:
@@ -147,8 +146,7 @@ class ConnectedCarService:
     ) -> Page:
         first_hour = hour_bound(first, "from", end=False)
         last_hour = hour_bound(last, "to", end=True)
-        ordered(first_hour, last_hour)
-        page = self.repository.timeslots_of(
+        page = Page(items=[]) if reversed_range(first_hour, last_hour) else self.repository.timeslots_of(
             dealer_id, first=first_hour or FIRST_HOUR, last=last_hour or LAST_HOUR, min_available=min_available,
             limit=limit, start_key=start_key,
         )
@@ -247,11 +245,11 @@ class ConnectedCarService:
         now = self._clock()
         start = moment_bound(first, "from")
         end = moment_bound(last, "to")
-        ordered(start, end)
+        empty = reversed_range(start, end)
         oldest = now - event_retention()
         start = oldest if start is None or start < oldest else start
         end = end or now + timedelta(seconds=1)
-        if start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
+        if empty or start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
             page = Page(items=[])
         else:
             page = self.repository.events_of(

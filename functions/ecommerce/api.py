@@ -112,6 +112,7 @@ def customer_with_recent_orders(username: UsernamePath) -> CustomerOverview:
     "/ecommerce/customers/<username>/email",
     tags=TAGS,
     responses={
+        403: {"description": "403 FORBIDDEN"},
         404: {"description": "404 CUSTOMER_NOT_FOUND"},
         409: {"description": "409 EMAIL_TAKEN"},
     },
@@ -141,6 +142,7 @@ def put_address(username: UsernamePath, address: AddressIn) -> Customer:
     "/ecommerce/customers/<username>/addresses",
     tags=TAGS,
     responses={
+        403: {"description": "403 FORBIDDEN"},
         404: {"description": "404 CUSTOMER_NOT_FOUND"},
     },
 )
@@ -176,6 +178,7 @@ def place_order(username: UsernamePath, order: OrderIn, idempotency_key: Idempot
     "/ecommerce/customers/<username>/orders",
     tags=TAGS,
     responses={
+        403: {"description": "403 FORBIDDEN"},
         404: {"description": "404 CUSTOMER_NOT_FOUND"},
     },
 )

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field, StringConstraints, field_validator
+from pydantic import Field, StringConstraints, field_validator
 
 from functions.ecommerce import ksuid
-from functions.shared.models import ApiModel, stripped
+from functions.shared.models import ApiModel, JsonInt, money, normalized, stripped
 
 # No "#": a username or item id must never reach into another key's shape (`CUSTOMER#a#…`).
 USERNAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -29,17 +29,14 @@ def normalize_email(value: str) -> str:
     return value.strip().lower()
 
 
-def _normalized(value: Any) -> Any:
-    return normalize_email(value) if isinstance(value, str) else value
 
-
-Email = Annotated[str, BeforeValidator(_normalized), StringConstraints(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
+Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
 Text = stripped(1, 200)
 AddressName = Annotated[
     str, StringConstraints(strip_whitespace=True, max_length=ADDRESS_NAME_MAX_LENGTH, pattern=ADDRESS_NAME_PATTERN)
 ]
-Money = Annotated[Decimal, Field(ge=0, le=Decimal(1000000), decimal_places=2)]
+Money = money(positive=False)
 
 
 class SignUpIn(ApiModel):
@@ -78,7 +75,7 @@ class OrderItemIn(ApiModel):
     item_id: Annotated[str, StringConstraints(pattern=ITEM_ID_PATTERN)]
     description: stripped(1, 500)
     price: Money
-    quantity: Annotated[int, Field(ge=1, le=1000)] = 1
+    quantity: Annotated[JsonInt, Field(ge=1, le=1000, strict=True)] = 1
 
 
 class OrderIn(ApiModel):

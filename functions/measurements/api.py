@@ -45,7 +45,8 @@ def service() -> MeasurementsService:
     middlewares=[admin_only],
     tags=TAGS,
     responses={
-        400: {"description": "400 READING_CONFLICT, READING_OUT_OF_RANGE"},
+        400: {"description": "400 READING_CONFLICT"},
+        409: {"description": "409 READING_OUT_OF_RANGE"},
     },
 )
 def ingest(batch: ReadingBatch) -> IngestResult:

@@ -14,7 +14,7 @@ from functions.measurements.schema import (
     RETENTION_DAYS,
     RETENTION_SECONDS,
 )
-from functions.shared.errors import InvalidInputError
+from functions.shared.errors import ConflictError, InvalidInputError
 from functions.shared.pagination import Page
 
 StartKey = dict[str, Any] | None
@@ -56,7 +56,8 @@ class MeasurementsService:
 
     @staticmethod
     def check_times(readings: Sequence[Reading], now: int) -> None:
-        """Readings older than the retention would be expired on arrival; readings from the future are a clock error."""
+        """Readings older than the retention would be expired on arrival; readings from the future are a clock error.
+        A 409: the readings are well formed and the clock refuses them, which no schema can state (issue 15)."""
         oldest, newest = now - RETENTION_SECONDS, now + MAX_SKEW_SECONDS
         details = [
             {"field": f"body.readings.{index}.epoch",
@@ -65,15 +66,15 @@ class MeasurementsService:
             if not oldest <= reading.epoch <= newest
         ]
         if details:
-            raise InvalidInputError(
+            raise ConflictError(
                 f"readings must lie between {RETENTION_DAYS} days ago and {MAX_SKEW_SECONDS} seconds from now",
                 code="READING_OUT_OF_RANGE", details=details,
             )
 
     def readings_of(self, device_id: str, first: int, last: int, *, limit: int, start_key: StartKey) -> Page:
         """Readings of a device in [first, last], oldest first, never older than the retention (expired = absent)."""
-        if first > last:
-            raise InvalidInputError("from is after to", details=[{"field": "query.from", "message": "must not be after to"}])
+        if first > last:  # an empty range (the description cannot say "from <= to": not refused)
+            return Page(items=[])
         now = self._clock()
         start = max(first, now - RETENTION_SECONDS)
         if start_key is not None:

@@ -13,6 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.order_entry.models import (
     ID_PATTERN,
+    NAME_MAX_LENGTH,
     NAME_PATTERN,
     QUARTER_PATTERN,
     Customer,
@@ -149,7 +150,7 @@ def get_employee(employee_id: IdPath) -> Employee:
 
 @router.get(f"{P}/employees", tags=TAGS)
 def employees_named(
-    name: Annotated[str, Query(pattern=NAME_PATTERN)],
+    name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)],
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> EmployeePage:

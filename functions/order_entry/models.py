@@ -6,22 +6,24 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from functions.shared.models import ApiModel, Day
+from functions.shared.models import ApiModel, Day, JsonInt, rounded, stripped
 
 # Ids become parts of keys: no separator (`#`), no spaces.
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 # Names become parts of keys too (employees by name, customers by name): letters, digits, spaces, . ' -, no `#`.
-NAME_PATTERN = r"^[A-Za-z0-9 .'-]{1,100}$"
+# (Surrounding spaces are trimmed: the pattern asks for one character that is not a space.)
+NAME_PATTERN = r"^[A-Za-z0-9 .'-]*[A-Za-z0-9.'-][A-Za-z0-9 .'-]*$"
+NAME_MAX_LENGTH = 100
 QUARTER_PATTERN = r"^\d{4}-Q[1-4]$"
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
-Name = Annotated[str, StringConstraints(strip_whitespace=True, pattern=NAME_PATTERN)]
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, max_length=NAME_MAX_LENGTH, pattern=NAME_PATTERN)]
+Text = stripped(1, 200)
 OrderStatus = Literal["OPEN", "SHIPPED", "DELIVERED", "CANCELLED"]
 ORDER_STATUSES: tuple[OrderStatus, ...] = ("OPEN", "SHIPPED", "DELIVERED", "CANCELLED")
 ReferenceKind = Literal["region", "country", "location", "department", "job", "warehouse"]
 MAX_ORDER_LINES = 25
-Cents = Annotated[int, Field(ge=0, le=10**11)]
-Quantity = Annotated[int, Field(ge=1, le=1_000_000)]
+Cents = Annotated[JsonInt, Field(ge=0, le=10**11, strict=True)]
+Quantity = Annotated[JsonInt, Field(ge=1, le=1_000_000, strict=True)]
 
 
 class _Page(ApiModel):
@@ -53,7 +55,7 @@ class HireIn(ApiModel):
     warehouse_id: Id
     hire_date: Day
     salary_cents: Cents
-    commission_pct: Annotated[float, Field(ge=0, le=1)] = 0.0
+    commission_pct: Annotated[float, Field(ge=0, le=1, strict=True), rounded(9)] = 0.0
     manager_id: Id | None = None
 
 
@@ -171,13 +173,7 @@ class MoveIn(ApiModel):
     product_id: Id
     from_warehouse_id: Id
     to_warehouse_id: Id
-    quantity: Quantity
-
-    @model_validator(mode="after")
-    def _two_warehouses(self) -> MoveIn:
-        if self.from_warehouse_id == self.to_warehouse_id:
-            raise ValueError("fromWarehouseId and toWarehouseId must differ")
-        return self
+    quantity: Quantity  # to the same warehouse: moves nothing (OrderEntryService.move)
 
 
 class Move(ApiModel):
@@ -199,10 +195,15 @@ class OrderIn(ApiModel):
 
     @model_validator(mode="after")
     def _one_line_per_product(self) -> OrderIn:
-        products = [line.product_id for line in self.lines]
-        if len(set(products)) != len(products):
-            raise ValueError("one line per product: merge the quantities")
-        return self
+        """Lines of one product are merged (their quantities added, in the order first seen): one line per product
+        is what is stored (`ORDER#…`, `PRODUCT#…`), and the description cannot say "unique by productId" (issue 15)."""
+        merged: dict[str, int] = {}
+        for line in self.lines:
+            merged[line.product_id] = merged.get(line.product_id, 0) + line.quantity
+        if len(merged) == len(self.lines):
+            return self
+        lines = [LineIn(product_id=product, quantity=quantity) for product, quantity in merged.items()]
+        return self.model_copy(update={"lines": lines})
 
 
 class OrderLine(ApiModel):

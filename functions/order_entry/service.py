@@ -35,7 +35,6 @@ from functions.order_entry.repository import (
 from functions.shared.ddb import ConditionFailed
 from functions.shared.errors import (
     ConflictError,
-    InvalidInputError,
     NotFoundError,
     found,
 )
@@ -156,6 +155,14 @@ class OrderEntryService:
         return self.get_inventory(warehouse_id, product_id)
 
     def move(self, request: MoveIn) -> Move:
+        if request.from_warehouse_id == request.to_warehouse_id:
+            # Moves nothing, but answers as a move would: the stock must be there. Not a 400: the description cannot
+            # say that two fields differ (issue 15), and one transaction cannot touch the row twice anyway.
+            stock = self.repository.get_inventory(request.from_warehouse_id, request.product_id)
+            if stock is None or stock.quantity < request.quantity:  # no row: none in stock, as between two
+                raise ConflictError(f"{request.from_warehouse_id} holds fewer than {request.quantity} of "
+                                    f"{request.product_id}", code="INSUFFICIENT_STOCK")
+            return Move(product_id=request.product_id, source=stock, destination=stock)
         failed = self.repository.move(request.product_id, request.from_warehouse_id, request.to_warehouse_id,
                                       request.quantity)
         if failed is not None:
@@ -209,17 +216,20 @@ class OrderEntryService:
         return order.model_copy(update={"status": status})
 
     def customer_orders(self, customer_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
-        _range(first, last)
+        if _empty(first, last):
+            return Page(items=[])
         return self.repository.customer_orders(customer_id, first.isoformat(), last.isoformat(), limit=limit,
                                                after=after)
 
     def rep_orders(self, rep_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
-        _range(first, last)
+        if _empty(first, last):
+            return Page(items=[])
         return self.repository.rep_orders(rep_id, first.isoformat(), last.isoformat(), limit=limit, after=after)
 
     def orders_in_status(self, status: OrderStatus, first: date, last: date, *, limit: int,
                          after: str | None) -> Page:
-        _range(first, last)
+        if _empty(first, last):
+            return Page(items=[])
         return self.repository.orders_in_status(status, first.isoformat(), last.isoformat(), limit=limit,
                                                 after=after)
 
@@ -227,9 +237,10 @@ class OrderEntryService:
         return self.repository.rep_ranking(quarter, limit=limit, start_key=start_key)
 
 
-def _range(first: date, last: date) -> None:
-    if first > last:
-        raise InvalidInputError("from is after to", details=[{"field": "query.from", "message": "after to"}])
+def _empty(first: date, last: date) -> bool:
+    """A range whose `from` is after its `to` holds nothing: an empty page, not a 400 (the OpenAPI description cannot
+    state "from <= to", so refusing it would refuse input the description calls valid)."""
+    return first > last
 
 
 def _placement_conflict(failed: ConditionFailed) -> ConflictError:

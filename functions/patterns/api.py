@@ -160,7 +160,7 @@ def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_ke
                        make=lambda: service().create_issue(caller, owner, repo, issue))
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS)
+@router.get(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS, responses={404: {"description": "404 REPO_NOT_FOUND"}})
 def repo_with_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithIssues:
     """Read a repository with its issues."""
     return paginate(

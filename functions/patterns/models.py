@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints
+from pydantic import ConfigDict, Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day, stripped
+from functions.shared.models import ApiModel, DateTime, Day, rounded, stripped
 
 # Names that become parts of keys: no separator (`#`), no spaces.
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -48,8 +48,13 @@ class IssueIn(ApiModel):
 
 
 class IssueChange(ApiModel):
-    title: Text | None = None
-    status: IssueStatus | None = None
+    """At least one of the two, neither null: what the description says (minProperties, no null type) is what the
+    service needs ("nothing to change" would otherwise be a 400 for a body the description calls valid)."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    title: Text = None  # type: ignore[assignment]  # absent means unchanged; null is refused (not a Text)
+    status: IssueStatus = None  # type: ignore[assignment]
 
 
 class Issue(ApiModel):
@@ -138,8 +143,8 @@ class StorePage(_Page):
 
 class OrderIn(ApiModel):
     status: OrderStatus
-    ordered_at: datetime
-    amount: Annotated[float, Field(ge=0, le=1_000_000)]
+    ordered_at: DateTime
+    amount: Annotated[float, Field(ge=0, le=1_000_000, strict=True), rounded(6)]
 
 
 class Order(ApiModel):

@@ -131,7 +131,7 @@ class PatternsService:
         if caller.username != customer and not caller.is_in(ADMIN):
             raise ForbiddenError("a customer's orders are theirs (or an admin's) to read")
         if wanted.first and wanted.last and wanted.first > wanted.last:
-            raise InvalidInputError("from is after to", details=[{"field": "query.from", "message": "after to"}])
+            return Page(items=[])  # an empty range (the description cannot say "from <= to": not refused)
         first = wanted.first.isoformat() if wanted.first else None
         last = wanted.last.isoformat() if wanted.last else None
         return self.repository.orders_by_status(customer, wanted.status, first, last, limit=limit,

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from datetime import date
-from decimal import Decimal
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    WithJsonSchema,
+)
 from pydantic.alias_generators import to_camel
 
 _ISO_DAY = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -23,6 +31,11 @@ _LEAP_DAY = rf"(?:\d\d{_LEAP}|{_LEAP}00)-02-29"
 _DAY = rf"(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_DAY})"
 DAY_PATTERN = rf"^{_DAY}$"
 HOUR_PATTERN = rf"^{_DAY}T(?:[01]\d|2[0-3])$"  # YYYY-MM-DDTHH
+DAY_OR_HOUR_PATTERN = rf"^{_DAY}(?:T(?:[01]\d|2[0-3]))?$"
+# An ISO-8601 day, or a time to the minute, second or fraction, with an optional offset (Z or ±HH:MM): the forms
+# `datetime.fromisoformat` reads, and nothing it refuses (hour 24, minute 60, offset ±24:00).
+_OFFSET = r"(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
+MOMENT_PATTERN = rf"^{_DAY}(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{{1,6}})?)?{_OFFSET}?)?$"
 
 
 def parse_day(value: Any) -> date:
@@ -37,6 +50,19 @@ def parse_day(value: Any) -> date:
 Day = Annotated[date, BeforeValidator(parse_day)]
 
 
+def _date_time_text(value: Any) -> Any:
+    """A date-time as the description's `format: date-time` says: a string that starts with a day. pydantic alone
+    would also take epoch numbers (`0` is 1970) and digit strings."""
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str) or not _ISO_DAY.match(value[:10]) or len(value) < 11:
+        raise ValueError("must be an ISO-8601 date-time, like 2026-01-31T09:30:00Z")
+    return value
+
+
+DateTime = Annotated[datetime, BeforeValidator(_date_time_text)]
+
+
 def _whole_number(value: Any) -> Any:
     """JSON Schema's integer: 1944.0 is one (the OpenAPI description says `integer`), "1944" and true are not."""
     if isinstance(value, float) and value.is_integer():
@@ -49,6 +75,45 @@ def _whole_number(value: Any) -> Any:
 JsonInt = Annotated[int, BeforeValidator(_whole_number)]
 
 
+def rounded(decimals: int) -> Any:
+    """A float kept to `decimals` places, as stored and answered: any JSON number in the declared bounds is valid, and
+    5e-324 (which DynamoDB's 38-digit numbers cannot hold: an Underflow, a 502) is 0. Use after a strict float:
+    `Annotated[float, Field(ge=..., le=..., strict=True), rounded(6)]`."""
+    return AfterValidator(lambda value: round(value, decimals) + 0.0)
+
+
+# Amounts as JSON strings, 0..1000000 with at most two decimals and no leading zeros; POSITIVE_: 0.01 and up.
+_MAX_AMOUNT = r"1000000(?:\.0{1,2})?"
+MONEY_PATTERN = rf"^(?:(?:0|[1-9]\d{{0,5}})(?:\.\d{{1,2}})?|{_MAX_AMOUNT})$"
+POSITIVE_MONEY_PATTERN = rf"^(?:[1-9]\d{{0,5}}(?:\.\d{{1,2}})?|0\.(?:[1-9]\d?|0[1-9])|{_MAX_AMOUNT})$"
+_CENT = Decimal("0.01")
+
+
+def money(*, positive: bool) -> Any:
+    """An amount of money in cents: exact as a JSON string ("12.30", at most two decimals), rounded to the cent
+    (half up) as a JSON number, which is binary and cannot be exact. The schema states both: a string matching the
+    pattern, or a number that rounds into the bounds (`positive`: at least 0.005, which rounds to 0.01), so
+    5e-324 is schema-invalid where it is refused."""
+
+    pattern = POSITIVE_MONEY_PATTERN if positive else MONEY_PATTERN
+
+    def before(value: Any) -> Any:
+        if isinstance(value, str):
+            if not re.match(pattern, value):
+                raise ValueError("a string amount is digits with at most two decimals, like 12.30")
+            return Decimal(value)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return Decimal(repr(value)).quantize(_CENT, rounding=ROUND_HALF_UP)
+        return value  # pydantic refuses it
+
+    low = Decimal("0.01") if positive else Decimal(0)
+    schema = {"anyOf": [
+        {"type": "string", "pattern": pattern},
+        {"type": "number", "minimum": 0.005 if positive else 0, "maximum": 1_000_000},
+    ]}
+    return Annotated[Decimal, BeforeValidator(before), Field(ge=low, le=Decimal(1_000_000)), WithJsonSchema(schema)]
+
+
 def stripped(min_length: int, max_length: int) -> Any:
     """Text stripped of surrounding whitespace, then `min_length`..`max_length` characters long. The schema says so
     with a pattern (as many characters from the first non-space to the last), so "   " is invalid in the OpenAPI
@@ -58,6 +123,25 @@ def stripped(min_length: int, max_length: int) -> Any:
         str,
         StringConstraints(strip_whitespace=True, min_length=min_length, max_length=max_length),
         Field(json_schema_extra={"pattern": rf"\S{between}"}),
+    ]
+
+
+def normalized(normalize: Any, pattern: str, max_length: int) -> Any:
+    """Text `normalize`d (e.g. trimmed and lower-cased) before it must match `pattern`, no longer than `max_length`
+    as sent. The schema states the same of the text as sent: `pattern` with surrounding whitespace allowed (pydantic
+    leaves a pattern behind a BeforeValidator out of the schema, so it is given explicitly)."""
+    inner = pattern.removeprefix("^").removesuffix("$")
+
+    def before(value: Any) -> Any:
+        if not isinstance(value, str):
+            return value  # pydantic refuses it
+        if len(value) > max_length:
+            raise ValueError(f"at most {max_length} characters")
+        return normalize(value)
+
+    return Annotated[
+        str, BeforeValidator(before), StringConstraints(max_length=max_length, pattern=pattern),
+        Field(json_schema_extra={"pattern": rf"^\s*(?:{inner})\s*$", "maxLength": max_length}),
     ]
 
 

@@ -2,7 +2,7 @@
 in one place, so a new domain gets it by declaring only its own errors.
 
 Powertools documents 422 and the success code only. Our resolver never answers 422 (functions/shared/http.py turns
-validation errors into 400) and answers 400/401/403/409/413/415/429/503 with the error envelope. So, per operation:
+validation errors into 400) and answers 400/401/403/409/413/415/429/503 with the error envelope; API Gateway answers 414 for any URL over its limit. So, per operation:
 422 goes; the `Error` envelope becomes a schema; every error the kit itself gives is added from what the route
 declares (a body, parameters, a required group, an Idempotency-Key header); the route's own domain errors come from
 its `responses=` (their description names the codes: "404 PERSON_NOT_FOUND"); a 204 has no body; path parameters are
@@ -48,6 +48,29 @@ ERROR_SCHEMA: dict[str, Any] = {
         },
     },
 }
+# Any JSON value DynamoDB stores in a map (M) or a list (L), for routes that take free-form JSON (catalog documents): an
+# object's keys are never empty, at any depth (DynamoDB refuses an empty attribute name wherever one appears); a number
+# is 0 or has a magnitude within DynamoDB's 1E-130 .. 9.99...E+125 (more than 38 significant digits are rounded, not
+# refused). Nesting depth is checked by the API (400) but not stated: JSON Schema has no keyword for it.
+DYNAMODB_JSON = "DynamoDBJson"
+DYNAMODB_JSON_REF = f"#/components/schemas/{DYNAMODB_JSON}"
+DYNAMODB_NUMBER_MAX = 9.999999999999998e125  # the largest float whose shortest spelling stays under 1E+126
+DYNAMODB_NUMBER_MIN = 1e-130
+DYNAMODB_JSON_SCHEMA: dict[str, Any] = {
+    "title": DYNAMODB_JSON,
+    "description": "any JSON value DynamoDB stores: object keys never empty; numbers 0 or of magnitude "
+                   "1E-130 .. 9.99E+125 (rounded to 38 significant digits)",
+    "anyOf": [
+        {"type": "null"},
+        {"type": "boolean"},
+        {"type": "string"},
+        {"const": 0},
+        {"type": "number", "minimum": DYNAMODB_NUMBER_MIN, "maximum": DYNAMODB_NUMBER_MAX},
+        {"type": "number", "minimum": -DYNAMODB_NUMBER_MAX, "maximum": -DYNAMODB_NUMBER_MIN},
+        {"type": "array", "items": {"$ref": DYNAMODB_JSON_REF}},
+        {"type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": {"$ref": DYNAMODB_JSON_REF}},
+    ],
+}
 # Powertools' own schemas for its 422 answer, which our resolver never gives.
 POWERTOOLS_ERROR_SCHEMAS = ("HTTPValidationError", "ValidationError")
 
@@ -57,6 +80,8 @@ AUTHENTICATED = {
     429: "429 THROTTLED: DynamoDB throttled the request; retry with backoff",
     503: "503 SERVICE_UNAVAILABLE: a store is unavailable; retry later",
 }
+# What API Gateway itself answers for any operation (local/apigw.py MAX_URL_CHARS, a DEFAULT_4XX gateway response).
+GATEWAY = {414: "414 BAD_REQUEST: the URL is over 10,240 characters (API Gateway's limit for a regional API)"}
 WITH_BODY = {
     400: "400 VALIDATION_FAILED (details name the fields), MALFORMED_JSON",
     413: "413 PAYLOAD_TOO_LARGE: the body is over 64 KB",
@@ -75,6 +100,9 @@ def refine(spec: dict[str, Any], routes: Iterable[Any]) -> dict[str, Any]:
     for name in POWERTOOLS_ERROR_SCHEMAS:
         schemas.pop(name, None)
     schemas["Error"] = ERROR_SCHEMA
+    if DYNAMODB_JSON_REF in repr(spec):
+        schemas[DYNAMODB_JSON] = DYNAMODB_JSON_SCHEMA
+    _json_schema_bounds(spec)
     spec["components"]["securitySchemes"] = SECURITY_SCHEMES
     spec["security"] = SECURITY
     spec["paths"] = {
@@ -84,6 +112,24 @@ def refine(spec: dict[str, Any], routes: Iterable[Any]) -> dict[str, Any]:
         for path, ops in spec.get("paths", {}).items()
     }
     return spec
+
+
+# pydantic writes a bound it cannot push into the type's own schema (an int behind a BeforeValidator: `JsonInt`) with
+# its Python name, which JSON Schema ignores; a fuzzer then sends `year: 0` as valid. Renamed to JSON Schema's words.
+_BOUNDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+
+
+def _json_schema_bounds(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("type") in ("integer", "number"):
+            for python, json_schema in _BOUNDS.items():
+                if python in node:
+                    node[json_schema] = node.pop(python)
+        for value in node.values():
+            _json_schema_bounds(value)
+    elif isinstance(node, list):
+        for value in node:
+            _json_schema_bounds(value)
 
 
 def camel(name: str) -> str:
@@ -137,6 +183,7 @@ def _errors(op: Mapping[str, Any], route: Any) -> dict[int, str]:
         for status, description in kinds.items():
             errors.setdefault(status, []).append(description)
 
+    add(GATEWAY)
     if op.get("security") != []:
         add(AUTHENTICATED)
     if "requestBody" in op:

@@ -98,10 +98,17 @@ def _from_json(key: Mapping[str, Any]) -> dict[str, Any]:
 
 PageModel = TypeVar("PageModel")
 
+# The shape `CursorCodec.encode` gives: a base64url payload, '.', a base64url HMAC-SHA256 (32 bytes: 43 characters).
+# Stated in the description and checked by validation (400 VALIDATION_FAILED), so a string that cannot be a cursor is
+# schema-invalid; a well-shaped one the API did not sign for this list is the documented 400 INVALID_CURSOR.
+CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
+
 # The two query parameters of every list route.
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
 Cursor = Annotated[
-    str | None, Query(min_length=1, max_length=MAX_CURSOR_LENGTH, description="nextCursor of the previous page")
+    str | None,
+    Query(min_length=45, max_length=MAX_CURSOR_LENGTH, pattern=CURSOR_PATTERN,
+          description="nextCursor of the previous page, unchanged (a cursor is signed and bound to its list)"),
 ]
 
 

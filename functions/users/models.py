@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BeforeValidator, StringConstraints
+from pydantic import StringConstraints
 
-from functions.shared.models import ApiModel, Day
+from functions.shared.models import ApiModel, Day, normalized
 
 # No "#": a user id must never look like an email marker's key (`EMAIL#…`, functions/users/schema.py).
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
@@ -26,13 +26,8 @@ def normalize_email(value: str) -> str:
     return value.strip().lower()
 
 
-def _normalized(value: Any) -> Any:
-    return normalize_email(value) if isinstance(value, str) else value  # not a string: pydantic refuses it
 
-
-Email = Annotated[
-    str, BeforeValidator(_normalized), StringConstraints(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)
-]
+Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
 UserId = Annotated[str, StringConstraints(pattern=USER_ID_PATTERN)]
 
 

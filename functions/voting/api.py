@@ -70,9 +70,8 @@ def get_poll(poll_id: PollIdPath) -> Poll:
     tags=TAGS,
     responses={
         201: {"description": "counted (results show it within a second or two)"},
-        400: {"description": "400 UNKNOWN_CANDIDATE"},
         404: {"description": "404 POLL_NOT_FOUND"},
-        409: {"description": "409 ALREADY_VOTED"},
+        409: {"description": "409 ALREADY_VOTED, UNKNOWN_CANDIDATE"},
     },
 )
 def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
@@ -101,8 +100,8 @@ def my_vote(poll_id: PollIdPath) -> Vote:
     "/voting/polls/<poll_id>/votes/me",
     tags=TAGS,
     responses={
-        400: {"description": "400 UNKNOWN_CANDIDATE"},
         404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
+        409: {"description": "409 UNKNOWN_CANDIDATE"},
     },
 )
 def change_vote(poll_id: PollIdPath, ballot: VoteIn) -> Vote:

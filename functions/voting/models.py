@@ -28,7 +28,9 @@ def distinct(candidates: list[str]) -> list[str]:
 class PollIn(ApiModel):
     question: stripped(1, 300)
     candidates: Annotated[
-        list[Candidate], Field(min_length=MIN_CANDIDATES, max_length=MAX_CANDIDATES), AfterValidator(distinct)
+        list[Candidate],
+        Field(min_length=MIN_CANDIDATES, max_length=MAX_CANDIDATES, json_schema_extra={"uniqueItems": True}),
+        AfterValidator(distinct),
     ]
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
-from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
+from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
 from functions.voting.models import Poll, PollIn, Recount, Results, Vote
 from functions.voting.repository import VotingRepository
@@ -69,14 +69,15 @@ class VotingService:
         return poll
 
     def _candidate(self, poll_id: str, candidate: str) -> str:
-        """The candidate must be one of the poll's (400 UNKNOWN_CANDIDATE); an unknown poll is a 404.
+        """The candidate must be one of the poll's (409 UNKNOWN_CANDIDATE: the ballot is well formed, the poll's
+        state refuses it, which no schema can say: issue 15); an unknown poll is a 404.
 
         Checked against the poll's definition, which cannot change after it is read: no race, and no vote has to
         take part in a transaction on the poll item (concurrent transactions on one item conflict, which would
         turn a popular poll's item into the bottleneck that write sharding exists to avoid).
         """
         if candidate not in self.poll(poll_id).candidates:
-            raise InvalidInputError(
+            raise ConflictError(
                 f"{candidate!r} is not a candidate of poll {poll_id}",
                 code="UNKNOWN_CANDIDATE",
                 details=[{"field": "body.candidate", "message": "not a candidate of this poll"}],

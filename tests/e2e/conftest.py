@@ -60,3 +60,18 @@ def runtime(tmp_path_factory) -> Iterator[Runtime]:
 @pytest.fixture(scope="package")
 def api(runtime) -> Api:
     return Api(runtime.url, runtime.keys_dir)
+
+
+FUZZ_TESTS = "test_fuzz.py"
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """The fuzzer runs after the other e2e tests (it deletes what it likes), still inside this package so that the
+    shared runtime starts once."""
+    e2e = [i for i, item in enumerate(items) if item.path.parent == Path(__file__).parent]
+    if not e2e:
+        return
+    block = [items[i] for i in e2e]
+    block.sort(key=lambda item: item.path.name == FUZZ_TESTS)
+    for position, item in zip(e2e, block):
+        items[position] = item

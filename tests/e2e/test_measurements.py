@@ -68,5 +68,5 @@ def test_only_admins_ingest_and_stale_readings_are_refused(api):
     assert (reply.status_code, reply.json()["error"]["code"]) == (403, "FORBIDDEN")
     stale = {**reading, "epoch": int(time.time()) - RETENTION_SECONDS - 60}
     reply = api.call("POST", "/measurements/readings", user="pipeline", groups=ADMIN, json={"readings": [stale]})
-    assert (reply.status_code, reply.json()["error"]["code"]) == (400, "READING_OUT_OF_RANGE")
+    assert (reply.status_code, reply.json()["error"]["code"]) == (409, "READING_OUT_OF_RANGE")
     assert api.call("GET", "/measurements/devices/1/readings?from=0&to=1", user=None).status_code == 401

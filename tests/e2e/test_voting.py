@@ -106,7 +106,7 @@ def test_my_ballot_over_http_and_its_refusals(api):
     assert api.call("PUT", base, user="someone", json={"question": "Q", "candidates": ["A", "B"]}).status_code == 403
     assert api.call("GET", base, user="someone").json()["candidates"] == CANDIDATES
     unknown = api.call("POST", f"{base}/votes", user="sam", json={"candidate": "Nimbus"})
-    assert unknown.status_code == 400 and unknown.json()["error"]["code"] == "UNKNOWN_CANDIDATE"
+    assert unknown.status_code == 409 and unknown.json()["error"]["code"] == "UNKNOWN_CANDIDATE"
     assert api.call("POST", "/voting/polls/no-such-poll/votes", user="sam",
                     json={"candidate": "Aurora"}).status_code == 404
     assert api.call("POST", f"{base}/votes", user="sam", json={"candidate": "Aurora"}).status_code == 201

@@ -68,7 +68,8 @@ BAD = [
     ({"kind": "album", "title": "A", "attributes": {"tracks": ["not an object"]}}, "body"),
     ({"kind": "album", "title": "A", "attributes": {"": "empty key"}}, "body.attributes"),
     ({"kind": "album", "title": "A", "attributes": {"n": 1e200}}, "body.attributes"),
-    ({"kind": "album", "title": "A", "attributes": {"n": 10 ** 40 + 1}}, "body.attributes"),
+    ({"kind": "album", "title": "A", "attributes": {"n": 1e-131}}, "body.attributes"),
+    ({"kind": "album", "title": "A", "attributes": {"a": [{"b": {"": 1}}]}}, "body.attributes"),
     ({"kind": "album", "title": "A", "attributes": {"deep": json.loads("[" * 16 + "]" * 16)}}, "body.attributes"),
     ({"kind": "comic", "title": "A"}, "body.kind"),
     ({"kind": "album"}, "body.title"),
@@ -82,6 +83,14 @@ def test_json_dynamodb_would_refuse_is_400_and_writes_nothing(seeded, document, 
     assert reply.status == 400, reply.body
     assert field in [d["field"] for d in reply.body["error"]["details"]], reply.body
     assert raw_document("2") == before
+
+
+def test_a_number_of_more_than_38_digits_is_stored_rounded_as_dynamodb_holds_it(seeded):
+    document = {"kind": "album", "title": "A", "attributes": {"n": 10 ** 40 + 1, "m": [-(10 ** 39) - 7]}}
+    reply = seeded.call("PUT", f"{DOCUMENTS}/2", body=document, user="root", groups=ADMIN)
+    assert reply.status == 200, reply.body
+    assert reply.body["attributes"] == {"n": 10 ** 40, "m": [-(10 ** 39)]}
+    assert seeded.call("GET", f"{DOCUMENTS}/2", user="root").body["attributes"] == reply.body["attributes"]
 
 
 def test_nan_is_not_json_to_us(seeded):

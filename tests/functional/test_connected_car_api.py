@@ -220,17 +220,30 @@ INVALID = [
     ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?to=2026-12-01T24", None, "query.to"),
     ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-12-1T9", None, "query.from"),
     ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-W48-1", None, "query.from"),
-    ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-12-02&to=2026-12-01", None, "query.from"),
-    ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-12-01T10&to=2026-12-01T09", None, "query.from"),
     ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?minAvailableBays=0", None, "query.minAvailableBays"),
     ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?limit=0", None, "query.limit"),
     ("GET", f"{PREFIX}/dealers/{DEALER}/timeslots/2026-02-30T09/appointments", None, "path.serviceDateHour"),
     ("GET", f"{PREFIX}/customers?active=false", None, "query.active"),
     ("GET", f"{PREFIX}/customers", None, "query.active"),
-    ("GET", f"{PREFIX}/vehicles/{VIN}/events?from=2026-12-02&to=2026-12-01", None, "query.from"),
     ("GET", f"{PREFIX}/vehicles/{VIN}/events?from=yesterday", None, "query.from"),
     ("GET", f"{PREFIX}/vehicles/{VIN}/events?type=info", None, "query.type"),
 ]
+
+
+# `from` after `to`: a range holding nothing, so an empty page (the description cannot state the order: issue 15).
+REVERSED = [
+    f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-12-02&to=2026-12-01",
+    f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-12-01T10&to=2026-12-01T09",
+    f"{PREFIX}/vehicles/{VIN}/events?from=2026-12-02&to=2026-12-01",
+    f"{PREFIX}/vehicles/{VIN}/events?from=2026-12-01T10:00:00Z&to=2026-12-01T09:59:59.5Z",
+]
+
+
+def test_a_reversed_range_is_an_empty_page(garage, subtests):
+    for url in REVERSED:
+        with subtests.test(url=url):
+            reply = garage.call("GET", url, user="root", groups=ADMIN)
+            assert (reply.status, reply.body["items"], reply.body["nextCursor"]) == (200, [], None), reply.body
 
 
 def test_invalid_input_is_400_naming_the_field_and_writes_nothing(garage, tables, subtests):

@@ -238,11 +238,16 @@ def test_invalid_link_is_400(seeded, body):
 
 @pytest.mark.parametrize(
     "query",
-    ["on=2020-13-01", "on=yesterday", "current=true&on=2020-01-01", "relationship=Holiday", "limit=0", "limit=101"],
+    ["on=2020-13-01", "on=yesterday", "relationship=Holiday", "limit=0", "limit=101"],
 )
 def test_invalid_address_query_is_400(seeded, query):
     reply = seeded.call("GET", f"/contacts/persons/{seed.BOB}/addresses?{query}")
     assert reply.status == 400, reply.body
+
+
+def test_on_names_the_day_even_with_current(seeded):
+    url = f"/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01"
+    assert seeded.call("GET", url + "&current=true").body == seeded.call("GET", url).body
 
 
 def test_unknown_person_addresses_is_404(seeded):

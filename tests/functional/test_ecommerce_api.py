@@ -365,3 +365,10 @@ def test_a_failed_order_is_forgotten_by_its_idempotency_key_so_the_retry_places_
     retried = place(client, "alice", headers={"Idempotency-Key": "k-2"})
     assert retried.status == 201
     assert Counter(item["entityType"] for item in items(table))["Order"] == 1
+
+
+def test_another_customers_email_addresses_and_orders_are_403(client):
+    # Documented since the fuzzer, as a plain user, got them undocumented (issue 15).
+    for method, path, body in (("PUT", "/alice/email", {"email": "x@example.com"}),
+                               ("DELETE", "/alice/addresses?name=Home", None), ("GET", "/alice/orders", None)):
+        assert error(client.call(method, BASE + path, body=body, user="bob")) == (403, "FORBIDDEN"), (method, path)

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from functions.platform.api import app as platform_app
-from functions.shared.openapi import AUTHENTICATED, WITH_BODY, WITH_IDEMPOTENCY_KEY
+from functions.shared.openapi import AUTHENTICATED, GATEWAY, WITH_BODY, WITH_IDEMPOTENCY_KEY
 from tests.functional.conftest import OBSERVED, whole_suite_ran
 
 # Statuses every authenticated route (or every route with a body) documents alike, from one mechanism each: proven
@@ -28,8 +28,9 @@ UNIFORM = {
     415: "test_contacts_api.py::test_form_body_is_415_and_writes_nothing (the Resolver, before any route)",
     429: "test_cart_api.py, test_sessions_api.py, test_users_api.py: THROTTLED from ddb.translate_client_error",
     503: "test_contacts_api.py::test_a_database_outage_is_503_service_unavailable (ddb.translate_client_error)",
+    414: "tests/e2e/test_hostile_input.py::test_a_url_over_api_gateways_limit_is_414 (the gateway, before any route)",
 }
-assert set(UNIFORM) == set(AUTHENTICATED) | (set(WITH_BODY) - {400})
+assert set(UNIFORM) == set(AUTHENTICATED) | (set(WITH_BODY) - {400}) | set(GATEWAY)
 # A status a route documents only for a mechanism every such route shares (described alike): proven once too.
 SHARED = {
     WITH_IDEMPOTENCY_KEY[409]: "test_contacts_api.py, test_messaging_api.py, test_connected_car_api.py, "

@@ -74,6 +74,14 @@ def test_pattern_4_customer_orders_in_a_date_range_merge_every_status(seeded, ca
     assert len(queries) == 4 and {p["IndexName"] for p, _ in queries} == {"GSI1"}  # one Query per status
 
 
+def test_a_reversed_date_range_is_an_empty_page_without_a_query(seeded, calls):
+    # `from` after `to` holds nothing; not a 400, since the description cannot state the order (issue 15)
+    calls.clear()
+    for url in (f"{P}/customers/C1/orders", f"{P}/reps/150/orders", f"{P}/orders"):
+        assert ok(seeded.call("GET", f"{url}?from=2026-06-30&to=2026-01-01")) == {"items": [], "nextCursor": None}
+    assert calls.of("Query") == []
+
+
 def test_pattern_5_open_orders_read_every_shard_in_parallel_with_one_cursor(seeded, calls):
     calls.clear()
     page = ok(seeded.call("GET", f"{P}/orders?{H1}&limit=3"))
@@ -249,11 +257,16 @@ def test_placing_an_order_writes_header_lines_rep_edge_and_quarter_total_at_once
     assert ok(seeded.call("GET", f"{P}/orders/{order['orderId']}"))["lines"][0]["unitPriceCents"] in (24900, 8900)
 
 
+def test_lines_of_one_product_are_merged(seeded):
+    order = ok(place(seeded, "C1", ("P100", 1), ("P200", 1), ("P100", 2)), 201)
+    lines = ok(seeded.call("GET", f"{P}/orders/{order['orderId']}"))["lines"]
+    assert sorted((line["productId"], line["quantity"]) for line in lines) == [("P100", 3), ("P200", 1)]
+
+
 def test_an_order_is_refused_whole_for_bad_input_unknown_references_and_non_admins(seeded, table):
     before = len(items(table))
     assert error(place(seeded, "NOPE", ("P100", 1))) == (404, "CUSTOMER_NOT_FOUND")
     assert error(place(seeded, "C1", ("P100", 1), ("P999", 1))) == (404, "PRODUCT_NOT_FOUND")
-    assert error(place(seeded, "C1", ("P100", 1), ("P100", 2))) == (400, "VALIDATION_FAILED")
     assert error(place(seeded, "C1", *[(f"P{n}", 1) for n in range(26)])) == (400, "VALIDATION_FAILED")
     assert error(place(seeded, "C1")) == (400, "VALIDATION_FAILED")
     assert error(place(seeded, "C1", ("P100", 0))) == (400, "VALIDATION_FAILED")
@@ -334,7 +347,10 @@ def test_stock_moves_in_one_transaction_or_not_at_all(seeded, table):
     assert error(move({"quantity": 9})) == (409, "INSUFFICIENT_STOCK")
     assert error(move({"productId": "P300", "quantity": 1})) == (409, "INSUFFICIENT_STOCK")  # no row in MUC
     assert error(move({"toWarehouseId": "NOPE", "quantity": 1})) == (404, "WAREHOUSE_NOT_FOUND")
-    assert error(move({"toWarehouseId": "MUC", "quantity": 1})) == (400, "VALIDATION_FAILED")
+    # to the same warehouse: moves nothing, answers as a move (the stock must be there)
+    same = ok(move({"toWarehouseId": "MUC", "quantity": 1}), 201)
+    assert same["source"] == same["destination"] == {"warehouseId": "MUC", "productId": "P200", "quantity": 8}
+    assert error(move({"toWarehouseId": "MUC", "quantity": 9})) == (409, "INSUFFICIENT_STOCK")
     assert ok(seeded.call("GET", f"{P}/warehouses/MUC/inventory/P200"))["quantity"] == 8
     assert ok(move({"quantity": 8}), 201)["destination"]["quantity"] == 20
     assert ok(seeded.call("GET", f"{P}/products/P200"))["totalInventory"] == 20
@@ -361,7 +377,7 @@ def test_reference_products_and_customers_are_admin_puts(seeded):
 
 
 @pytest.mark.parametrize("url", [
-    f"{P}/orders?from=2026-02-30&to=2026-03-01", f"{P}/orders?from=2026-03-01&to=2026-02-01",
+    f"{P}/orders?from=2026-02-30&to=2026-03-01",  # a reversed range is an empty page (test above)
     f"{P}/orders?to=2026-03-01", f"{P}/customers/C1/orders?from=2026-01-01", f"{P}/recent-hires?since=yesterday",
     f"{P}/quarters/2026-Q5/reps", f"{P}/employees?name=a%23b", f"{P}/orders?{H1}&cursor=forged",
 ])

@@ -147,16 +147,16 @@ def test_an_idempotent_retry_of_a_vote_gets_the_first_answer_not_a_409(client, p
 def test_a_failed_idempotent_vote_is_forgotten_so_its_key_can_be_retried(client, poll, tables):
     headers = {"Idempotency-Key": "ballot-2"}
     failed = client.call("POST", f"{poll}/votes", body={"candidate": "Sushi"}, headers=headers)
-    assert failed.status == 400 and error(failed) == "UNKNOWN_CANDIDATE"
+    assert failed.status == 409 and error(failed) == "UNKNOWN_CANDIDATE"
     retry = client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, headers=headers)
     assert retry.status == 201 and [item["candidate"] for item in raw_items(tables)] == ["Ramen"]
 
 
 @pytest.mark.parametrize(("method", "path"), [("POST", "/votes"), ("PUT", "/votes/me")])
-def test_an_unknown_candidate_is_400_and_an_unknown_poll_404(client, poll, tables, method, path):
+def test_an_unknown_candidate_is_409_and_an_unknown_poll_404(client, poll, tables, method, path):
     client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="carol")
     unknown = client.call(method, f"{poll}{path}", body={"candidate": "Sushi"}, user="carol")
-    assert unknown.status == 400 and error(unknown) == "UNKNOWN_CANDIDATE"
+    assert unknown.status == 409 and error(unknown) == "UNKNOWN_CANDIDATE"
     assert unknown.body["error"]["details"] == [{"field": "body.candidate", "message": "not a candidate of this poll"}]
     missing = client.call(method, f"/voting/polls/nope{path}", body={"candidate": "Ramen"}, user="carol")
     assert missing.status == 404 and error(missing) == "POLL_NOT_FOUND"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 import pytest
@@ -50,11 +51,29 @@ def test_json_dynamodb_stores_is_accepted(value):
 
 @pytest.mark.parametrize(("value", "why"), [
     (float("nan"), "finite"), (float("inf"), "finite"), (1e200, "magnitude"), (1e-140, "magnitude"),
-    (10 ** 40 + 1, "38 significant"), ({"": 1}, "non-empty"), ({"a": {1, 2}}, "not a JSON value"),
+    (1e126, "magnitude"), ({"": 1}, "non-empty"), ({"a": [{"": 1}]}, "non-empty"), ({"a": {1, 2}}, "not a JSON value"),
 ])
 def test_json_dynamodb_would_refuse_is_refused(value, why):
     with pytest.raises(ValueError, match=why):
         check_json(value)
+
+
+def test_more_than_38_significant_digits_are_rounded_as_stored_not_refused():
+    # The description cannot state a digit count; DynamoDB's 38 digits are kept, as for every other number here.
+    check_json(10 ** 40 + 1)
+    assert stored_json(10 ** 40 + 1) == Decimal("1.000000000000000000000000000000000000E+40")
+    assert plain_json(stored_json(10 ** 40 + 1)) == 10 ** 40
+
+
+def test_the_description_states_the_json_rules_check_json_enforces():
+    from functions.shared.openapi import DYNAMODB_NUMBER_MAX, DYNAMODB_NUMBER_MIN
+
+    check_json(DYNAMODB_NUMBER_MAX)
+    check_json(-DYNAMODB_NUMBER_MIN)
+    with pytest.raises(ValueError, match="magnitude"):
+        check_json(math.nextafter(DYNAMODB_NUMBER_MAX, math.inf))
+    with pytest.raises(ValueError, match="magnitude"):
+        check_json(math.nextafter(DYNAMODB_NUMBER_MIN, 0))
 
 
 def test_nesting_is_bounded():

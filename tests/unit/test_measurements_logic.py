@@ -21,7 +21,7 @@ from functions.measurements.schema import (
 )
 from functions.measurements.service import MeasurementsService, distinct_readings
 from functions.shared.capacity import ITEM_LIMIT, item_size, write_units
-from functions.shared.errors import InvalidInputError
+from functions.shared.errors import ConflictError, InvalidInputError
 
 SEED = 0x5513A97C  # 2015-03-26T06:38:52Z
 
@@ -87,8 +87,9 @@ def test_the_same_reading_twice_counts_once_and_two_values_for_one_second_are_re
 def test_readings_are_accepted_from_90_days_ago_to_5_minutes_ahead():
     now = 1796115600
     MeasurementsService.check_times([reading(now - RETENTION_SECONDS), reading(now + 300)], now)
-    with pytest.raises(InvalidInputError) as refused:
+    with pytest.raises(ConflictError) as refused:
         MeasurementsService.check_times([reading(now - RETENTION_SECONDS - 1), reading(now), reading(now + 301)], now)
+    assert refused.value.code == "READING_OUT_OF_RANGE"
     assert refused.value.details == [
         {"field": "body.readings.0.epoch", "message": "older than 90 days"},
         {"field": "body.readings.2.epoch", "message": "in the future"},
