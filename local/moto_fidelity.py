@@ -18,6 +18,11 @@ And one in cost:
    the table's keys), cut by bisection to the key condition's range. moto then answers from those items with its own
    code (condition, order, paging, projection), so the answer is unchanged. A table's maps are rebuilt after it is
    written (every DynamoDB action but the reads bumps its tables' version, or every table's when it names none).
+And one in time:
+6. moto backs up a transaction by deep-copying every table an action names, once per action, before it writes: a
+   transaction's cost grew with the tables (the example data's 112 connected-car timeslot transactions took 6.3 s of
+   `make run`'s start). Here the tables are not copied; the items the actions name are, and a cancelled transaction
+   puts those items back (the same rollback, item by item).
 `apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
@@ -44,7 +49,10 @@ def apply() -> None:
 
     StreamShard.add = _skip_unchanged(StreamShard.add)  # type: ignore[method-assign]
     DynamoDBBackend.update_item = _single_insert(DynamoDBBackend.update_item)  # type: ignore[method-assign]
-    rollback = _streams_survive_rollback(DynamoDBBackend.transact_write_items)
+    import moto.dynamodb.models as backend_module
+
+    backend_module.copy = _TablesNotCopied()  # type: ignore[attr-defined]
+    rollback = _streams_survive_rollback(_item_rollback(DynamoDBBackend.transact_write_items))
     DynamoDBBackend.transact_write_items = rollback  # type: ignore[method-assign]
     UpdateExpressionExecutor.execute = _size_checked(UpdateExpressionExecutor.execute)  # type: ignore[method-assign]
     _partition_reads()
@@ -75,6 +83,63 @@ def _single_insert(update_item: Any) -> Any:
                 full.record["dynamodb"]["SequenceNumber"] = bare.record["dynamodb"]["SequenceNumber"]
                 del shard.items[before]
         return result
+
+    return patched
+
+
+class _TablesNotCopied:
+    """The `copy` module as moto's DynamoDB backend sees it, but a Table is not deep-copied (item 6): its only Table
+    copy is transact_write_items' backup, which `_item_rollback` replaces."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(copy, name)
+
+    @staticmethod
+    def deepcopy(value: Any, memo: Any = None) -> Any:
+        from moto.dynamodb.models.table import Table
+
+        return value if isinstance(value, Table) else copy.deepcopy(value, memo)
+
+
+def _item_rollback(transact_write_items: Any) -> Any:
+    """Backs up the item each action names (a copy, or None where there is none) and puts them back if the
+    transaction fails, as moto's own rollback did with copies of whole tables."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    @functools.wraps(transact_write_items)
+    def patched(self: Any, transact_items: list[dict[str, Any]]) -> Any:
+        backups = []
+        for action in transact_items:
+            operation = next(iter(action.values()), None) if isinstance(action, dict) else None
+            table = self.tables.get(operation.get("TableName")) if isinstance(operation, dict) else None
+            if table is None:
+                continue
+            key = operation.get("Key") or operation.get("Item") or {}
+            try:
+                hash_value = DynamoType(key[table.hash_key_attr])
+                range_value = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
+            except (KeyError, TypeError):
+                continue  # moto refuses the action before it writes anything
+            partition = table.items.get(hash_value)
+            if range_value is None:
+                stored = partition
+            else:
+                stored = partition.get(range_value) if isinstance(partition, dict) else None
+            backups.append((table, hash_value, range_value, copy.deepcopy(stored)))
+        try:
+            return transact_write_items(self, transact_items)
+        except Exception:
+            for table, hash_value, range_value, stored in reversed(backups):
+                if range_value is None:
+                    if stored is None:
+                        table.items.pop(hash_value, None)
+                    else:
+                        table.items[hash_value] = stored
+                elif stored is None:
+                    table.items.get(hash_value, {}).pop(range_value, None)
+                else:
+                    table.items[hash_value][range_value] = stored
+            raise
 
     return patched
 

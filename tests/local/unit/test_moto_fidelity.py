@@ -252,3 +252,44 @@ def test_a_query_sees_what_batch_writes_and_transactions_wrote(indexed):
         {"Put": {"TableName": "i", "Item": {"pk": {"S": "t"}, "sk": {"S": "1"}, "g": {"S": "g"}, "gs": {"S": "0"}}}},
     ])
     assert [i["pk"]["S"] for i in indexed.query(**query)["Items"]] == ["b0", "t", "b2"]
+
+
+def test_a_cancelled_transaction_puts_back_every_item_it_changed_without_copying_tables(indexed, monkeypatch):
+    from moto.dynamodb.models.table import Table
+
+    def refuse(self, memo):
+        raise AssertionError("a table was deep-copied")
+
+    monkeypatch.setattr(Table, "__deepcopy__", refuse, raising=False)
+    one = {"pk": {"S": "a"}, "sk": {"S": "1"}, "g": {"S": "g"}, "gs": {"S": "OPEN#1"}, "n": {"N": "1"}}
+    two = {**one, "sk": {"S": "2"}}
+    indexed.put_item(TableName="i", Item=one)
+    indexed.put_item(TableName="i", Item=two)
+    before = sorted(indexed.scan(TableName="i")["Items"], key=lambda item: item["sk"]["S"])
+    with pytest.raises(ClientError, match="TransactionCanceled"):
+        indexed.transact_write_items(TransactItems=[
+            {"Update": {"TableName": "i", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :n",
+                        "ExpressionAttributeValues": {":n": {"N": "9"}}}},
+            {"Delete": {"TableName": "i", "Key": {"pk": {"S": "a"}, "sk": {"S": "2"}}}},
+            {"Put": {"TableName": "i", "Item": {**one, "pk": {"S": "new"}}}},
+            {"ConditionCheck": {"TableName": "i", "Key": {"pk": {"S": "b"}, "sk": {"S": "1"}},
+                                "ConditionExpression": "attribute_exists(pk)"}},
+        ])
+    assert sorted(indexed.scan(TableName="i")["Items"], key=lambda item: item["sk"]["S"]) == before
+    indexed.transact_write_items(TransactItems=[
+        {"Update": {"TableName": "i", "Key": {"pk": {"S": "a"}, "sk": {"S": "1"}}, "UpdateExpression": "SET n = :n",
+                    "ExpressionAttributeValues": {":n": {"N": "9"}}}},
+        {"Delete": {"TableName": "i", "Key": {"pk": {"S": "a"}, "sk": {"S": "2"}}}},
+    ])
+    assert [(item["sk"]["S"], item["n"]["N"]) for item in indexed.scan(TableName="i")["Items"]] == [("1", "9")]
+
+
+def test_a_cancelled_transaction_on_a_hash_only_table_puts_its_items_back(table):
+    table.put_item(TableName="t", Item={"k": {"S": "a"}, "n": {"N": "1"}})
+    with pytest.raises(ClientError, match="TransactionCanceled"):
+        table.transact_write_items(TransactItems=[
+            {"Put": {"TableName": "t", "Item": {"k": {"S": "a"}, "n": {"N": "2"}}}},
+            {"Put": {"TableName": "t", "Item": {"k": {"S": "b"}}}},
+            {"ConditionCheck": {"TableName": "t", "Key": key("missing"), "ConditionExpression": "attribute_exists(k)"}},
+        ])
+    assert table.scan(TableName="t")["Items"] == [{"k": {"S": "a"}, "n": {"N": "1"}}]
