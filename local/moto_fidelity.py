@@ -1,8 +1,8 @@
 """Places where moto's DynamoDB differs from DynamoDB, corrected in-process. Three in its Streams (each broke a
 consumer that is correct on AWS):
-1. A cancelled TransactWriteItems: moto appends the actions' stream records, then rolls back by swapping in copies of
-   the tables, so the records stay and open iterators keep reading the discarded shard. Here the records are dropped
-   and the live shard moves to the restored table.
+1. A cancelled TransactWriteItems: moto appends the actions' stream records, then rolls back, so the records stay
+   (and, while moto swapped in copies of the tables, open iterators kept reading the discarded shard). Here the
+   records are dropped (and a live shard would move to a restored table copy; item 6 no longer makes one).
 2. An UpdateItem that creates an item: moto writes two INSERTs (the bare key, then the item); DynamoDB one.
 3. A write that changes nothing: moto emits a MODIFY; DynamoDB no record (PITFALLS 4).
 And one in UpdateItem:
@@ -118,13 +118,13 @@ def _item_rollback(transact_write_items: Any) -> Any:
             try:
                 hash_value = DynamoType(key[table.hash_key_attr])
                 range_value = DynamoType(key[table.range_key_attr]) if table.range_key_attr else None
-            except (KeyError, TypeError):
-                continue  # moto refuses the action before it writes anything
-            partition = table.items.get(hash_value)
-            if range_value is None:
-                stored = partition
-            else:
-                stored = partition.get(range_value) if isinstance(partition, dict) else None
+                partition = table.items.get(hash_value)
+                if range_value is None:
+                    stored = partition
+                else:
+                    stored = partition.get(range_value) if isinstance(partition, dict) else None
+            except Exception:  # noqa: BLE001 (a malformed key: moto refuses the action before it writes anything)
+                continue
             backups.append((table, hash_value, range_value, copy.deepcopy(stored)))
         try:
             return transact_write_items(self, transact_items)
@@ -170,7 +170,7 @@ def _streams_survive_rollback(transact_write_items: Any) -> Any:
 def _size_checked(execute: Any) -> Any:
     """The update runs in place on the stored item (before moto writes its stream record); an item it took past
     400 KB gets its attributes back and the update is refused (moto's UpdateItem turns ItemSizeTooLarge into
-    "Item size to update has exceeded the maximum allowed size"; a transaction restores its tables itself)."""
+    "Item size to update has exceeded the maximum allowed size"; a cancelled transaction puts its items back, item 6)."""
     from boto3.dynamodb.types import TypeDeserializer
     from moto.dynamodb.exceptions import ItemSizeTooLarge
 

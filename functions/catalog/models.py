@@ -21,7 +21,7 @@ from pydantic import (
 
 from functions.catalog.schema import DOCUMENT_LISTS
 from functions.shared.errors import InvalidInputError
-from functions.shared.openapi import DYNAMODB_JSON_REF
+from functions.shared.openapi import DYNAMODB_JSON_REF, DYNAMODB_NUMBER_MAX, DYNAMODB_NUMBER_MIN
 from functions.shared.models import ApiModel, stripped
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
@@ -153,7 +153,11 @@ def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
 def check_number(value: float) -> None:
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("numbers must be finite")
-    number = _NUMBERS.plus(Decimal(str(value)))  # rounded to 38 significant digits, as stored (stored_json)
+    # The bounds the description states, compared exactly (Python compares an int with a float exactly), then
+    # DynamoDB's own after rounding to 38 significant digits, as stored (stored_json).
+    if value and not DYNAMODB_NUMBER_MIN <= abs(value) <= DYNAMODB_NUMBER_MAX:
+        raise ValueError("numbers must be 0 or have a magnitude within 1E-130..9.99E+125")
+    number = _NUMBERS.plus(Decimal(str(value)))
     if number and not MIN_EXPONENT <= number.adjusted() <= MAX_EXPONENT:
         raise ValueError("numbers must be 0 or have a magnitude within 1E-130..9.99E+125")
 
@@ -190,7 +194,8 @@ def json_object(value: dict[str, Any]) -> dict[str, Any]:
 _JSON_OBJECT: dict[str, Any] = {
     "type": "object", "propertyNames": {"minLength": 1}, "additionalProperties": {"$ref": DYNAMODB_JSON_REF},
 }
-_LIST_OF_OBJECTS = {"anyOf": [{"type": "array", "items": {**_JSON_OBJECT}}, {"type": "null"}]}  # null: no list
+# Not null: an append (list_append(if_not_exists(...))) to a stored NULL is a ValidationException in DynamoDB.
+_LIST_OF_OBJECTS = {"type": "array", "items": {**_JSON_OBJECT}}
 # A document's `attributes`: an album's `tracks` and a movie's `actors` are lists of objects (DOCUMENT_LISTS).
 DocumentAttributes = Annotated[dict[str, Any], WithJsonSchema({
     **_JSON_OBJECT, "properties": {name: _LIST_OF_OBJECTS for name in DOCUMENT_LISTS.values()},
@@ -217,8 +222,10 @@ class DocumentIn(ApiModel):
     @model_validator(mode="after")
     def _children_are_lists_of_objects(self) -> DocumentIn:
         for child_kind, name in DOCUMENT_LISTS.items():
-            children = self.attributes.get(name)
-            if children is not None and not (isinstance(children, list) and all(isinstance(c, dict) for c in children)):
+            if name not in self.attributes:
+                continue
+            children = self.attributes[name]
+            if not (isinstance(children, list) and all(isinstance(c, dict) for c in children)):
                 raise ValueError(f"attributes.{name} must be a list of objects ({child_kind}s)")
         return self
 

@@ -100,7 +100,7 @@ def link_address(person_id: IdPath, link: LinkIn, idempotency_key: IdempotencyKe
     tags=TAGS,
     responses={
         404: {"description": "404 NOT_FOUND"},
-        409: {"description": "409 LINK_ALREADY_ENDED"},
+        409: {"description": "409 LINK_ALREADY_ENDED, END_BEFORE_START"},
     },
 )
 def end_link(link_id: IdPath, change: EndLinkIn) -> Link:

@@ -20,7 +20,7 @@ from functions.contacts.schema import (
     TYPE_INDEX,
 )
 from functions.shared import ddb
-from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
+from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.pagination import Page, query_page
 
 # --- keys and stored values -------------------------------------------------------------------------
@@ -141,7 +141,7 @@ class ContactRepository:
 
     def end_link(self, link_id: str, end: date) -> Link:
         """End a person-address link on a day. Repeating the same end day is a no-op (idempotent retry);
-        a different end day on an ended link is a conflict; an end before the start is invalid."""
+        a different end day on an ended link is a conflict, and so is an end before the stored start."""
         end_epoch = day_to_epoch(end)
         try:
             response = self._table.update_item(
@@ -164,8 +164,9 @@ class ContactRepository:
                 raise NotFoundError(f"no person-address link {link_id}") from error
             current = link_from(ddb.plain(old))
             if current.start_date > end:
-                raise InvalidInputError(
-                    "endDate is before the link's startDate",
+                # The request is well formed; the stored link's start refuses it (no schema can state that): a 409.
+                raise ConflictError(
+                    "endDate is before the link's startDate", code="END_BEFORE_START",
                     details=[{"field": "body.endDate", "message": f"must be on or after {current.start_date}"}],
                 ) from error
             raise ConflictError(

@@ -15,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -49,33 +50,44 @@ RUNS = {
 }
 
 
+DEADLINE_SECONDS = 900  # for the three runs together
+
+
 @pytest.fixture(scope="module")
 def fuzz_runs(api, tmp_path_factory) -> dict[str, tuple[subprocess.CompletedProcess, Path, Path]]:
-    """Starts every run at once and waits for them all: {run: (completed process, output file, NDJSON report)}."""
+    """Starts every run at once and waits for them all, within one deadline: {run: (completed process, output file,
+    NDJSON report)}. Output goes to files (no pipe to fill); whatever happens, no process outlives the fixture."""
     started = {}
-    for name, (user, groups, phases, selection) in RUNS.items():
-        folder = tmp_path_factory.mktemp(f"fuzz-{name}")
-        report, output = folder / "report.ndjson", folder / "schemathesis.txt"
-        command = [
-            str(SCHEMATHESIS), "--config-file", str(CONFIG), "run", f"{api.url}/docs?format=json", *selection,
-            "--phases", phases, "--max-examples", str(EXAMPLES), "--seed", str(SEED), "--workers", "1",
-            "--generation-database", "none",  # the seed alone decides the cases (no examples replayed from earlier runs)
-            "--header", f"Authorization: Bearer {api.token(user, groups)}",
-            "--report", "ndjson", "--report-ndjson-path", str(report), "--no-color",
-        ]
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT,
-                                   env={**os.environ, "NO_COLOR": "1"})
-        started[name] = (command, process, output, report)
-    finished = {}
-    for name, (command, process, output, report) in started.items():
-        try:
-            stdout, _ = process.communicate(timeout=900)
-        finally:
+    try:
+        for name, (user, groups, phases, selection) in RUNS.items():
+            folder = tmp_path_factory.mktemp(f"fuzz-{name}")
+            report, output = folder / "report.ndjson", folder / "schemathesis.txt"
+            command = [
+                str(SCHEMATHESIS), "--config-file", str(CONFIG), "run", f"{api.url}/docs?format=json", *selection,
+                "--phases", phases, "--max-examples", str(EXAMPLES), "--seed", str(SEED), "--workers", "1",
+                "--generation-database", "none",  # the seed alone decides the cases (none replayed from earlier runs)
+                "--header", f"Authorization: Bearer {api.token(user, groups)}",
+                "--report", "ndjson", "--report-ndjson-path", str(report), "--no-color",
+            ]
+            with output.open("w") as sink:
+                process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, cwd=ROOT,
+                                           env={**os.environ, "NO_COLOR": "1"})
+            started[name] = (command, process, output, report)
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        finished = {}
+        for name, (command, process, output, report) in started.items():
+            try:
+                process.wait(timeout=max(deadline - time.monotonic(), 1))
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"schemathesis {name} still running after {DEADLINE_SECONDS} s (output so far: {output})")
+            stdout = output.read_text()
+            finished[name] = (subprocess.CompletedProcess(command, process.returncode, stdout, ""), output, report)
+        return finished
+    finally:
+        for _, process, _, _ in started.values():
             if process.poll() is None:
                 process.kill()
-        output.write_text(stdout)
-        finished[name] = (subprocess.CompletedProcess(command, process.returncode, stdout, ""), output, report)
-    return finished
+                process.wait()
 
 
 @pytest.mark.parametrize("run_name", list(RUNS))
@@ -107,13 +119,23 @@ def _events(report: Path) -> list[dict]:
     return [json.loads(line) for line in report.read_text().splitlines() if line.strip()]
 
 
+# A scenario that ran cases (passed or failed); schemathesis also finishes scenarios as skipped (no case could be
+# generated, time limit, server unavailable) and still exits 0: those test nothing.
+RAN = ("success", "failure")
+
+
+def _ran(report: Path) -> list[dict]:
+    return [event["ScenarioFinished"] for event in _events(report)
+            if "ScenarioFinished" in event and event["ScenarioFinished"].get("status") in RAN
+            and event["ScenarioFinished"].get("recorder", {}).get("cases")]
+
+
 def _operations_tested(report: Path) -> int:
-    """Operations the fuzzer reached, from its NDJSON event log (a run that tested nothing must not pass)."""
-    return sum(1 for event in _events(report) if "ScenarioFinished" in event)
+    """Scenarios that ran cases, from the run's NDJSON event log (a run that tested nothing must not pass)."""
+    return len(_ran(report))
 
 
 def _operations(report: Path) -> set[str]:
-    """`METHOD /path` of every operation a run's scenarios reached (the stateful phase's labels are not operations)."""
-    labels = {event["ScenarioFinished"]["recorder"]["label"] for event in _events(report)
-              if "ScenarioFinished" in event and event["ScenarioFinished"]["phase"] != "stateful"}
+    """`METHOD /path` of every operation a run tested (the stateful phase's labels are not operations)."""
+    labels = {scenario["recorder"]["label"] for scenario in _ran(report) if scenario["phase"] != "stateful"}
     return {label for label in labels if label.split(" ", 1)[0].isupper() and label.count(" ") == 1}

@@ -66,6 +66,7 @@ def test_an_admin_puts_a_document_of_any_json_and_reads_it_back(client, calls):
 BAD = [
     ({"kind": "album", "title": "A", "attributes": {"tracks": "not a list"}}, "body"),
     ({"kind": "album", "title": "A", "attributes": {"tracks": ["not an object"]}}, "body"),
+    ({"kind": "album", "title": "A", "attributes": {"tracks": None}}, "body"),  # an append to it would fail
     ({"kind": "album", "title": "A", "attributes": {"": "empty key"}}, "body.attributes"),
     ({"kind": "album", "title": "A", "attributes": {"n": 1e200}}, "body.attributes"),
     ({"kind": "album", "title": "A", "attributes": {"n": 1e-131}}, "body.attributes"),

@@ -179,7 +179,8 @@ def test_end_link_is_idempotent_and_guarded(seeded):
 
 def test_end_link_before_start_or_unknown(seeded):
     early = seeded.call("PATCH", f"/contacts/person-addresses/{seed.BOB_HOME_LINK}", body={"endDate": "1999-12-31"}, groups=ADMIN)
-    assert early.status == 400 and early.body["error"]["details"][0]["field"] == "body.endDate"
+    assert (early.status, early.body["error"]["code"]) == (409, "END_BEFORE_START")
+    assert early.body["error"]["details"][0]["field"] == "body.endDate"
     missing = seeded.call("PATCH", "/contacts/person-addresses/nope", body={"endDate": "2020-01-01"}, groups=ADMIN)
     assert missing.status == 404
 

@@ -51,7 +51,7 @@ def test_json_dynamodb_stores_is_accepted(value):
 
 @pytest.mark.parametrize(("value", "why"), [
     (float("nan"), "finite"), (float("inf"), "finite"), (1e200, "magnitude"), (1e-140, "magnitude"),
-    (1e126, "magnitude"), ({"": 1}, "non-empty"), ({"a": [{"": 1}]}, "non-empty"), ({"a": {1, 2}}, "not a JSON value"),
+    (1e126, "magnitude"), (9999999999999999 * 10 ** 110, "magnitude"), ({"": 1}, "non-empty"), ({"a": [{"": 1}]}, "non-empty"), ({"a": {1, 2}}, "not a JSON value"),
 ])
 def test_json_dynamodb_would_refuse_is_refused(value, why):
     with pytest.raises(ValueError, match=why):

@@ -293,3 +293,11 @@ def test_a_cancelled_transaction_on_a_hash_only_table_puts_its_items_back(table)
             {"ConditionCheck": {"TableName": "t", "Key": key("missing"), "ConditionExpression": "attribute_exists(k)"}},
         ])
     assert table.scan(TableName="t")["Items"] == [{"k": {"S": "a"}, "n": {"N": "1"}}]
+
+
+def test_a_transaction_with_a_malformed_key_is_refused_by_moto_not_broken_by_the_backup(indexed):
+    for bad in ({"L": []}, {}, "x", {"N": "not a number"}):
+        with pytest.raises(ClientError):
+            indexed.transact_write_items(TransactItems=[
+                {"Delete": {"TableName": "i", "Key": {"pk": bad, "sk": {"S": "1"}}}},
+            ])
