@@ -296,8 +296,12 @@ def test_a_cancelled_transaction_on_a_hash_only_table_puts_its_items_back(table)
 
 
 def test_a_transaction_with_a_malformed_key_is_refused_by_moto_not_broken_by_the_backup(indexed):
-    for bad in ({"L": []}, {}, "x", {"N": "not a number"}):
-        with pytest.raises(ClientError):
-            indexed.transact_write_items(TransactItems=[
+    from botocore.config import Config
+
+    raw = boto3.client("dynamodb", config=Config(parameter_validation=False))  # as any HTTP client may send
+    for bad in ({"L": []}, {}, {"N": "not a number"}):
+        with pytest.raises(ClientError) as refused:
+            raw.transact_write_items(TransactItems=[
                 {"Delete": {"TableName": "i", "Key": {"pk": bad, "sk": {"S": "1"}}}},
             ])
+        assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400, (bad, refused.value.response)
