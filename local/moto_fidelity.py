@@ -23,6 +23,8 @@ And one in time:
    transaction's cost grew with the tables (the example data's 112 connected-car timeslot transactions took 6.3 s of
    `make run`'s start). Here the tables are not copied; the items the actions name are, and a cancelled transaction
    puts those items back (the same rollback, item by item).
+7. moto's server lists its own package directory (a listdir and a stat per entry) on every request to find the
+   backend a host names; the list never changes in a process, so it is read once.
 `apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
@@ -50,6 +52,10 @@ def apply() -> None:
     StreamShard.add = _skip_unchanged(StreamShard.add)  # type: ignore[method-assign]
     DynamoDBBackend.update_item = _single_insert(DynamoDBBackend.update_item)  # type: ignore[method-assign]
     import moto.dynamodb.models as backend_module
+    from moto import backends
+
+    modules = tuple(backends.list_of_moto_modules())
+    backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]  # item 7
 
     backend_module.copy = _TablesNotCopied()  # type: ignore[attr-defined]
     rollback = _streams_survive_rollback(_item_rollback(DynamoDBBackend.transact_write_items))

@@ -305,3 +305,17 @@ def test_a_transaction_with_a_malformed_key_is_refused_by_moto_not_broken_by_the
                 {"Delete": {"TableName": "i", "Key": {"pk": bad, "sk": {"S": "1"}}}},
             ])
         assert refused.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400, (bad, refused.value.response)
+
+
+def test_moto_lists_its_backends_once_not_on_every_request(monkeypatch):
+    import os
+
+    from moto import backends
+
+    from local import moto_fidelity
+
+    moto_fidelity.apply()
+    listed = []
+    monkeypatch.setattr(os, "listdir", lambda path: listed.append(path) or [])
+    assert "dynamodb" in backends.list_of_moto_modules() and "sqs" in backends.list_of_moto_modules()
+    assert listed == []  # no directory read per call (moto's server calls it for every request's host)
