@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test lint-imports new-domain test-unit test-local test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench cost clean
+.PHONY: setup run test lint-imports new-domain docs test-unit test-local test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench cost clean
 
 setup: $(STAMP)
 
@@ -47,6 +47,10 @@ lint-imports: setup
 new-domain: setup
 	@test -n "$(NAME)" || { echo "usage: make new-domain NAME=<name> [SUMMARY='one line']" >&2; exit 2; }
 	$(PY) -m tools.new_domain "$(NAME)" $(if $(SUMMARY),--summary "$(SUMMARY)")
+
+# The access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py (`--check`: compare only).
+docs: setup
+	$(PY) -m tools.docs
 
 # Unit tests start nothing (no server, no moto server, no worker process); test-local is the local runtime's own
 # suite, its unit tests and the tests that start servers, workers and whole runtimes (tests/local/runtime).

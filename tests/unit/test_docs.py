@@ -1,12 +1,15 @@
-"""Docs that cannot drift: every access-pattern table in docs/<domain>.md names routes, code and tests that exist.
+"""Docs that cannot drift: every domain declares its access patterns once, in functions/<domain>/catalog.py, and
+the access-pattern table of docs/<domain>.md is rendered from it (`make docs`, tools/docs.py).
 
-Each table whose header starts with "access pattern" is read row by row:
-- route: every backticked `METHOD /path` (or a backticked method followed by a backticked path) must be a route the
-  domain's functions serve (`{param}` and `<param>` alike; a query string is ignored; `…/` abbreviations are skipped);
-- repository method: every backticked name (`put_dealer`, `ParkedRecords.park`) must be a function or method
-  defined under functions/;
-- tests: every backticked test (`test_x`, `test_x…` as a prefix, `test_x_*` as a pattern, or a `tests/…py` file)
-  must exist under tests/.
+- the table between the page's markers is exactly the one rendered from the catalog, and no access-pattern table of
+  a page is outside them;
+- every pattern of a catalog names routes, code and tests that exist:
+  - route: every backticked `METHOD /path` (or a backticked method followed by a backticked path) must be a route the
+    domain's functions serve (`{param}` and `<param>` alike; a query string is ignored; `…/` abbreviations are skipped);
+  - repository method: every backticked name (`put_dealer`, `ParkedRecords.park`) must be a function or method
+    defined under functions/;
+  - tests: every backticked test (`test_x`, `test_x…` as a prefix, `test_x_*` as a pattern, or a `tests/…py` file)
+    must exist under tests/.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from functions.shared.catalog import AccessPattern
+from tools import docs as docs_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in {"decisions.md", "architecture.md", "local-runtime.md"})
@@ -36,6 +42,18 @@ def access_pattern_rows(doc: Path) -> Iterator[dict[str, str]]:
             header = cells if cells[0] == "access pattern" else []
         elif header and not set(line) <= set("|-: "):
             yield dict(zip(header, cells))
+
+
+def domain_of(doc: Path) -> str:
+    return doc.stem.replace("-", "_")
+
+
+def catalog_rows(doc: Path) -> Iterator[dict[str, str]]:
+    """The rows of the page's table as its catalog declares them: {header: cell}, `|` unescaped."""
+    catalog = docs_tool.catalog_of(domain_of(doc))
+    for pattern in catalog.PATTERNS:
+        assert isinstance(pattern, AccessPattern)
+        yield {header: getattr(pattern, field) or "" for header, field in catalog.COLUMNS}
 
 
 def served_routes() -> set[tuple[str, str]]:
@@ -70,12 +88,30 @@ def test_there_are_domain_docs_with_access_pattern_tables():
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
+def test_every_docs_table_is_the_one_rendered_from_its_catalog(doc):
+    text = doc.read_text(encoding="utf-8")
+    domain = domain_of(doc)
+    marked = docs_tool.marked_tables(text)
+    assert list(marked) == [domain], f"{doc.name}: one table marked {docs_tool.START.format(domain=domain)}"
+    tables = sum(line.startswith("| access pattern |") for line in text.splitlines())
+    assert tables == 1, f"{doc.name}: every access-pattern table is generated, between the markers"
+    expected = "\n" + docs_tool.table_of(docs_tool.catalog_of(domain)) + "\n"
+    assert marked[domain] == expected, f"{doc.name} differs from functions/{domain}/catalog.py: run `make docs`"
+    assert docs_tool.render(text) == text
+
+
+def test_every_catalog_has_its_docs_page():
+    assert [docs_tool.doc_of(domain).name for domain in docs_tool.domains_with_catalogs()] == [doc.name for doc in DOCS]
+    assert docs_tool.main(["--check"]) == 0
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
 def test_every_route_method_and_test_a_table_names_exists(doc):
     routes = served_routes()
     code = defined_names(ROOT / "functions")
     tests = {name for name in defined_names(ROOT / "tests") if name.startswith("test_")}
     missing: list[str] = []
-    for row in access_pattern_rows(doc):
+    for row in catalog_rows(doc):
         pattern = row["access pattern"]
         assert {"route", "repository method", "tests"} <= row.keys(), f"{doc.name}: columns route, repository method, tests"
         methods: list[str] = []

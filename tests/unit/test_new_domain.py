@@ -4,10 +4,11 @@ issue 9 and docs/decisions.md; here the files it writes, without servers)."""
 from __future__ import annotations
 
 import ast
+from types import ModuleType
 
 import pytest
 
-from tools import new_domain
+from tools import docs, new_domain
 
 
 def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeholder_filled(tmp_path):
@@ -16,6 +17,7 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         "docs/order-entry.md",
         "functions/order_entry/__init__.py",
         "functions/order_entry/api.py",
+        "functions/order_entry/catalog.py",
         "functions/order_entry/models.py",
         "functions/order_entry/repository.py",
         "functions/order_entry/schema.py",
@@ -33,6 +35,19 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
     assert 'def order_entry(' in infra and 'Route("GET", "/order-entry/items/{itemId}")' in infra
     assert "class OrderEntryRepository" in (tmp_path / "functions/order_entry/repository.py").read_text()
     assert 'env_var="ORDER_ENTRY_ITEM_TABLE_NAME"' in (tmp_path / "functions/order_entry/schema.py").read_text()
+
+
+def test_a_new_domains_docs_table_is_the_one_rendered_from_its_catalog(tmp_path):
+    new_domain.create("order_entry", "orders and their lines", root=tmp_path)
+    catalog = ModuleType("functions.order_entry.catalog")
+    exec((tmp_path / "functions/order_entry/catalog.py").read_text(), catalog.__dict__)  # not importable from tmp_path
+    page = (tmp_path / "docs/order-entry.md").read_text()
+    assert docs.marked_tables(page) == {"order_entry": "\n" + docs.table_of(catalog) + "\n"}
+    assert docs.render(page, load=lambda domain: catalog) == page
+    assert [p.route for p in catalog.PATTERNS] == [
+        "`PUT /order-entry/items/{itemId}` `{name}`",
+        "`GET /order-entry/items/{itemId}`",
+    ]
 
 
 def test_it_refuses_a_bad_name_or_an_existing_domain(tmp_path):

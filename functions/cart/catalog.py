@@ -1,0 +1,201 @@
+"""Cart: its access patterns, declared once. docs/cart.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table / index", "source"),
+    ("key condition", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="create a cart",
+        route="`POST /cart/carts` → 201 (`Idempotency-Key` optional)",
+        who="signed in (owner)",
+        source="Carts",
+        key_condition="PutItem header `attribute_not_exists(cartId)`",
+        repository_method="`create_cart`",
+        tests=(
+            "`test_a_user_creates_a_cart_fills_it_and_reads_it_back_in_one_query`, "
+            "`test_a_retried_create_returns_the_same_cart_and_a_failed_one_is_forgotten`"
+        ),
+    ),
+    AccessPattern(
+        name="get my cart",
+        route="`GET /cart/carts/{cartId}`",
+        who="owner",
+        source="Carts",
+        key_condition=(
+            "Query `cartId = :id` (header + ≤ 50 lines, one page, consistent); 404 if not the caller's or `expiresAt ≤ "
+            "now`"
+        ),
+        repository_method="`get_cart`",
+        tests=(
+            "`test_a_user_creates_a_cart_fills_it_and_reads_it_back_in_one_query`, "
+            "`test_an_expired_cart_not_yet_removed_by_ttl_is_404_everywhere_and_unchanged`, "
+            "`test_another_users_cart_is_404_for_every_route_and_unchanged`, e2e "
+            "`test_the_example_carts_and_prices_are_served_to_their_owners_only`"
+        ),
+    ),
+    AccessPattern(
+        name="set a line's quantity",
+        route="`PUT /cart/carts/{cartId}/lines/{sku}` `{quantity}`",
+        who="owner",
+        source="Carts + Prices",
+        key_condition=(
+            "TransactWriteItems: Update header (changeable; room for a new SKU; `ADD skus`, TTL and version) + "
+            "ConditionCheck price exists + Update line `SET quantity, lineSku`"
+        ),
+        repository_method="`set_line`",
+        tests=(
+            "`test_setting_a_line_sets_its_quantity_and_repeating_it_changes_nothing_else`, "
+            "`test_only_priced_skus_go_in_a_cart`, "
+            "`test_a_cart_holds_at_most_max_lines_and_a_held_sku_can_still_change`, "
+            "`test_concurrent_line_changes_to_one_cart_lose_nothing`, e2e "
+            "`test_concurrent_line_changes_over_http_lose_nothing`"
+        ),
+    ),
+    AccessPattern(
+        name="remove a line",
+        route="`DELETE /cart/carts/{cartId}/lines/{sku}` → 204",
+        who="owner",
+        source="Carts",
+        key_condition="TransactWriteItems: Update header (changeable; `DELETE skus`) + Delete line",
+        repository_method="`remove_line`",
+        tests="`test_remove_a_line_and_clear_a_cart_safe_to_repeat`",
+    ),
+    AccessPattern(
+        name="clear a cart",
+        route="`DELETE /cart/carts/{cartId}/lines` → 204",
+        who="owner",
+        source="Carts",
+        key_condition=(
+            "Query the cart, then TransactWriteItems: Update header (changeable, `version = :seen`; `REMOVE skus`) + "
+            "Delete each line read (read again if the version moved)"
+        ),
+        repository_method="`clear`",
+        tests=(
+            "`test_remove_a_line_and_clear_a_cart_safe_to_repeat`, "
+            "`test_clear_reads_again_when_a_line_arrives_between_its_read_and_its_write`"
+        ),
+    ),
+    AccessPattern(
+        name="check out",
+        route="`POST /cart/carts/{cartId}/checkout`",
+        who="owner",
+        source="Carts",
+        key_condition=(
+            "Query the cart, then TransactWriteItems: Update header (changeable, not empty, `version = :seen`; `status "
+            "= CHECKED_OUT`) + Update each line `REMOVE lineSku` (leaves the index)"
+        ),
+        repository_method="`check_out`",
+        tests=(
+            "`test_check_out_leaves_the_sku_index_refuses_changes_and_is_safe_to_repeat`, "
+            "`test_the_sku_index_holds_open_carts_lines_only`"
+        ),
+    ),
+    AccessPattern(
+        name="set a price",
+        route="`PUT /cart/prices/{sku}` `{price, currency}`",
+        who="admin",
+        source="Prices",
+        key_condition="UpdateItem `ADD version 1` if new or different (the same price writes and streams nothing)",
+        repository_method="`put_price`",
+        tests=(
+            "`test_an_admin_sets_prices_anyone_signed_in_reads_them`, "
+            "`test_setting_the_same_price_again_writes_nothing`, `test_a_bad_price_is_400_writing_nothing`"
+        ),
+    ),
+    AccessPattern(
+        name="get a price",
+        route="`GET /cart/prices/{sku}`",
+        who="signed in",
+        source="Prices",
+        key_condition="GetItem `sku = :sku`",
+        repository_method="`get_price`",
+        tests="`test_an_admin_sets_prices_anyone_signed_in_reads_them`",
+    ),
+    AccessPattern(
+        name="notify a price change",
+        route="Prices stream → `price_notifier.py`",
+        who="Lambda",
+        source="CartsBySkuIndex, Carts, CartNotifications",
+        key_condition=(
+            "Query index `lineSku = :sku` (every page); BatchGetItem of those headers (open, unexpired); per owner "
+            "TransactWriteItems: Update marker `lastNotifiedVersion < :v` + Put notification"
+        ),
+        repository_method="`carts_holding`, `live_carts`, `notify`",
+        tests=(
+            "`test_a_price_change_notifies_each_owner_of_an_open_live_cart_holding_the_sku_once`, "
+            "`test_redelivered_and_reordered_price_records_never_notify_twice_nor_an_older_price_after_a_newer`, "
+            "`test_the_notifier_reads_only_the_carts_holding_the_sku`, "
+            "`test_an_unchanged_amount_a_new_sku_or_a_removed_price_notifies_nobody`, e2e "
+            "`test_a_price_change_reaches_each_owner_holding_the_sku_once_through_the_stream`"
+        ),
+    ),
+    AccessPattern(
+        name="my notifications, newest first",
+        route="`GET /cart/notifications?limit=&cursor=`",
+        who="signed in (own)",
+        source="CartNotifications",
+        key_condition="Query `owner = :me AND begins_with(sk, \"NOTE#\")`, backwards, signed cursor",
+        repository_method="`notifications_of`",
+        tests="`test_in_order_price_changes_each_notify_and_list_newest_first_in_pages`",
+    ),
+    AccessPattern(
+        name="abandoned carts: delete lines, count",
+        route="Carts stream → `abandoned_carts.py`",
+        who="Lambda",
+        source="Carts, CartStats",
+        key_condition=(
+            "header REMOVE: Query `cartId = :id AND begins_with(sk, \"LINE#\")` + BatchWriteItem deletes; if TTL's "
+            "(`userIdentity` = DynamoDB service) and OPEN: TransactWriteItems Put marker `attribute_not_exists` + "
+            "Update day `ADD abandonedCarts 1`"
+        ),
+        repository_method="`delete_lines`, `count_abandoned`",
+        tests=(
+            "`test_a_ttl_removal_of_an_open_cart_is_counted_once_on_its_expiry_day_and_its_lines_deleted`, "
+            "`test_a_delete_without_the_ttl_identity_is_not_counted_but_its_lines_go`, "
+            "`test_a_checked_out_cart_aging_out_is_not_abandoned`, e2e "
+            "`test_an_idle_cart_expires_is_removed_by_ttl_and_its_lines_follow`"
+        ),
+    ),
+    AccessPattern(
+        name="abandoned carts of a day",
+        route="`GET /cart/abandoned?day=YYYY-MM-DD`",
+        who="admin",
+        source="CartStats",
+        key_condition="GetItem `pk = \"DAY#<day>\"` (0 when none)",
+        repository_method="`abandoned_on`",
+        tests="`test_abandoned_carts_of_a_day_are_read_by_admins_only`",
+    ),
+    AccessPattern(
+        name="park a record it can never apply",
+        route="both streams",
+        who="Lambda",
+        source="ParkedRecords",
+        key_condition="PutItem (`attribute_not_exists(position)`)",
+        repository_method="`ParkedRecords.park` (functions/shared/parked.py)",
+        tests=(
+            "`test_a_malformed_price_record_is_parked_and_the_batch_goes_on`, "
+            "`test_a_header_removal_without_its_old_image_is_parked_and_the_batch_goes_on`"
+        ),
+    ),
+    AccessPattern(
+        name="replay parked records",
+        route="`{\"replay\": {\"limit\", \"after\"}}`",
+        who="operator",
+        source="ParkedRecords + the above",
+        key_condition="Query pending; apply; UpdateItem `status = replayed` if pending",
+        repository_method="`replay_record`, `ParkedRecords.mark`",
+        tests="`test_a_parked_price_change_is_replayed_once`, `test_a_parked_ttl_removal_is_replayed_once`",
+    ),
+)

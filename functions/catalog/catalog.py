@@ -1,0 +1,132 @@
+"""Catalog: its access patterns, declared once. docs/catalog.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table / index", "source"),
+    ("key condition", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="a product with all its children",
+        route="`GET /catalog/products/{productId}`",
+        who="signed in",
+        source="Products",
+        key_condition="Query `ProductID = :id` (parent first: its sort key prefixes its children's)",
+        repository_method="`product_items`",
+        tests=(
+            "`test_a_product_with_all_its_children_is_one_query_parent_first`, "
+            "`test_product_and_children_pages_cover_the_collection_once_with_bound_cursors`, e2e "
+            "`test_the_seeds_album_and_movie_are_item_collections`"
+        ),
+    ),
+    AccessPattern(
+        name="only its children (of one kind)",
+        route="`GET /catalog/products/{productId}/children/{childKind}` (`track`, `actor`)",
+        who="signed in",
+        source="Products",
+        key_condition="Query `ProductID = :id AND begins_with(type, \"album:track#\")`",
+        repository_method="`children_of` (`has_parent`, a GetItem, only when the first page is empty: 404 or `[]`)",
+        tests=(
+            "`test_only_a_products_children_are_one_begins_with_query`, "
+            "`test_an_unknown_product_is_404_and_a_product_without_children_has_an_empty_list`"
+        ),
+    ),
+    AccessPattern(
+        name="one child",
+        route="`GET /catalog/products/{productId}/children/{childKind}/{childId}`",
+        who="signed in",
+        source="Products",
+        key_condition="GetItem `ProductID = :id, type = \"album:track#1\"`",
+        repository_method="`get_child`",
+        tests="`test_one_child_is_one_getitem`",
+    ),
+    AccessPattern(
+        name="create / replace a product",
+        route="`PUT /catalog/products/{productId}` `{kind, title, ...}`",
+        who="admin",
+        source="Products",
+        key_condition=(
+            "TransactWriteItems: Put (`ProductID`, kind); ConditionCheck `attribute_not_exists` on the two other "
+            "kinds' parents"
+        ),
+        repository_method="`put_product`",
+        tests=(
+            "`test_an_admin_puts_a_product_and_replacing_it_keeps_its_children`, `test_a_products_kind_cannot_change`"
+        ),
+    ),
+    AccessPattern(
+        name="add / replace a child",
+        route="`PUT /catalog/products/{productId}/children/{childKind}/{childId}`",
+        who="admin",
+        source="Products",
+        key_condition=(
+            "TransactWriteItems: ConditionCheck `attribute_exists` on the parent (`ProductID`, `album`); Put "
+            "(`ProductID`, `album:track#1`)"
+        ),
+        repository_method="`put_child`",
+        tests=(
+            "`test_a_child_of_a_missing_product_is_404_and_writes_nothing`, "
+            "`test_an_admin_adds_and_replaces_a_child_and_a_repeat_changes_nothing`"
+        ),
+    ),
+    AccessPattern(
+        name="delete a child",
+        route="`DELETE /catalog/products/{productId}/children/{childKind}/{childId}` → 204",
+        who="admin",
+        source="Products",
+        key_condition="DeleteItem `attribute_exists(ProductID)`",
+        repository_method="`delete_child`",
+        tests="`test_an_admin_deletes_a_child_once`",
+    ),
+    AccessPattern(
+        name="a product as a document",
+        route="`GET /catalog/documents/{productId}`",
+        who="signed in",
+        source="ProductDocuments",
+        key_condition="GetItem `ProductID = :id`",
+        repository_method="`get_document`",
+        tests=(
+            "`test_a_product_as_a_document_is_one_getitem_with_its_nested_lists`, `test_an_unknown_document_is_404`, "
+            "e2e `test_the_seeds_documents_are_whole_products`"
+        ),
+    ),
+    AccessPattern(
+        name="put a document",
+        route="`PUT /catalog/documents/{productId}` `{kind, title, ..., attributes}`",
+        who="admin",
+        source="ProductDocuments",
+        key_condition="PutItem (the whole document)",
+        repository_method="`put_document`",
+        tests=(
+            "`test_an_admin_puts_a_document_of_any_json_and_reads_it_back`, "
+            "`test_json_dynamodb_would_refuse_is_400_and_writes_nothing`"
+        ),
+    ),
+    AccessPattern(
+        name="append a child to a document",
+        route="`POST /catalog/documents/{productId}/children` `{kind: track|actor, child: {...}}` → 201",
+        who="admin",
+        source="ProductDocuments",
+        key_condition=(
+            "UpdateItem `SET Attributes.tracks = list_append(if_not_exists(Attributes.tracks, []), :child)` if "
+            "`attribute_exists(ProductID) AND kind = album`"
+        ),
+        repository_method="`append_to_document`",
+        tests=(
+            "`test_appending_a_child_is_one_conditional_update_of_the_documents_list`, "
+            "`test_an_append_retried_with_its_idempotency_key_appends_once`, "
+            "`test_a_document_grown_past_400_kb_is_413_and_left_unchanged`, e2e "
+            "`test_a_document_grown_past_400_kb_is_413_and_unchanged`"
+        ),
+    ),
+)

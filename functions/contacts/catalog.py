@@ -1,0 +1,123 @@
+"""Contacts: its access patterns, declared once. docs/contacts.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("table / index", "source"),
+    ("key condition (+ filter)", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="create a person (admin)",
+        route="`POST /contacts/persons`",
+        who=None,
+        source="table",
+        key_condition="PutItem, `attribute_not_exists(Id)`",
+        repository_method="`put_person`",
+        tests="functional `test_admin_creates_person_address_and_link`, e2e `test_admin_writes_and_reads_back`",
+    ),
+    AccessPattern(
+        name="all persons",
+        route="`GET /contacts/persons`",
+        who=None,
+        source="ContactTypeIndex",
+        key_condition="`Type = Person`",
+        repository_method="`list_persons`",
+        tests="`test_all_persons_and_by_last_name`, `test_pages_cover_every_person_once`",
+    ),
+    AccessPattern(
+        name="persons by last name",
+        route="`GET /contacts/persons?lastName=Smith`",
+        who=None,
+        source="ContactLastNameIndex",
+        key_condition="`LastName = :ln`",
+        repository_method="`list_persons_by_last_name`",
+        tests="`test_all_persons_and_by_last_name`, `test_cursor_is_bound_to_its_list_and_signed`",
+    ),
+    AccessPattern(
+        name="any item(s) by Id",
+        route="`GET /contacts/items/{id}`",
+        who=None,
+        source="table",
+        key_condition="`Id = :id`",
+        repository_method="`items_with_id`",
+        tests="`test_any_item_by_id`, `test_unknown_item_is_404`",
+    ),
+    AccessPattern(
+        name="create an address (admin)",
+        route="`POST /contacts/addresses`",
+        who=None,
+        source="table",
+        key_condition="PutItem, `attribute_not_exists(Id)`",
+        repository_method="`put_address`",
+        tests="`test_admin_creates_person_address_and_link`",
+    ),
+    AccessPattern(
+        name="link person and address (admin)",
+        route="`POST /contacts/persons/{personId}/addresses`",
+        who=None,
+        source="table",
+        key_condition="TransactWriteItems: ConditionCheck person exists, ConditionCheck address exists, Put link",
+        repository_method="`put_link`",
+        tests="`test_link_to_unknown_person_or_address_is_404_and_writes_nothing`",
+    ),
+    AccessPattern(
+        name="end a link (admin)",
+        route="`PATCH /contacts/person-addresses/{linkId}`",
+        who=None,
+        source="table",
+        key_condition="UpdateItem if exists ∧ start ≤ end ∧ (no end ∨ same end)",
+        repository_method="`end_link`",
+        tests="`test_end_link_is_idempotent_and_guarded`, `test_end_link_before_start_or_unknown`",
+    ),
+    AccessPattern(
+        name="a person's address history",
+        route="`GET /contacts/persons/{personId}/addresses`",
+        who=None,
+        source="ContactPersonIndex",
+        key_condition="`PersonId = :p`",
+        repository_method="`list_links_of` + `addresses_by_id` (BatchGetItem)",
+        tests="`test_all_relationships_on_a_day_and_history`",
+    ),
+    AccessPattern(
+        name="…of one relationship on a day (\"where did Bob work on 1/1/2005\")",
+        route="`…/addresses?relationship=Business&on=2005-01-01`",
+        who=None,
+        source="ContactPersonIndex",
+        key_condition=(
+            "`PersonId = :p AND RelationshipStart BETWEEN \"Business#\" AND \"Business#2005-01-01\"` + filter `no "
+            "EndTimestampUTC OR EndTimestampUTC ≥ day`"
+        ),
+        repository_method="`list_links_of`",
+        tests=(
+            "`test_where_bob_worked_on_2005_01_01`, `test_address_lookup_reads_only_that_persons_links`, e2e "
+            "`test_seed_questions`"
+        ),
+    ),
+    AccessPattern(
+        name="…current (\"where does Bob live now\")",
+        route="`…/addresses?relationship=Residential&current=true`",
+        who=None,
+        source="ContactPersonIndex",
+        key_condition="as above with today (UTC)",
+        repository_method="`list_links_of`",
+        tests="`test_where_bob_lives_now`, e2e `test_seed_questions`",
+    ),
+    AccessPattern(
+        name="…any relationship on a day",
+        route="`…/addresses?on=2010-06-01`",
+        who=None,
+        source="ContactPersonIndex",
+        key_condition="`PersonId = :p` + filter `start ≤ day AND (no end OR end ≥ day)`",
+        repository_method="`list_links_of`",
+        tests="`test_all_relationships_on_a_day_and_history`, `test_address_history_pages_with_filter`",
+    ),
+)

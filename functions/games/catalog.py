@@ -1,0 +1,115 @@
+"""Games: its access patterns, declared once. docs/games.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table / index", "source"),
+    ("key condition", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="create a game",
+        route="`POST /games` `{gameId, name, maxPlayers}` → 201; exists → 409",
+        who="admin",
+        source="Games",
+        key_condition="PutItem `attribute_not_exists(GameId)`, `playerCount = 0`",
+        repository_method="`create_game`",
+        tests=(
+            "`test_an_admin_creates_a_game_and_anyone_signed_in_reads_it`, "
+            "`test_creating_an_existing_game_is_409_and_keeps_it`, `test_bad_game_input_is_400_and_writes_nothing`, "
+            "`test_only_admins_create_games`"
+        ),
+    ),
+    AccessPattern(
+        name="get a game",
+        route="`GET /games/{gameId}`",
+        who="signed in",
+        source="Games",
+        key_condition="GetItem `GameId = :g`",
+        repository_method="`get_game`",
+        tests=(
+            "`test_an_admin_creates_a_game_and_anyone_signed_in_reads_it`, `test_an_unknown_game_is_404`, "
+            "`test_reads_are_one_key_based_call_each`"
+        ),
+    ),
+    AccessPattern(
+        name="games of a user",
+        route="`GET /games/by-user/{userId}`",
+        who="the user, admin",
+        source="UserGames",
+        key_condition="Query `UserId = :u` (GameId order, paged)",
+        repository_method="`games_of`",
+        tests=(
+            "`test_a_user_joins_a_game_and_it_counts_them`, `test_lists_page_with_cursors_bound_to_their_list`, "
+            "`test_the_users_games_of_a_user_named_players_are_not_a_games_players`, e2e "
+            "`test_the_slides_examples_are_answered`"
+        ),
+    ),
+    AccessPattern(
+        name="players of a game",
+        route="`GET /games/{gameId}/players`",
+        who="signed in",
+        source="GameUsersIndex",
+        key_condition="Query `GameId = :g` (UserId order, paged)",
+        repository_method="`players_of`",
+        tests=(
+            "`test_players_of_an_unknown_game_is_404_and_of_an_empty_game_is_empty`, "
+            "`test_lists_page_with_cursors_bound_to_their_list`, e2e `test_players_page_with_a_signed_cursor`"
+        ),
+    ),
+    AccessPattern(
+        name="join",
+        route="`PUT /games/{gameId}/players/{userId}` → 201; again → 200",
+        who="the user, admin",
+        source="Games + UserGames",
+        key_condition=(
+            "TransactWriteItems: Update game `SET playerCount = playerCount + 1` if `attribute_exists(GameId) AND "
+            "playerCount < maxPlayers`; Put membership if `attribute_not_exists(UserId)`"
+        ),
+        repository_method="`join`",
+        tests=(
+            "`test_join_and_leave_are_each_one_conditioned_transaction`, "
+            "`test_a_full_game_refuses_another_player_with_409_and_writes_nothing`, "
+            "`test_a_repeated_join_is_200_with_the_first_answer_and_counts_nothing`, "
+            "`test_the_player_limit_holds_under_concurrent_joins`, e2e "
+            "`test_20_parallel_joins_of_a_5_player_game_let_exactly_5_in`"
+        ),
+    ),
+    AccessPattern(
+        name="…repeated (is the user in the game?)",
+        route="same",
+        who="same",
+        source="UserGames",
+        key_condition="GetItem (`UserId`, `GameId`), consistent — only after a cancelled join",
+        repository_method="`get_membership`",
+        tests=(
+            "`test_a_repeated_join_is_200_with_the_first_answer_and_counts_nothing`, "
+            "`test_concurrent_repeats_of_one_join_count_once`"
+        ),
+    ),
+    AccessPattern(
+        name="leave",
+        route="`DELETE /games/{gameId}/players/{userId}` → 204",
+        who="the user, admin",
+        source="Games + UserGames",
+        key_condition=(
+            "TransactWriteItems: Update game `SET playerCount = playerCount - 1` if `attribute_exists(GameId) AND "
+            "playerCount > 0`; Delete membership if `attribute_exists(UserId)`"
+        ),
+        repository_method="`leave`",
+        tests=(
+            "`test_leaving_frees_the_place_once_and_a_second_leave_is_404`, `test_leaving_an_unknown_game_is_404`, "
+            "`test_concurrent_leaves_and_joins_keep_the_count_exact`, "
+            "`test_the_count_is_always_the_number_of_players_whatever_the_requests`"
+        ),
+    ),
+)

@@ -1,0 +1,249 @@
+"""Order entry: its access patterns, declared once. docs/order-entry.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("table / index", "source"),
+    ("key condition", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="1 employee by id",
+        route="`GET /order-entry/employees/{employeeId}`",
+        who=None,
+        source="table",
+        key_condition="`PK = EMPLOYEE#e AND begins_with(SK, NAME#)`, Limit 1",
+        repository_method="`get_employee`",
+        tests="`test_pattern_1_employee_details_by_id`, `test_pattern_1_an_employee_by_id_over_http`",
+    ),
+    AccessPattern(
+        name="2 employees by name",
+        route="`GET /order-entry/employees?name=`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = NAME#<name>`",
+        repository_method="`employees_named`",
+        tests="`test_pattern_2_employees_by_name_lists_namesakes`, `test_pattern_2_employees_by_name_over_http`",
+    ),
+    AccessPattern(
+        name="3 current job",
+        route="`GET /order-entry/employees/{employeeId}/current-job`",
+        who=None,
+        source="table",
+        key_condition="`PK = EMPLOYEE#e AND begins_with(SK, JH#)`, descending, Limit 1",
+        repository_method="`current_job`",
+        tests="`test_pattern_3_current_job_is_the_newest_job_history_record`, `test_pattern_3_current_job_over_http`",
+    ),
+    AccessPattern(
+        name="4 a customer's orders by date",
+        route="`GET /order-entry/customers/{customerId}/orders?from=&to=`",
+        who=None,
+        source="GSI1",
+        key_condition="per status, in parallel: `SK = CUSTOMER#c AND Data BETWEEN <S>#from# AND <S>#to#~`, merged",
+        repository_method="`customer_orders`",
+        tests=(
+            "`test_pattern_4_customer_orders_in_a_date_range_merge_every_status`, "
+            "`test_pattern_4_a_customers_orders_in_every_status_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="5 OPEN orders by date, all customers",
+        route="`GET /order-entry/orders?status=OPEN&from=&to=`",
+        who=None,
+        source="GSI2",
+        key_condition=(
+            "per shard 0..N-1, in parallel: `GSI2PK = ORDERS#n AND GSI2SK BETWEEN OPEN#from# AND OPEN#to#~`, merged, "
+            "one cursor"
+        ),
+        repository_method="`orders_in_status`",
+        tests=(
+            "`test_pattern_5_open_orders_read_every_shard_in_parallel_with_one_cursor`, "
+            "`test_pattern_5_many_orders_over_many_shards_come_back_once_each_in_date_order`, "
+            "`test_pattern_5_open_orders_over_every_shard_over_http`, "
+            "`test_a_placed_order_shows_in_patterns_5_and_14_and_a_status_change_moves_it`"
+        ),
+    ),
+    AccessPattern(
+        name="6 recent hires",
+        route="`GET /order-entry/recent-hires?since=`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = HR-CONFIDENTIAL AND Data >= since`, descending",
+        repository_method="`recent_hires`",
+        tests=(
+            "`test_pattern_6_recent_hires_show_confidential_fields_to_admins_only`, "
+            "`test_pattern_6_recent_hires_confidential_only_for_admins_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="7 employees of a warehouse",
+        route="`GET /order-entry/warehouses/{warehouseId}/employees`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = WAREHOUSE#w AND begins_with(Data, EMPLOYEE#)`",
+        repository_method="`warehouse_employees`",
+        tests="`test_pattern_7_employees_in_a_warehouse`, `test_pattern_7_employees_of_a_warehouse_over_http`",
+    ),
+    AccessPattern(
+        name="8 a product's order lines and stock",
+        route="`GET /order-entry/products/{productId}/order-items`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = PRODUCT#p`",
+        repository_method="`product_activity`",
+        tests=(
+            "`test_pattern_8_a_products_order_lines_and_its_stock_per_warehouse`, "
+            "`test_pattern_8_a_products_order_lines_and_stock_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="9 customers by rep",
+        route="`GET /order-entry/reps/{repId}/customers`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = REP#r AND begins_with(Data, CUSTOMER#)`",
+        repository_method="`rep_customers`",
+        tests="`test_pattern_9_customers_by_account_rep`, `test_pattern_9_customers_of_a_rep_over_http`",
+    ),
+    AccessPattern(
+        name="10 a rep's orders by date",
+        route="`GET /order-entry/reps/{repId}/orders?from=&to=`",
+        who=None,
+        source="GSI1",
+        key_condition="per status, in parallel: `SK = REP#r AND Data BETWEEN <S>#from# AND <S>#to#~`, merged",
+        repository_method="`rep_orders`",
+        tests=(
+            "`test_pattern_10_a_reps_orders_by_date_over_every_status`, "
+            "`test_pattern_10_a_reps_orders_in_every_status_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="11 employees by job",
+        route="`GET /order-entry/jobs/{jobId}/employees`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = JOB#j AND begins_with(Data, EMPLOYEE#)`",
+        repository_method="`job_employees`",
+        tests=(
+            "`test_pattern_11_employees_with_a_job_follow_job_changes`, "
+            "`test_pattern_11_employees_with_a_job_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="12 stock by product and warehouse",
+        route="`GET /order-entry/warehouses/{warehouseId}/inventory/{productId}`",
+        who=None,
+        source="table",
+        key_condition="GetItem `WAREHOUSE#w`, `PRODUCT#p`",
+        repository_method="`get_inventory`",
+        tests=(
+            "`test_pattern_12_inventory_by_product_and_warehouse`, "
+            "`test_pattern_12_stock_of_a_product_in_a_warehouse_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="13 total inventory",
+        route="`GET /order-entry/products/{productId}`",
+        who=None,
+        source="table",
+        key_condition="GetItem `PRODUCT#p`, `PRODUCT#p`",
+        repository_method="`get_product`",
+        tests=(
+            "`test_pattern_13_total_inventory_follows_receipts_and_moves`, `test_pattern_13_total_inventory_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="14 reps ranked per quarter",
+        route="`GET /order-entry/quarters/{quarter}/reps`",
+        who=None,
+        source="GSI1",
+        key_condition="`SK = <YYYY>-Q<n>`, descending",
+        repository_method="`rep_ranking`",
+        tests=(
+            "`test_pattern_14_reps_ranked_by_order_total_per_quarter`, "
+            "`test_pattern_14_reps_ranked_by_order_total_over_http`, "
+            "`test_a_placed_order_shows_in_patterns_5_and_14_and_a_status_change_moves_it`"
+        ),
+    ),
+    AccessPattern(
+        name="hire",
+        route="`POST /order-entry/employees`",
+        who=None,
+        source="table",
+        key_condition="TransactWriteItems",
+        repository_method="`OrderEntryRepository.hire`",
+        tests=(
+            "`test_a_hire_writes_the_employee_and_every_edge_in_one_transaction`, "
+            "`test_a_hire_refuses_a_taken_id_and_missing_references_writing_nothing`, "
+            "`test_a_hire_retried_with_its_idempotency_key_is_answered_once`"
+        ),
+    ),
+    AccessPattern(
+        name="change job",
+        route="`POST /order-entry/employees/{employeeId}/job-changes`",
+        who=None,
+        source="table",
+        key_condition="TransactWriteItems",
+        repository_method="`change_job`",
+        tests="`test_a_job_change_moves_the_job_edge_and_adds_a_history_record`, `test_job_change_rules`",
+    ),
+    AccessPattern(
+        name="place an order",
+        route="`POST /order-entry/orders`",
+        who=None,
+        source="table",
+        key_condition="TransactWriteItems",
+        repository_method="`place_order`",
+        tests=(
+            "`test_placing_an_order_writes_header_lines_rep_edge_and_quarter_total_at_once`, "
+            "`test_an_order_is_refused_whole_for_bad_input_unknown_references_and_non_admins`, "
+            "`test_concurrent_orders_keep_the_quarter_total_exact`, "
+            "`test_a_placed_order_shows_in_patterns_5_and_14_and_a_status_change_moves_it`"
+        ),
+    ),
+    AccessPattern(
+        name="change status",
+        route="`PATCH /order-entry/orders/{orderId}`",
+        who=None,
+        source="table",
+        key_condition="TransactWriteItems",
+        repository_method="`change_status`",
+        tests=(
+            "`test_a_status_change_moves_the_order_in_both_indexes_and_follows_the_transitions`, "
+            "`test_a_cancelled_order_leaves_its_reps_quarter_total`, "
+            "`test_a_placed_order_shows_in_patterns_5_and_14_and_a_status_change_moves_it`"
+        ),
+    ),
+    AccessPattern(
+        name="receive and move stock",
+        route=(
+            "`POST /order-entry/warehouses/{warehouseId}/inventory/{productId}/receipts`, `POST "
+            "/order-entry/inventory-moves`"
+        ),
+        who=None,
+        source="table",
+        key_condition="TransactWriteItems",
+        repository_method="`receive`, `move`",
+        tests="`test_stock_moves_in_one_transaction_or_not_at_all`",
+    ),
+    AccessPattern(
+        name="reference data, products, customers",
+        route=(
+            "`PUT /order-entry/reference/{kind}/{entityId}`, `PUT /order-entry/products/{productId}`, `PUT "
+            "/order-entry/customers/{customerId}`"
+        ),
+        who=None,
+        source="table",
+        key_condition="PutItem / UpdateItem / TransactWriteItems",
+        repository_method="`put_reference`, `put_product`, `put_customer`",
+        tests="`test_reference_products_and_customers_are_admin_puts`",
+    ),
+)

@@ -1,0 +1,308 @@
+"""Patterns: its access patterns, declared once. docs/patterns.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("Book pattern (seed section)", "book_pattern"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table / index", "source"),
+    ("key condition / write", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="put a repo",
+        book_pattern="—",
+        route="`PUT /patterns/repos/{owner}/{repo}` `{description}`",
+        who="admin",
+        source="table",
+        key_condition="UpdateItem: description; `StarCount`, `IssueCount` `if_not_exists(…, 0)` (never reset)",
+        repository_method="`put_repo`",
+        tests="`test_an_admin_puts_a_repo_with_zero_counts_and_a_second_put_keeps_them`",
+    ),
+    AccessPattern(
+        name="get a repo with its counts",
+        book_pattern="—",
+        route="`GET /patterns/repos/{owner}/{repo}`",
+        who="signed in",
+        source="table",
+        key_condition="GetItem `REPO#o#r`, `REPO#o#r`",
+        repository_method="`get_repo`",
+        tests="`test_an_admin_puts_a_repo_with_zero_counts_and_a_second_put_keeps_them`",
+    ),
+    AccessPattern(
+        name="star a repo",
+        book_pattern="Reference counts (Other)",
+        route="`PUT /patterns/repos/{owner}/{repo}/stars/{username}` → 201, repeat 200",
+        who="self",
+        source="table",
+        key_condition=(
+            "TransactWriteItems: Put `STAR#u` if `attribute_not_exists(PK)`; Update repo `ADD StarCount 1` if "
+            "`attribute_exists(PK)`"
+        ),
+        repository_method="`star`",
+        tests=(
+            "`test_star_and_unstar_change_the_star_and_the_count_in_one_transaction_and_repeats_change_nothing`, "
+            "`test_the_star_count_equals_the_stars_under_20_concurrent_stars_and_unstars`, e2e "
+            "`test_20_parallel_stars_and_unstars_keep_the_count_equal_to_the_stars`"
+        ),
+    ),
+    AccessPattern(
+        name="unstar a repo",
+        book_pattern="Reference counts (Other)",
+        route="`DELETE /patterns/repos/{owner}/{repo}/stars/{username}` → 204",
+        who="self",
+        source="table",
+        key_condition="TransactWriteItems: Delete `STAR#u` if `attribute_exists(PK)`; Update repo `ADD StarCount -1`",
+        repository_method="`unstar`",
+        tests=(
+            "`test_star_and_unstar_change_the_star_and_the_count_in_one_transaction_and_repeats_change_nothing`, "
+            "`test_stars_are_the_callers_own_and_need_a_repo`"
+        ),
+    ),
+    AccessPattern(
+        name="a repo and its stars",
+        book_pattern="Assembling different collections of items (Filtering)",
+        route="`GET /patterns/repos/{owner}/{repo}/stars`",
+        who="signed in",
+        source="table",
+        key_condition="`PK = REPO#o#r AND SK >= REPO#o#r`, ascending: the repo, then `STAR#…`",
+        repository_method="`repo_with_stars`",
+        tests=(
+            "`test_a_repo_with_its_stars_is_one_query_from_the_repo_item_up`, e2e "
+            "`test_the_books_repo_with_its_issues_and_with_its_stars`"
+        ),
+    ),
+    AccessPattern(
+        name="create an issue",
+        book_pattern="Handling sequential identifiers (Other); Zero-padding with numbers (Sorting)",
+        route="`POST /patterns/repos/{owner}/{repo}/issues` `{title}` → 201 (`Idempotency-Key`)",
+        who="signed in",
+        source="table",
+        key_condition=(
+            "UpdateItem repo `ADD IssueCount 1` if `attribute_exists(PK)`, `ReturnValues=UPDATED_NEW`; PutItem "
+            "`ISSUE#<7 digits>` if `attribute_not_exists(PK)`"
+        ),
+        repository_method="`next_issue_number`, `put_new_issue`",
+        tests=(
+            "`test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9`, "
+            "`test_20_concurrent_creates_never_share_a_number`, "
+            "`test_a_put_that_fails_after_the_counter_moved_leaves_a_gap_never_a_duplicate`, "
+            "`test_issue_creation_needs_a_repo_and_a_title_and_a_retry_with_its_key_creates_once`, "
+            "`test_a_keyed_create_that_failed_is_forgotten_so_its_retry_creates`, e2e "
+            "`test_20_parallel_issue_creates_get_20_distinct_numbers`"
+        ),
+    ),
+    AccessPattern(
+        name="a repo and its issues, newest first",
+        book_pattern=(
+            "Assembling different collections of items (Filtering); Query with composite primary key (One-to-Many)"
+        ),
+        route="`GET /patterns/repos/{owner}/{repo}/issues`",
+        who="signed in",
+        source="table",
+        key_condition=(
+            "`PK = REPO#o#r AND SK <= REPO#o#r`, descending: the repo, then `ISSUE#…` from the highest number"
+        ),
+        repository_method="`repo_with_issues`",
+        tests=(
+            "`test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9`, e2e "
+            "`test_the_books_repo_with_its_issues_and_with_its_stars`"
+        ),
+    ),
+    AccessPattern(
+        name="get an issue",
+        book_pattern="Query with composite primary key (One-to-Many)",
+        route="`GET /patterns/repos/{owner}/{repo}/issues/{number}`",
+        who="signed in",
+        source="table",
+        key_condition="GetItem `REPO#o#r`, `ISSUE#<7 digits>`",
+        repository_method="`get_issue`",
+        tests="`test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9`",
+    ),
+    AccessPattern(
+        name="change an issue",
+        book_pattern="Sorting on changing attributes (Sorting)",
+        route="`PATCH /patterns/repos/{owner}/{repo}/issues/{number}` `{title?, status?}`",
+        who="author or admin",
+        source="table",
+        key_condition=(
+            "UpdateItem: `updatedAt` and `GSI1SK` together; open: SET `GSI2PK/SK`, closed: REMOVE them; if "
+            "`attribute_exists(PK)` (and `author = :caller` unless admin)"
+        ),
+        repository_method="`change_issue`",
+        tests=(
+            "`test_only_the_author_or_an_admin_changes_an_issue_and_bad_changes_write_nothing`, e2e "
+            "`test_star_unstar_and_an_issues_life_over_http`"
+        ),
+    ),
+    AccessPattern(
+        name="issues by last update",
+        book_pattern="Sorting on changing attributes (Sorting)",
+        route="`GET /patterns/repos/{owner}/{repo}/recently-updated-issues`",
+        who="signed in",
+        source="GSI1",
+        key_condition="`GSI1PK = REPO#o#r AND begins_with(GSI1SK, \"ISSUE#\")`, descending",
+        repository_method="`issues_by_update`",
+        tests=(
+            "`test_recently_updated_issues_follow_the_changing_index_key_while_the_table_key_stays`, e2e "
+            "`test_the_books_open_and_recently_updated_issues`"
+        ),
+    ),
+    AccessPattern(
+        name="open issues",
+        book_pattern="Using sparse indexes to provide a global filter on an item type (Filtering)",
+        route="`GET /patterns/repos/{owner}/{repo}/open-issues`",
+        who="signed in",
+        source="GSI2 (sparse)",
+        key_condition="`GSI2PK = REPO#o#r#OPEN`",
+        repository_method="`open_issues`",
+        tests=(
+            "`test_open_issues_come_from_a_sparse_index_that_closing_leaves_and_reopening_enters`, e2e "
+            "`test_the_books_open_and_recently_updated_issues`"
+        ),
+    ),
+    AccessPattern(
+        name="put an org",
+        book_pattern="—",
+        route="`PUT /patterns/orgs/{org}` `{name}`",
+        who="admin",
+        source="table",
+        key_condition="PutItem `ORG#o`, `ORG#o`",
+        repository_method="`put_org`",
+        tests="`test_an_org_with_its_users_is_one_query_org_first_ascending_and_last_descending`",
+    ),
+    AccessPattern(
+        name="put an org's user",
+        book_pattern="Using sparse indexes (Filtering)",
+        route="`PUT /patterns/orgs/{org}/users/{username}` `{name, role}`",
+        who="admin",
+        source="table",
+        key_condition=(
+            "TransactWriteItems: ConditionCheck org exists; Put `USER#u` (with `GSI2PK/SK` only when `role = admin`)"
+        ),
+        repository_method="`put_org_user`",
+        tests=(
+            "`test_users_need_an_existing_org_and_only_admins_write_orgs`, "
+            "`test_org_admins_come_from_the_sparse_index_and_a_demoted_admin_leaves_it`"
+        ),
+    ),
+    AccessPattern(
+        name="an org with its users",
+        book_pattern="Sorting with multiple entity types (Sorting)",
+        route="`GET /patterns/orgs/{org}?order=asc|desc`",
+        who="signed in",
+        source="table",
+        key_condition="`PK = ORG#o`; asc: the org first, users A→Z; desc: users Z→A, the org last",
+        repository_method="`org_with_users`",
+        tests=(
+            "`test_an_org_with_its_users_is_one_query_org_first_ascending_and_last_descending`, e2e "
+            "`test_the_org_with_its_users_both_ways_and_its_admins`"
+        ),
+    ),
+    AccessPattern(
+        name="an org's admins",
+        book_pattern="Using sparse indexes to provide a global filter on an item type (Filtering)",
+        route="`GET /patterns/orgs/{org}/admins`",
+        who="signed in",
+        source="GSI2 (sparse)",
+        key_condition="`GSI2PK = ORG#o#ADMINS`",
+        repository_method="`org_admins`",
+        tests=(
+            "`test_org_admins_come_from_the_sparse_index_and_a_demoted_admin_leaves_it`, e2e "
+            "`test_the_org_with_its_users_both_ways_and_its_admins`"
+        ),
+    ),
+    AccessPattern(
+        name="put a store",
+        book_pattern="Composite sort keys with hierarchical data (One-to-Many)",
+        route="`PUT /patterns/stores/{country}/{state}/{city}/{zipCode}/{storeId}` `{address}`",
+        who="admin",
+        source="table",
+        key_condition="PutItem `STORE#c`, `<state>#<city>#<zip>#<storeId>`",
+        repository_method="`put_store`",
+        tests="`test_stores_by_country_state_city_and_zip_are_each_one_begins_with_query`",
+    ),
+    AccessPattern(
+        name="stores of a country / state / city / zip",
+        book_pattern="Composite sort keys with hierarchical data (One-to-Many)",
+        route=(
+            "`GET /patterns/stores/{country}`, `GET /patterns/stores/{country}/{state}`, `GET "
+            "/patterns/stores/{country}/{state}/{city}`, `GET /patterns/stores/{country}/{state}/{city}/{zipCode}`"
+        ),
+        who="signed in",
+        source="table",
+        key_condition="`PK = STORE#c` [`AND begins_with(SK, \"<state>#[<city>#[<zip>#]]\")`]",
+        repository_method="`stores_in`",
+        tests=(
+            "`test_stores_by_country_state_city_and_zip_are_each_one_begins_with_query`, e2e "
+            "`test_stores_at_each_level_of_the_hierarchy`"
+        ),
+    ),
+    AccessPattern(
+        name="put an order",
+        book_pattern="Composite sort key (Filtering)",
+        route="`PUT /patterns/customers/{customer}/orders/{orderId}` `{status, orderedAt, amount}`",
+        who="admin",
+        source="table",
+        key_condition="PutItem; `GSI1SK = ORDER#<STATUS>#<orderedAt>#<orderId>` follows the status",
+        repository_method="`put_order`",
+        tests="`test_a_customers_orders_by_status_and_day_range_are_one_query_on_gsi1`",
+    ),
+    AccessPattern(
+        name="a customer's orders by status and dates",
+        book_pattern="Composite sort key (Filtering): the seed's `OrderStatusDateGSI`",
+        route="`GET /patterns/customers/{customer}/orders?status=&from=&to=`",
+        who="the customer or admin",
+        source="GSI1",
+        key_condition=(
+            "`GSI1PK = CUSTOMER#c AND GSI1SK BETWEEN ORDER#S#<from> AND ORDER#S#<to>~` (or `begins_with(GSI1SK, "
+            "ORDER#S#)`)"
+        ),
+        repository_method="`orders_by_status`",
+        tests=(
+            "`test_a_customers_orders_by_status_and_day_range_are_one_query_on_gsi1`, "
+            "`test_orders_are_the_customers_own_and_bad_ranges_are_400`, e2e "
+            "`test_the_seeds_cancelled_orders_between_july_and_october`"
+        ),
+    ),
+    AccessPattern(
+        name="featured repos",
+        book_pattern="Singleton items (Other)",
+        route="`GET /patterns/featured`",
+        who="signed in",
+        source="table",
+        key_condition="GetItem `FEATURED`, `FEATURED` (absent: an empty list)",
+        repository_method="`get_featured`",
+        tests=(
+            "`test_the_featured_repos_are_one_singleton_item_read_by_its_fixed_key`, e2e `test_the_featured_singleton`"
+        ),
+    ),
+    AccessPattern(
+        name="feature repos",
+        book_pattern="Singleton items (Other)",
+        route="`PUT /patterns/featured` `{repos: [\"owner/repo\", …≤10]}`",
+        who="admin",
+        source="table",
+        key_condition="PutItem on the fixed key (replaces)",
+        repository_method="`put_featured`",
+        tests="`test_the_featured_repos_are_one_singleton_item_read_by_its_fixed_key`",
+    ),
+    AccessPattern(
+        name="next page of any list",
+        book_pattern="Paginated responses (Other)",
+        route="`GET /patterns/repos/{owner}/{repo}/issues?cursor=` (every list)",
+        who="signed in",
+        source="as the list",
+        key_condition="`ExclusiveStartKey` = the last key seen, signed into `nextCursor` and bound to the list",
+        repository_method="`repo_with_issues`",
+        tests="`test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list`",
+    ),
+)

@@ -1,0 +1,60 @@
+"""Access patterns declared once, as plain data (issue 17).
+
+Each domain lists its access patterns in functions/<domain>/catalog.py: `PATTERNS` (one `AccessPattern` a row) and
+`COLUMNS` (the table's headers, each with the field it shows). The "## Access patterns" table of docs/<domain>.md is
+rendered from them by `make docs` (tools/docs.py), and tests/unit/test_docs.py checks the rendered table against the
+page and every pattern against the routes served, the code under functions/ and the tests under tests/.
+
+The cells are markdown as the docs show them (backticked routes, method names and tests), with `|` written plainly:
+the renderer escapes it. Standard library only: nothing here runs in a request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# (header, field of AccessPattern) for each column, in order.
+Columns = tuple[tuple[str, str], ...]
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table / index", "source"),
+    ("key condition", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+
+@dataclass(frozen=True)
+class AccessPattern:
+    name: str
+    route: str
+    who: str | None  # None: the domain's table has no "who" column
+    source: str  # the table or index read or written
+    key_condition: str  # key condition, condition expression or write
+    repository_method: str
+    tests: str
+    book_pattern: str | None = None  # docs/patterns.md only: the book's pattern and the seed's section
+
+
+def _cell(value: str | None) -> str:
+    """` text `, `|` escaped; an empty cell is one space (`| |`), as the docs write it."""
+    return " " + value.replace("|", r"\|") + " " if value else " "
+
+
+def _row(cells: Iterable[str | None]) -> str:
+    return "|" + "|".join(_cell(cell) for cell in cells) + "|"
+
+
+def markdown_table(patterns: Iterable[AccessPattern], columns: Columns = COLUMNS) -> str:
+    """The table as the docs write it: a header row, `|---|` per column, one row a pattern; ends with a newline."""
+    lines = [
+        _row(header for header, _ in columns),
+        "|" + "---|" * len(columns),
+    ]
+    for pattern in patterns:
+        lines.append(_row(getattr(pattern, field) for _, field in columns))
+    return "\n".join(lines) + "\n"

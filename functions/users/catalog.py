@@ -1,0 +1,95 @@
+"""Users: its access patterns, declared once. docs/users.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table / index", "source"),
+    ("key condition / write", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="sign up",
+        route="`POST /users` `{userId, email, joinDate?}` → 201 (a retry: 200)",
+        who="the user themself or admin",
+        source="Users",
+        key_condition=(
+            "TransactWriteItems: Put user `attribute_not_exists(UserId)`; Put marker `EMAIL#<email>` "
+            "`attribute_not_exists(UserId)`"
+        ),
+        repository_method="`sign_up`",
+        tests=(
+            "`test_sign_up_writes_the_user_and_its_email_marker_in_one_transaction`, "
+            "`test_join_date_defaults_to_today_utc`, `test_a_taken_user_id_is_409_user_exists_and_writes_nothing`, "
+            "`test_a_taken_email_is_409_email_taken_and_writes_nothing`, "
+            "`test_a_retried_sign_up_is_200_with_the_same_user_and_writes_nothing`, "
+            "`test_concurrent_sign_ups_with_one_email_give_exactly_one_201`, e2e "
+            "`test_20_parallel_sign_ups_with_one_email_give_one_201_and_19_email_taken`"
+        ),
+    ),
+    AccessPattern(
+        name="get a user by id",
+        route="`GET /users/{userId}`",
+        who="the user or admin (others: 403 before any read)",
+        source="Users",
+        key_condition="GetItem `UserId = :id`",
+        repository_method="`get_user`",
+        tests=(
+            "`test_get_by_id_is_one_getitem_for_the_user_or_an_admin`, "
+            "`test_another_user_cannot_read_a_user_and_learns_nothing_of_its_existence`, e2e "
+            "`test_the_seeds_users_are_answered_by_id_and_by_email`"
+        ),
+    ),
+    AccessPattern(
+        name="get a user by email",
+        route="`GET /users/by-email/{email}`",
+        who="admin",
+        source="UsersEmailIndex",
+        key_condition="Query `Email = :normalized email` (eventually consistent)",
+        repository_method="`user_by_email`",
+        tests=(
+            "`test_get_by_email_is_one_query_on_the_email_index_for_admins`, "
+            "`test_emails_are_trimmed_and_lower_cased_for_uniqueness_and_lookup`, e2e "
+            "`test_the_seeds_users_are_answered_by_id_and_by_email`"
+        ),
+    ),
+    AccessPattern(
+        name="change a user's email",
+        route="`PUT /users/{userId}/email` `{email}`",
+        who="the user themself or admin",
+        source="Users",
+        key_condition=(
+            "GetItem (consistent) the user; same email: nothing more. Else TransactWriteItems: Update user `SET Email "
+            "= :new` if `Email = :old` (as read); Delete old marker if `OwnerId = :user`; Put new marker "
+            "`attribute_not_exists(UserId)`"
+        ),
+        repository_method="`get_user`, `change_email`",
+        tests=(
+            "`test_change_of_email_moves_the_marker_in_one_transaction_and_frees_the_old_email`, "
+            "`test_changing_to_the_same_email_is_a_no_op_200`, "
+            "`test_changing_to_another_users_email_is_409_and_changes_nothing`, "
+            "`test_a_change_conditioned_on_a_stale_read_writes_nothing_and_the_service_reads_again`, e2e "
+            "`test_a_changed_email_moves_and_the_old_one_is_free`"
+        ),
+    ),
+    AccessPattern(
+        name="delete a user",
+        route="`DELETE /users/{userId}` → 204",
+        who="the user themself or admin",
+        source="Users",
+        key_condition=(
+            "GetItem (consistent) the user; TransactWriteItems: Delete user if `Email = :email` (as read); Delete its "
+            "marker if `OwnerId = :user`"
+        ),
+        repository_method="`get_user`, `delete_user`",
+        tests="`test_delete_removes_the_user_and_frees_its_email`",
+    ),
+)

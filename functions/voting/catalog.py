@@ -1,0 +1,144 @@
+"""Voting: its access patterns, declared once. docs/voting.md's table is rendered from them (`make docs`);
+tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+
+from __future__ import annotations
+
+from functions.shared.catalog import AccessPattern, Columns
+
+COLUMNS: Columns = (
+    ("access pattern", "name"),
+    ("route", "route"),
+    ("who", "who"),
+    ("table", "source"),
+    ("key condition / write", "key_condition"),
+    ("repository method", "repository_method"),
+    ("tests", "tests"),
+)
+
+PATTERNS: tuple[AccessPattern, ...] = (
+    AccessPattern(
+        name="create a poll",
+        route=(
+            "`PUT /voting/polls/{pollId}` `{question, candidates}` → 201; the same again → 200; another definition → "
+            "409 `POLL_EXISTS`"
+        ),
+        who="admin",
+        source="Votes",
+        key_condition=(
+            "PutItem `attribute_not_exists(pollId)`, `ReturnValuesOnConditionCheckFailure=ALL_OLD` to compare"
+        ),
+        repository_method="`create_poll`",
+        tests="`test_creating_a_poll_is_idempotent…`",
+    ),
+    AccessPattern(
+        name="get a poll",
+        route="`GET /voting/polls/{pollId}`",
+        who="signed in",
+        source="Votes",
+        key_condition="GetItem (`pollId`, `#poll`)",
+        repository_method="`get_poll`",
+        tests="`test_only_admins_create_polls…`",
+    ),
+    AccessPattern(
+        name="vote",
+        route="`POST /voting/polls/{pollId}/votes` `{candidate}` → 201 (`Idempotency-Key` accepted)",
+        who="the caller",
+        source="Votes, RawVotes",
+        key_condition=(
+            "GetItem of the poll (once per container: it never changes), then UpdateItem "
+            "`attribute_not_exists(candidate)`"
+        ),
+        repository_method="`get_poll`, `cast_vote`",
+        tests="`test_vote_change_withdraw_and_vote_again`, `test_a_vote_is_one_conditional_write…`",
+    ),
+    AccessPattern(
+        name="change my vote",
+        route="`PUT /voting/polls/{pollId}/votes/me` `{candidate}` → 200",
+        who="the caller",
+        source="RawVotes",
+        key_condition="UpdateItem `attribute_exists(candidate)`",
+        repository_method="`change_vote`",
+        tests="same",
+    ),
+    AccessPattern(
+        name="withdraw my vote",
+        route="`DELETE /voting/polls/{pollId}/votes/me` → 204",
+        who="the caller",
+        source="RawVotes",
+        key_condition="UpdateItem `REMOVE candidate`, `attribute_exists(candidate)`",
+        repository_method="`withdraw_vote`",
+        tests="same",
+    ),
+    AccessPattern(
+        name="my vote",
+        route="`GET /voting/polls/{pollId}/votes/me`",
+        who="the caller",
+        source="RawVotes",
+        key_condition="GetItem, strongly consistent",
+        repository_method="`get_vote`",
+        tests="same",
+    ),
+    AccessPattern(
+        name="results",
+        route="`GET /voting/polls/{pollId}/results` → `{pollId, totals, totalVotes}`",
+        who="signed in",
+        source="Votes",
+        key_condition="**one Query** `pollId = :p` (the poll item and every segment), summed in code",
+        repository_method="`aggregates`",
+        tests="`test_results_are_one_query_of_the_polls_item_collection`",
+    ),
+    AccessPattern(
+        name="recount",
+        route="`POST /voting/polls/{pollId}/recount` → `{pollId, totals, totalVotes, corrected}`",
+        who="admin",
+        source="Votes, RawVotes",
+        key_condition=(
+            "Query Votes, Query RawVotes `pollId = :p` (paginated, consistent), Query Votes; TransactWriteItems for a "
+            "correction"
+        ),
+        repository_method="`aggregates`, `tally`, `correct`",
+        tests="`test_recount_*` (functional, both files)",
+    ),
+    AccessPattern(
+        name="aggregate a batch",
+        route="RawVotes stream → `aggregator.py`",
+        who="Lambda",
+        source="Votes",
+        key_condition=(
+            "GetItem of the shard checkpoint; TransactWriteItems: ConditionCheck `attribute_exists` on each poll not "
+            "yet seen to exist (`#poll`, once per poll and container), `ADD votes` per (candidate, segment), `ADD "
+            "changes` per poll, checkpoint conditioned on its old value"
+        ),
+        repository_method="`checkpoint`, `flush`",
+        tests="`tests/functional/test_vote_aggregator.py`",
+    ),
+    AccessPattern(
+        name="park a record it can never apply",
+        route="RawVotes stream → `aggregator.py`",
+        who="Lambda",
+        source="ParkedRecords",
+        key_condition=(
+            "PutItem (`#consumers`, `voting.aggregator`); PutItem (`voting.aggregator`, `<stream ARN>#<40-digit "
+            "sequence>`) `attribute_not_exists(position)`"
+        ),
+        repository_method="`ParkedRecords.park` (functions/shared/parked.py)",
+        tests=(
+            "`test_a_ballot_of_a_missing_poll_in_the_middle_is_parked…`, "
+            "`test_a_record_that_cannot_be_a_vote_is_parked…`"
+        ),
+    ),
+    AccessPattern(
+        name="replay parked records",
+        route="`make replay` → `{\"replay\": {\"limit\", \"after\"}}`",
+        who="operator (Lambda Invoke)",
+        source="ParkedRecords, Votes",
+        key_condition=(
+            "Query `consumer = voting.aggregator` (consistent, `status = pending` filtered), then per record one "
+            "TransactWriteItems: ConditionCheck poll `attribute_exists(pollId) AND "
+            "attribute_not_exists(recountVersion)`, Update the parked item `status = replayed` if `status = pending`, "
+            "`ADD votes`, `ADD changes`; UpdateItem `status = superseded` when a recount came first"
+        ),
+        repository_method="`ParkedRecords.pending`, `VotingRepository.replay`, `ParkedRecords.mark`",
+        tests="same, `test_a_recount_that_corrected_the_poll_supersedes…`, `tests/e2e/test_poison_records.py`",
+    ),
+)
