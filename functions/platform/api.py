@@ -1,6 +1,8 @@
 """GET /health, and the OpenAPI description of every domain's routes with Swagger UI at GET /docs.
 
-The spec is generated from the domains' own routers, so it cannot drift from what they serve.
+The spec is generated from the domains' own routers, so it cannot drift from what they serve. They are imported
+when the description is first asked for (`every_domain()`), not when the function starts: /health, the route a
+cold start most often serves, does not pay for importing every domain (issue 16, cold start).
 Swagger UI's assets are inlined by Powertools, so the page works offline too.
 """
 
@@ -8,6 +10,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import threading
+from typing import Any
 
 import functions
 from functions.shared.handler import api_handler
@@ -16,9 +20,33 @@ from functions.shared.http import build_resolver
 NOT_DOMAINS = ("shared", "platform")
 
 app = build_resolver(public=True)
-# Every domain package's router (functions/<domain>/api.py), found rather than listed: a new domain needs no entry.
-for domain in sorted(m.name for m in pkgutil.iter_modules(functions.__path__) if m.ispkg and m.name not in NOT_DOMAINS):
-    app.include_router(importlib.import_module(f"functions.{domain}.api").router)
+_included: list[str] = []
+_including = threading.Lock()
+
+
+def every_domain() -> Any:
+    """The resolver with every domain package's router (functions/<domain>/api.py) included, once; found rather than
+    listed, so a new domain needs no entry. Called before the description is built."""
+    with _including:
+        if _included:
+            return app
+        domains = sorted(m.name for m in pkgutil.iter_modules(functions.__path__)
+                         if m.ispkg and m.name not in NOT_DOMAINS)
+        for domain in domains:
+            app.include_router(importlib.import_module(f"functions.{domain}.api").router)
+        _included.extend(domains)
+    return app
+
+
+_describe = app.get_openapi_schema
+
+
+def _describe_every_domain(**kwargs: Any) -> Any:
+    every_domain()
+    return _describe(**kwargs)
+
+
+app.get_openapi_schema = _describe_every_domain  # type: ignore[method-assign]  # /docs and get_openapi_json_schema
 app.enable_swagger(
     path="/docs",
     title="Blueprints API",

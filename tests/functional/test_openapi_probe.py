@@ -36,7 +36,7 @@ PROBES = [
 ]
 ROUTES = {
     (route.method, api_gateway_path(route.openapi_path)): route
-    for route in platform_api.app._static_routes + platform_api.app._dynamic_routes
+    for route in platform_api.every_domain()._static_routes + platform_api.every_domain()._dynamic_routes
 }
 GROUP_ROUTES = [(method, path) for method, path, _ in OPERATIONS if required_groups(ROUTES[(method, path)])]
 # Fills the parameters a probe does not break: validation reports every broken one, so they need not be valid.

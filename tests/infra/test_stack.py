@@ -15,9 +15,11 @@ import pytest
 from aws_cdk.assertions import Match
 
 from functions.contacts.schema import CONTACT_TABLE
-from functions.platform.api import app as platform_app
+from functions.platform.api import every_domain
 from infra.domains import platform as platform_domain
 from tests.infra.conftest import domain_modules
+
+platform_app = every_domain()  # every domain's routes, as /docs describes them
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

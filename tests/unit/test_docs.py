@@ -57,7 +57,9 @@ def catalog_rows(doc: Path) -> Iterator[dict[str, str]]:
 
 
 def served_routes() -> set[tuple[str, str]]:
-    from functions.platform.api import app  # every domain's router, as /docs describes them
+    from functions.platform.api import every_domain
+
+    app = every_domain()  # every domain's router, as /docs describes them
 
     routes = app._static_routes + app._dynamic_routes  # Powertools' route table (pinned version)
     return {(route.method, _shape(route.path)) for route in routes}
