@@ -3,17 +3,9 @@ tests/unit/test_docs.py checks each against the routes served, the repository an
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns
+from functions.shared.catalog import AccessPattern, Columns, columns
 
-COLUMNS: Columns = (
-    ("access pattern", "name"),
-    ("route", "route"),
-    ("who", "who"),
-    ("table / index", "source"),
-    ("key condition", "key_condition"),
-    ("repository method", "repository_method"),
-    ("tests", "tests"),
-)
+COLUMNS: Columns = columns()
 
 PATTERNS: tuple[AccessPattern, ...] = (
     AccessPattern(

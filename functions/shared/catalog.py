@@ -17,15 +17,24 @@ from dataclasses import dataclass
 # (header, field of AccessPattern) for each column, in order.
 Columns = tuple[tuple[str, str], ...]
 
-COLUMNS: Columns = (
-    ("access pattern", "name"),
-    ("route", "route"),
-    ("who", "who"),
-    ("table / index", "source"),
-    ("key condition", "key_condition"),
-    ("repository method", "repository_method"),
-    ("tests", "tests"),
-)
+
+def columns(*, who: bool = True, source: str = "table / index", key_condition: str = "key condition",
+            book_pattern: str | None = None) -> Columns:
+    """A domain's table columns: the same seven everywhere, with the headers a domain words its own way (a page
+    without a "who" column, "key condition / write", the book's pattern beside the name on docs/patterns.md)."""
+    return (
+        ("access pattern", "name"),
+        *(((book_pattern, "book_pattern"),) if book_pattern else ()),
+        ("route", "route"),
+        *((("who", "who"),) if who else ()),
+        (source, "source"),
+        (key_condition, "key_condition"),
+        ("repository method", "repository_method"),
+        ("tests", "tests"),
+    )
+
+
+COLUMNS: Columns = columns()
 
 
 @dataclass(frozen=True)
