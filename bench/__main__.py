@@ -98,6 +98,17 @@ def read_cost(sizes: tuple[int, ...] = (0, 200, 2000)) -> None:
     ddb.resource.cache_clear()  # that resource belonged to the mock
 
 
+BENCH_KEYS = ROOT / ".local" / "bench-keys"  # the signing keys of the benches' runtimes (tokens via mint_token)
+
+
+def bench_runtime(max_concurrency: int):
+    """The local runtime a bench section starts (a context manager): stage dev under the prod stage's limits
+    (`prod_throttle`), its functions' logs dropped, its signing keys in BENCH_KEYS."""
+
+    return Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=BENCH_KEYS, max_concurrency=max_concurrency,
+                         log_sink=lambda *a, **k: None, throttle=prod_throttle())
+
+
 def prod_throttle():
     """The prod stage's throttling (from infra.stack), instead of dev's 50 requests/s, burst 100 that the local
     runtime enforces from the template: these workloads exceed dev's limits, as they would on AWS. A 429 here
@@ -113,14 +124,12 @@ def http_throughput(requests_total: int = 400, threads: int = 4) -> None:
     import requests
 
     from local.auth import mint_token
-    from local.runtime import Runtime
     from seeds import contacts as seed
 
     print(f"\n2. The same question over HTTP on the local runtime: {requests_total} requests, {threads} client threads")
     started = time.perf_counter()
-    keys = ROOT / ".local" / "bench-keys"
-    with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=threads,
-                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
+    keys = BENCH_KEYS
+    with bench_runtime(threads) as runtime:
         print(f"   start-up (synth + moto + tables + seed): {time.perf_counter() - started:.1f} s")
         token = mint_token("bench", (), 3600, keys_dir=keys)
         url = f"{runtime.url}/contacts/persons/{seed.BOB}/addresses?relationship=Business&on=2005-01-01"
@@ -152,14 +161,12 @@ def voting(votes_total: int = 2000, threads: int = 8) -> None:
     import requests
 
     from local.auth import mint_token
-    from local.runtime import Runtime
 
     candidates = ["Aurora", "Borealis", "Cirrus", "Drizzle"]
     print(f"\n3. Voting on the local runtime: {votes_total} voters, {threads} client threads, "
           f"'{candidates[0]}' takes 80% of the votes")
-    keys = ROOT / ".local" / "bench-keys"
-    with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=4,
-                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
+    keys = BENCH_KEYS
+    with bench_runtime(4) as runtime:
         tables = {t.logical_id: t for stack in runtime.stacks for t in stack.tables.values()}
         raw_votes = next(t for name, t in tables.items() if name.startswith("VotingRawVotesTable"))
         votes = next(t for name, t in tables.items() if name.startswith("VotingVotesTable"))

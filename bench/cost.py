@@ -270,13 +270,12 @@ class Loader:
     """Writes copies of a domain's seeded items, identifiers renamed, into the runtime's moto backend."""
 
     def __init__(self, runtime: Any):
-        from moto.dynamodb.models import dynamodb_backends
+        from local import moto_fidelity
 
-        backends = [backend for regions in dynamodb_backends.values() for backend in regions.values()]
         self.tables: dict[str, list[Any]] = {}
         for domain, prefix in DOMAINS.items():
             names = [t.name for stack in runtime.stacks for lid, t in stack.tables.items() if lid.startswith(prefix)]
-            self.tables[domain] = [b.tables[n] for n in names for b in backends if n in b.tables]
+            self.tables[domain] = [moto_fidelity.stored_table(name) for name in names]
         # The seeds, as they are now (before any measured write): the shapes to copy.
         self.seed = {d: [(t, [i.to_json()["Attributes"] for i in t.all_items()]) for t in ts]
                      for d, ts in self.tables.items()}
@@ -377,18 +376,16 @@ def _context(size: str) -> dict[str, Any]:
 def run() -> None:
     import requests
 
-    from bench.__main__ import prod_throttle
+    from bench.__main__ import BENCH_KEYS, bench_runtime
     from local.auth import mint_token
-    from local.runtime import Runtime
 
     started = time.perf_counter()
     print(f"\n11. Cost tables and scale audit: every GET route and each domain's main writes, through the local API, "
           f"with the seeds only and with +{LARGE:,} unrelated items per domain")
-    keys = ROOT / ".local" / "bench-keys"
+    keys = BENCH_KEYS
     calls = _calls()
     failures: list[str] = []
-    with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=2,
-                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
+    with bench_runtime(2) as runtime:
         runtime.streams.wait_idle(timeout=10)
         session = requests.Session()
         tokens: dict[tuple[str, tuple[str, ...]], str] = {}

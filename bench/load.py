@@ -588,16 +588,14 @@ def _throttling(api: Api, runtime: Any) -> list[str]:
 
 
 def run() -> None:
-    from bench.__main__ import prod_throttle
-    from local.runtime import Runtime
+    from bench.__main__ import BENCH_KEYS, bench_runtime
 
     scenarios = _scenarios()
     print(f"\n9. Load: {len(scenarios)} domains, {CLIENTS} clients each for {SECONDS:.0f} s (a write, then a main read, "
           f"in turn) on one local runtime under the prod stage's limits; every acknowledged write read back")
     started = time.perf_counter()
-    keys = ROOT / ".local" / "bench-keys"
-    with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=4,
-                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
+    keys = BENCH_KEYS
+    with bench_runtime(4) as runtime:
         runtime.streams.wait_idle(timeout=15)
         print(f"   start-up {time.perf_counter() - started:.0f} s")
         api = Api(runtime.url, keys, uuid.uuid4().hex[:8])

@@ -61,12 +61,10 @@ def _load(table_name: str, items: list[dict[str, Any]]) -> None:
     """Straight into the runtime's moto backend (it runs in this process): a bulk load, not a measured path. Over
     HTTP (BatchWriteItem through the IAM and serializing middlewares) 100,000 headers took 149 s; this takes a few."""
     from boto3.dynamodb.types import TypeSerializer
-    from moto.dynamodb.models import dynamodb_backends
 
     from local import moto_fidelity
 
-    (table,) = [backend.tables[table_name] for regions in dynamodb_backends.values() for backend in regions.values()
-                if table_name in backend.tables]
+    table = moto_fidelity.stored_table(table_name)
     serialize = TypeSerializer().serialize
     for item in items:
         table.put_item({name: serialize(value) for name, value in item.items()})
@@ -110,20 +108,18 @@ def run() -> None:
     import boto3
     import requests
 
-    from bench.__main__ import prod_throttle
+    from bench.__main__ import BENCH_KEYS, bench_runtime
     from functions.order_entry.repository import OrderEntryRepository
     from functions.order_entry.schema import ORDER_ENTRY_TABLE
     from functions.shared import ddb
     from functions.shared.settings import Settings
     from local.auth import mint_token
-    from local.runtime import Runtime
 
     print(f"\n8. Order entry, pattern 5 (OPEN orders in a date range, GSI2): N = 1 and N = 15 shards, "
           f"{ORDERS:,} orders each ({OPEN_SHARE:.0%} OPEN, dates over 2025)")
     started = time.perf_counter()
-    keys = ROOT / ".local" / "bench-keys"
-    with Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys, max_concurrency=2,
-                       log_sink=lambda *a, **k: None, throttle=prod_throttle()) as runtime:
+    keys = BENCH_KEYS
+    with bench_runtime(2) as runtime:
         ddb.resource.cache_clear()
         env = runtime.seed_environment()
         aws = {"endpoint_url": runtime.aws_endpoint, "region_name": "us-east-1"}

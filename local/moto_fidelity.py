@@ -283,6 +283,16 @@ def _partition_reads() -> None:
     Table.all_items = candidates  # type: ignore[method-assign]
 
 
+def stored_table(name: str) -> Any:
+    """moto's Table object for a table of this process's moto (an in-process loader writes to it, then calls
+    `written`)."""
+    from moto.dynamodb.models import dynamodb_backends
+
+    (table,) = [backend.tables[name] for regions in dynamodb_backends.values() for backend in regions.values()
+                if name in backend.tables]
+    return table
+
+
 def written(*table_names: str) -> None:
     """Tables that changed outside a DynamoDB request (a loader writing to moto's backend in-process); none: all."""
     for name in table_names or (None,):

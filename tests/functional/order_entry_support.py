@@ -61,7 +61,7 @@ _SEEDED: dict[str, Any] = {}
 
 @pytest.fixture(name="seeded")
 def seeded_fixture(client, table) -> Client:
-    stored = _moto_table(table)
+    stored = moto_fidelity.stored_table(table)
     if "items" not in _SEEDED:
         seed.load({ORDER_ENTRY_TABLE.env_var: table})
         _SEEDED["items"] = copy.deepcopy(stored.items)
@@ -69,14 +69,6 @@ def seeded_fixture(client, table) -> Client:
         stored.items = copy.deepcopy(_SEEDED["items"])
         moto_fidelity.written(table)  # its Query maps are stale
     return client
-
-
-def _moto_table(name: str) -> Any:
-    from moto.dynamodb.models import dynamodb_backends
-
-    (table,) = [backend.tables[name] for regions in dynamodb_backends.values() for backend in regions.values()
-                if name in backend.tables]
-    return table
 
 
 def ok(reply, status: int = 200) -> Any:
