@@ -37,7 +37,7 @@ replay: setup
 	@$(PY) -m local replay $(if $(FUNCTION),--function "$(FUNCTION)")
 
 test: setup lint-imports
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2
 
 # The layering contracts of .importlinter (functions/ stands alone, api -> service -> repository, infra reads schemas).
 lint-imports: setup

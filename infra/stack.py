@@ -119,6 +119,7 @@ class BlueprintsStack(Stack):
             parked=self.parked,
             removal_policy=stage.removal_policy,
             deletion_protection=stage.deletion_protection,
+            explain=stage.name == "dev",
         )
         self.domains: dict[str, ApiDomain] = {}
         for build in domains:

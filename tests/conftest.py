@@ -22,3 +22,24 @@ for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
 from local import moto_fidelity  # noqa: E402
 
 moto_fidelity.apply()
+
+
+# `make test` runs the suite on two workers (pytest-xdist, `-n 2`). Work is handed out by scope, as xdist's
+# `--dist loadscope` does (a module a scope), except for two directories that must each stay on one worker:
+# tests/functional, whose last tests check what the whole functional suite did (every grant used, every documented
+# status got: tests/functional/conftest.py), and tests/e2e, whose tests share one local runtime. xdist's own
+# `--dist loadgroup` cannot express this under pytest 9 (it renames node ids, which pytest 9 no longer reads).
+WHOLE_DIRECTORIES = ("tests/functional/", "tests/e2e/")
+
+
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class WholeDirectories(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            for directory in WHOLE_DIRECTORIES:
+                if nodeid.startswith(directory):
+                    return directory
+            return super()._split_scope(nodeid)
+
+    return WholeDirectories(config, log)

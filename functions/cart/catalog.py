@@ -3,7 +3,7 @@ tests/unit/test_docs.py checks each against the routes served, the repository an
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, StreamDemo, columns
 
 COLUMNS: Columns = columns()
 
@@ -189,5 +189,33 @@ PATTERNS: tuple[AccessPattern, ...] = (
         key_condition="Query pending; apply; UpdateItem `status = replayed` if pending",
         repository_method="`replay_record`, `ParkedRecords.mark`",
         tests="`test_a_parked_price_change_is_replayed_once`, `test_a_parked_ttl_removal_is_replayed_once`",
+    ),
+)
+
+# Example path and query parameters from the seeds (seeds/cart.py), for the explorer's runs (GET /explorer);
+# `@today`, `@today+1T09`: dates relative to the day the page is used, as the seeds are.
+EXAMPLES: dict[str, str] = {
+    "cartId": "c0ffee0000000000000000000000a11c",
+    "sku": "SKU-COFFEE",
+    "day": "@today",
+}
+
+# The explorer shows the price notifier at work: a new price, then the notification of an owner whose open cart holds
+# the SKU (alice's seeded cart holds SKU-COFFEE).
+STREAMS: tuple[StreamDemo, ...] = (
+    StreamDemo(
+        name="price-change notifications",
+        write="set a price",
+        read="my notifications, newest first",
+        what=(
+            "An admin sets a price (Prices, streamed with old and new images); the price notifier finds the open carts "
+            "holding the SKU through `CartsBySkuIndex` and writes each owner a notification. Sign in as alice with "
+            "the admin group (`make token USER=alice GROUPS=admin`) to see hers; the same price again streams nothing, "
+            "so change it between runs. Abandoned carts are the other consumer: a cart idle past its TTL is removed by "
+            "DynamoDB and counted on its expiry day (`GET /cart/abandoned`), days after its last change, so it is not "
+            "shown live here (tests/e2e/test_cart.py ages a cart to see it)."
+        ),
+        params={"sku": "SKU-COFFEE"},
+        body={"price": 13.25, "currency": "USD"},
     ),
 )

@@ -122,3 +122,10 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/catalog.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "productId": "2",
+    "childKind": "track",
+    "childId": "1",
+}

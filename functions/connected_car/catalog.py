@@ -3,7 +3,7 @@ tests/unit/test_docs.py checks each against the routes served, the repository an
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, StreamDemo, columns
 
 COLUMNS: Columns = columns(key_condition="key condition / write")
 
@@ -257,5 +257,31 @@ PATTERNS: tuple[AccessPattern, ...] = (
         key_condition="`vinType = vin#error AND eventId BETWEEN …`",
         repository_method="`events_of`",
         tests="`test_events_newest_first_and_by_type_from_the_type_index`",
+    ),
+)
+
+# Example path and query parameters from the seeds (seeds/connected_car.py), for the explorer's runs (GET /explorer);
+# `@today`, `@today+1T09`: dates relative to the day the page is used, as the seeds are.
+EXAMPLES: dict[str, str] = {
+    "dealerId": "denver-downtown",
+    "serviceDateHour": "@today+1T09",
+    "username": "alice",
+    "vin": "1HGCM82633A004352",
+}
+
+# The explorer shows the `isActive` consumer at work: a registration's status, then the customer's flag.
+STREAMS: tuple[StreamDemo, ...] = (
+    StreamDemo(
+        name="isActive",
+        write="register / change status",
+        read="get a customer",
+        what=(
+            "A registration's status is written in a transaction with the vehicle and the customer's `regVersion`; "
+            "the consumer of Registration's stream recomputes the customer's `isActive` (and the sparse `activeFlag` "
+            "behind `GET /connected-car/customers?active=true`) from all their registrations. alice is active: set "
+            "her registration `inactive`, watch `isActive` turn false, then set it `active` again."
+        ),
+        params={"username": "alice", "vin": "1HGCM82633A004352"},
+        body={"statusCode": "inactive"},
     ),
 )

@@ -114,3 +114,10 @@ PATTERNS: tuple[AccessPattern, ...] = (
         tests="`test_all_relationships_on_a_day_and_history`, `test_address_history_pages_with_filter`",
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/contacts.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "id": "1302c80a-7c61-4920-93a4-23c44c931945",
+    "personId": "1302c80a-7c61-4920-93a4-23c44c931945",
+    "linkId": "eca6da1c-0c94-4b3e-8531-f4f9481330ef",
+}

@@ -145,3 +145,9 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/ecommerce.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "username": "alexdebrie",
+    "orderId": "1VrgXBQ0VCshuQUnh1HrDIHQNwY",
+}

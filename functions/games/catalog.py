@@ -105,3 +105,9 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/games.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "userId": "bob",
+    "gameId": "Game1",
+}

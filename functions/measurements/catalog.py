@@ -62,3 +62,10 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/measurements.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "deviceId": "1",
+    "from": "0",
+    "to": "4102444800",
+}

@@ -72,3 +72,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
         tests="`test_the_bench_reads_the_same_index_items`",
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/messaging.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "msgId": "3kf8",
+}

@@ -240,3 +240,21 @@ PATTERNS: tuple[AccessPattern, ...] = (
         tests="`test_reference_products_and_customers_are_admin_puts`",
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/order_entry.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "productId": "P100",
+    "employeeId": "150",
+    "warehouseId": "SEA",
+    "jobId": "SA_REP",
+    "orderId": "O-1001",
+    "customerId": "C1",
+    "repId": "150",
+    "quarter": "2026-Q1",
+    "kind": "warehouse",
+    "entityId": "SEA",
+    "from": "2026-01-01",
+    "to": "2026-12-31",
+    "since": "2020-01-01",
+    "name": "Peter Tucker",
+}

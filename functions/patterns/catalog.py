@@ -297,3 +297,20 @@ PATTERNS: tuple[AccessPattern, ...] = (
         tests="`test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list`",
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/patterns.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "owner": "alexdebrie",
+    "repo": "dynamodb-book",
+    "number": "10",
+    "org": "McDonalds",
+    "country": "US",
+    "state": "WA",
+    "city": "Seattle",
+    "zipCode": "98101",
+    "customer": "2b5a41c0",
+    "username": "alexdebrie",
+    "storeId": "store-1",
+    "orderId": "1a2b",
+    "status": "CANCELLED",
+}

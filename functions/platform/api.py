@@ -1,4 +1,5 @@
-"""GET /health, and the OpenAPI description of every domain's routes with Swagger UI at GET /docs.
+"""GET /health, the OpenAPI description of every domain's routes with Swagger UI at GET /docs, and the model
+explorer at GET /explorer.
 
 The spec is generated from the domains' own routers, so it cannot drift from what they serve. They are imported
 when the description is first asked for (`every_domain()`), not when the function starts: /health, the route a
@@ -14,6 +15,8 @@ import threading
 from typing import Any
 
 import functions
+from aws_lambda_powertools.event_handler import Response, content_types
+
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
 
@@ -64,6 +67,20 @@ app.enable_swagger(
 @app.get("/health", include_in_schema=False)
 def health() -> dict:
     return {"status": "ok"}
+
+
+# The page's script and styles are inline and it calls only this API: nothing else may load, from anywhere.
+EXPLORER_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+                   "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+@app.get("/explorer", include_in_schema=False)
+def explorer() -> Response[str]:
+    """The model explorer (functions/platform/explorer.py): public, like /docs; its runs send the caller's token."""
+    from functions.platform.explorer import page
+
+    return Response(status_code=200, content_type=content_types.TEXT_HTML, body=page(),
+                    headers={"Content-Security-Policy": EXPLORER_POLICY, "Cache-Control": "no-cache"})
 
 
 lambda_handler = api_handler(app)

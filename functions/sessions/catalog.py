@@ -94,3 +94,9 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/sessions.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "token": "alice-phone-Wm5nB2xR7kTq9LdZ3vYc8HgJ1sPf4eNu0oAi",
+    "username": "alice",
+}

@@ -11,8 +11,10 @@ the renderer escapes it. Standard library only: nothing here runs in a request.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 # (header, field of AccessPattern) for each column, in order.
 Columns = tuple[tuple[str, str], ...]
@@ -47,6 +49,48 @@ class AccessPattern:
     repository_method: str
     tests: str
     book_pattern: str | None = None  # docs/patterns.md only: the book's pattern and the seed's section
+
+
+METHODS = ("GET", "PUT", "POST", "DELETE", "PATCH")
+_TICKS = re.compile(r"`([^`]+)`")
+
+
+def http_routes(route: str) -> list[tuple[str | None, str]]:
+    """The (method, path) pairs a route cell names, in order: each backticked `METHOD /path`, or backticked methods
+    followed by a backticked path (`` `PUT` (admin) / `GET` (signed in) `/x` ``: both). A path keeps its query
+    (`/x?on=2010`) and may start with `…`, the previous pattern's path shortened (`…/events?type=error`); a path with
+    no method before it has None."""
+    found: list[tuple[str | None, str]] = []
+    methods: list[str] = []
+    for token in _TICKS.findall(route):
+        method, _, path = token.partition(" ")
+        if method in METHODS and not path:
+            methods.append(method)
+            continue
+        if method in METHODS and path.startswith(("/", "…")):
+            methods = [method]
+        elif token.startswith(("/", "…")):
+            path = token
+        else:
+            continue
+        found += [(verb, path) for verb in methods] if methods else [(None, path)]
+        methods = []
+    return found
+
+
+@dataclass(frozen=True)
+class StreamDemo:
+    """A stream-driven model shown working (the explorer): `write` (an access pattern's name, with `params` and
+    `body`) changes a table whose stream a consumer reads; `read` (another pattern's name) answers what the consumer
+    derived, once it has run. `what` says in a sentence what to watch."""
+
+    name: str
+    write: str
+    read: str
+    what: str
+    params: Mapping[str, str] = field(default_factory=dict)
+    body: Any = None
+    query: str = ""
 
 
 def _cell(value: str | None) -> str:

@@ -11,6 +11,8 @@ call made outside a request (a stream consumer, a seed) adds to none.
 
 from __future__ import annotations
 
+import json
+import os
 import threading
 import time
 from collections import defaultdict
@@ -37,6 +39,8 @@ class Ledger:
     items_read: int = 0
     seconds: float = 0.0
     units: dict[tuple[str, str | None], list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0.0]))
+    # The calls and the items they read or wrote, when the request asked to be explained (`explained()`); else None.
+    calls: list[dict[str, Any]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, operation: str, response: dict[str, Any], seconds: float) -> None:
@@ -47,6 +51,31 @@ class Ledger:
             consumed = response.get("ConsumedCapacity") or []
             for entry in consumed if isinstance(consumed, list) else [consumed]:
                 self._add(entry, write=operation in WRITES)
+
+    def explain(self, call: dict[str, Any]) -> None:
+        with self._lock:
+            if self.calls is not None:
+                self.calls.append(call)
+
+    def explanation(self, limit: int = 16_000) -> str:
+        """The calls as compact ASCII JSON for a header, `[{"op", "items": [{"table", "tableVar", "index"?, "action",
+        "item"}], "error"?}]`; items beyond `limit` characters are left out, and the last entry then says how many
+        (`{"truncated": n}`)."""
+        calls, left_out, size = [], 0, 2
+        for call in self.calls or ():
+            kept = {**call, "items": []}
+            size += len(json.dumps(kept)) + 1
+            for item in call["items"]:
+                text = json.dumps(item)
+                if left_out or size + len(text) + 1 > limit:
+                    left_out += 1
+                    continue
+                kept["items"].append(item)
+                size += len(text) + 1
+            calls.append(kept)
+        if left_out:
+            calls.append({"truncated": left_out})
+        return json.dumps(calls, separators=(",", ":"))
 
     def _add(self, entry: dict[str, Any], *, write: bool) -> None:
         table = entry.get("TableName", "?")
@@ -86,11 +115,23 @@ class Ledger:
 _ledger: ContextVar[Ledger | None] = ContextVar("dynamodb_ledger", default=None)
 
 
+# Explaining a request (dev stage only, `EXPLAIN_ENV`): the answer also carries the items every DynamoDB call read or
+# wrote, for the model explorer (GET /explorer) to draw them grouped by item collection. Never on prod: a function
+# reads items it does not show (an idempotency record, a parent it checks), and the header would show them.
+EXPLAIN_ENV = "BLUEPRINTS_EXPLAIN"
+EXPLAIN_REQUEST_HEADER = "X-Blueprints-Explain"
+EXPLAIN_RESPONSE_HEADER = "X-Blueprints-Items"
+
+
+def explaining_allowed() -> bool:
+    return os.environ.get(EXPLAIN_ENV) == "items"
+
+
 @contextmanager
-def metered() -> Iterator[Ledger]:
+def metered(*, explain: bool = False) -> Iterator[Ledger]:
     """The ledger of one request: every DynamoDB call made in this context (and in contexts copied from it) adds to
-    it."""
-    ledger = Ledger()
+    it; with `explain`, so do the items each call read or wrote (`Ledger.calls`)."""
+    ledger = Ledger(calls=[] if explain else None)
     token = _ledger.set(ledger)
     try:
         yield ledger
@@ -119,8 +160,14 @@ def _ask_for_capacity(params: dict[str, Any], model: Any, **_: Any) -> None:
 _started: ContextVar[float] = ContextVar("dynamodb_call_started", default=0.0)
 
 
-def _start_clock(**_: Any) -> None:
+_request: ContextVar[dict[str, Any] | None] = ContextVar("dynamodb_call_request", default=None)
+
+
+def _start_clock(params: dict[str, Any], **_: Any) -> None:
     _started.set(time.perf_counter())
+    ledger = _ledger.get()
+    if ledger is not None and ledger.calls is not None:
+        _request.set(_json(params.get("body")))
 
 
 def _record(http_response: Any, parsed: dict[str, Any], model: Any, **_: Any) -> None:
@@ -128,6 +175,73 @@ def _record(http_response: Any, parsed: dict[str, Any], model: Any, **_: Any) ->
     if ledger is None or model.name not in METERED:
         return
     ledger.record(model.name, parsed, time.perf_counter() - _started.get())
+    if ledger.calls is not None:
+        ledger.explain(_call(model.name, _request.get() or {}, _json(getattr(http_response, "content", None)),
+                             (parsed.get("Error") or {}).get("Code")))
+
+
+def _json(body: Any) -> dict[str, Any]:
+    """A request or response body as DynamoDB sent it (wire JSON: `{"S": "x"}`, binary as base64 text)."""
+    try:
+        value = json.loads(body) if body else {}
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _call(operation: str, request: dict[str, Any], response: dict[str, Any], error: str | None) -> dict[str, Any]:
+    """One call for the explorer: every item it read (as returned, projected by the index) or wrote (the item put,
+    the key updated, deleted or checked), each with its table."""
+    items: list[dict[str, Any]] = []
+
+    def add(table: str | None, action: str, item: Any, index: str | None = None) -> None:
+        if table and isinstance(item, dict):
+            entry = {"table": table, "tableVar": _table_var(table), "action": action, "item": item}
+            items.append({**entry, "index": index} if index else entry)
+
+    table = request.get("TableName")
+    if operation == "GetItem":
+        add(table, "read", response.get("Item"))
+    elif operation in ("Query", "Scan"):
+        for item in response.get("Items") or ():
+            add(table, "read", item, request.get("IndexName"))
+    elif operation == "BatchGetItem":
+        for name, found in (response.get("Responses") or {}).items():
+            for item in found:
+                add(name, "read", item)
+    elif operation == "TransactGetItems":
+        for action, found in zip(request.get("TransactItems") or (), response.get("Responses") or ()):
+            add((action.get("Get") or {}).get("TableName"), "read", found.get("Item"))
+    elif operation == "PutItem":
+        add(table, "put", request.get("Item"))
+    elif operation in ("UpdateItem", "DeleteItem"):
+        written = response.get("Attributes") if operation == "UpdateItem" else None
+        add(table, "update" if operation == "UpdateItem" else "delete", {**request.get("Key", {}), **(written or {})})
+    elif operation == "BatchWriteItem":
+        for name, requests in (request.get("RequestItems") or {}).items():
+            for entry in requests:
+                if "PutRequest" in entry:
+                    add(name, "put", entry["PutRequest"].get("Item"))
+                elif "DeleteRequest" in entry:
+                    add(name, "delete", entry["DeleteRequest"].get("Key"))
+    elif operation == "TransactWriteItems":
+        for action in request.get("TransactItems") or ():
+            for kind, verb in (("Put", "put"), ("Update", "update"), ("Delete", "delete"), ("ConditionCheck", "check")):
+                if kind in action:
+                    add(action[kind].get("TableName"), verb, action[kind].get("Item" if kind == "Put" else "Key"))
+    call: dict[str, Any] = {"op": operation, "items": items}
+    if error:
+        call["error"] = error
+    return call
+
+
+def _table_var(table: str) -> str | None:
+    """The environment variable that names this table in the function (a `TableSpec.env_var`), which tells the
+    explorer the table's keys."""
+    for name, value in os.environ.items():
+        if value == table and name.endswith("_TABLE_NAME"):
+            return name
+    return None
 
 
 def _items_read(operation: str, response: dict[str, Any]) -> int:

@@ -93,8 +93,9 @@ class Resolver(APIGatewayRestResolver):
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """The answer, with what it cost in DynamoDB (functions/shared/cost.py) as a `Server-Timing` header and as
-        metrics."""
-        with cost.metered() as ledger:
+        metrics; on the dev stage, asked with `X-Blueprints-Explain: items`, also the items each call read or wrote
+        (`X-Blueprints-Items`, for the model explorer)."""
+        with cost.metered(explain=_asks_to_explain(event)) as ledger:
             response = self._answer(event, context)
         _bill(response, ledger)
         return response
@@ -173,12 +174,22 @@ def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:
     return _proxy_error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
 
 
+def _asks_to_explain(event: dict[str, Any]) -> bool:
+    if not cost.explaining_allowed():
+        return False
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    return headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) == "items"
+
+
 def _bill(response: dict[str, Any], ledger: cost.Ledger) -> None:
-    timing = ledger.server_timing()
-    if isinstance(response.get("multiValueHeaders"), dict):
-        response["multiValueHeaders"]["Server-Timing"] = [timing]
-    else:
-        response["headers"] = {**(response.get("headers") or {}), "Server-Timing": timing}
+    headers = {"Server-Timing": ledger.server_timing()}
+    if ledger.calls is not None:
+        headers[cost.EXPLAIN_RESPONSE_HEADER] = ledger.explanation()
+    for name, value in headers.items():
+        if isinstance(response.get("multiValueHeaders"), dict):
+            response["multiValueHeaders"][name] = [value]
+        else:
+            response["headers"] = {**(response.get("headers") or {}), name: value}
     metrics.add_metric(name="DynamoDBRequests", unit=MetricUnit.Count, value=ledger.requests)
     metrics.add_metric(name="DynamoDBItemsRead", unit=MetricUnit.Count, value=ledger.items_read)
     metrics.add_metric(name="DynamoDBReadUnits", unit=MetricUnit.Count, value=ledger.read_units)

@@ -85,3 +85,9 @@ PATTERNS: tuple[AccessPattern, ...] = (
         tests="`test_delete_removes_the_user_and_frees_its_email`",
     ),
 )
+
+# Example path and query parameters from the seeds (seeds/users.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "userId": "bob",
+    "email": "bob@gmail.com",
+}

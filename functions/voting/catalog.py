@@ -3,7 +3,7 @@ tests/unit/test_docs.py checks each against the routes served, the repository an
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, StreamDemo, columns
 
 COLUMNS: Columns = columns(source="table", key_condition="key condition / write")
 
@@ -132,5 +132,26 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
         repository_method="`ParkedRecords.pending`, `VotingRepository.replay`, `ParkedRecords.mark`",
         tests="same, `test_a_recount_that_corrected_the_poll_supersedes…`, `tests/e2e/test_poison_records.py`",
+    ),
+)
+
+# Example path and query parameters from the seeds (seeds/voting.py), for the explorer's runs (GET /explorer);
+EXAMPLES: dict[str, str] = {
+    "pollId": "favourite-feature",
+}
+
+# The explorer shows the aggregator at work: a ballot, then the results once the stream consumer has run.
+STREAMS: tuple[StreamDemo, ...] = (
+    StreamDemo(
+        name="vote aggregates",
+        write="vote",
+        read="results",
+        what=(
+            "A ballot is one conditional write to RawVotes; the aggregator reads RawVotes' stream and adds it to the "
+            "candidate's segment in Votes (`TOTAL#<candidate>#<segment>`), exactly once whatever Lambda redelivers. "
+            "The results change when it has run. A second ballot from the same user is a 409: sign in as another."
+        ),
+        params={"pollId": "favourite-feature"},
+        body={"candidate": "Streams"},
     ),
 )

@@ -28,6 +28,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from functions.shared.cost import EXPLAIN_ENV
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
 from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
@@ -84,6 +85,9 @@ class SharedInfra:
     parked: SpecTable
     removal_policy: RemovalPolicy
     deletion_protection: bool
+    # The API functions may answer the items their calls read or wrote, for the model explorer (dev stage only:
+    # functions/shared/cost.py, EXPLAIN_ENV).
+    explain: bool = False
 
 
 class ApiDomain(Construct):
@@ -124,6 +128,7 @@ class ApiDomain(Construct):
                 **{table.spec.env_var: table.table.table_name for table in self.tables.values()},
                 **({CURSOR_SECRET_ENV: shared.cursor_secret.secret_arn} if paged else {}),
                 **({IDEMPOTENCY_TABLE.env_var: shared.idempotency.table.table_name} if idempotency else {}),
+                **({EXPLAIN_ENV: "items"} if shared.explain else {}),
                 **(environment or {}),
             },
         ).function

@@ -1,4 +1,5 @@
-"""Public routes of the whole API: GET /health and the OpenAPI docs (Swagger UI at GET /docs)."""
+"""Public routes of the whole API: GET /health, the OpenAPI docs (Swagger UI at GET /docs) and the model explorer
+(GET /explorer)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ from constructs import Construct
 from infra.constructs.api_domain import ApiDomain, SharedInfra
 from infra.constructs.rest_api import Route
 
-ROUTES = [Route("GET", "/health", public=True), Route("GET", "/docs", public=True)]
+ROUTES = [Route("GET", "/health", public=True), Route("GET", "/docs", public=True),
+          Route("GET", "/explorer", public=True)]
 
 
 def platform(scope: Construct, shared: SharedInfra) -> ApiDomain:

@@ -58,3 +58,59 @@ def test_a_fan_out_in_copied_contexts_adds_to_the_one_ledger():
                           range(20)))
     assert ledger.requests == 20
     assert cost._ledger.get() is None
+
+
+def test_an_explained_request_records_every_item_read_or_written_with_its_table_and_index(monkeypatch):
+    monkeypatch.setenv("THINGS_TABLE_NAME", "t")
+    with mock_aws():
+        client = cost.instrument(boto3.client("dynamodb", region_name="us-east-1"))
+        client.create_table(
+            TableName="t", BillingMode="PAY_PER_REQUEST",
+            KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}, {"AttributeName": "s", "KeyType": "RANGE"}],
+            AttributeDefinitions=[{"AttributeName": a, "AttributeType": "S"} for a in ("k", "s", "g")],
+            GlobalSecondaryIndexes=[{"IndexName": "Gsi", "KeySchema": [{"AttributeName": "g", "KeyType": "HASH"}],
+                                     "Projection": {"ProjectionType": "KEYS_ONLY"}}])
+        with cost.metered(explain=True) as ledger:
+            client.put_item(TableName="t", Item={"k": {"S": "a"}, "s": {"S": "1"}, "g": {"S": "x"}})
+            client.transact_write_items(TransactItems=[
+                {"Put": {"TableName": "t", "Item": {"k": {"S": "a"}, "s": {"S": "2"}, "g": {"S": "x"}}}},
+                {"ConditionCheck": {"TableName": "t", "Key": {"k": {"S": "a"}, "s": {"S": "1"}},
+                                    "ConditionExpression": "attribute_exists(k)"}}])
+            client.query(TableName="t", IndexName="Gsi", KeyConditionExpression="g = :g",
+                         ExpressionAttributeValues={":g": {"S": "x"}})
+            client.batch_get_item(RequestItems={"t": {"Keys": [{"k": {"S": "a"}, "s": {"S": "2"}}]}})
+            try:
+                client.update_item(TableName="t", Key={"k": {"S": "b"}, "s": {"S": "1"}}, UpdateExpression="SET v = :v",
+                                   ConditionExpression="attribute_exists(k)", ExpressionAttributeValues={":v": {"N": "1"}})
+            except client.exceptions.ConditionalCheckFailedException:
+                pass
+        with cost.metered() as plain:
+            client.get_item(TableName="t", Key={"k": {"S": "a"}, "s": {"S": "1"}})
+    calls = json.loads(ledger.explanation())
+    row = lambda action, item, index=None: {"table": "t", "tableVar": "THINGS_TABLE_NAME", "action": action,
+                                            "item": item, **({"index": index} if index else {})}
+    a1, a2 = ({"k": {"S": "a"}, "s": {"S": s}} for s in "12")
+    assert calls == [
+        {"op": "PutItem", "items": [row("put", {**a1, "g": {"S": "x"}})]},
+        {"op": "TransactWriteItems", "items": [row("put", {**a2, "g": {"S": "x"}}), row("check", a1)]},
+        {"op": "Query", "items": [row("read", {**a1, "g": {"S": "x"}}, "Gsi"), row("read", {**a2, "g": {"S": "x"}}, "Gsi")]},
+        {"op": "BatchGetItem", "items": [row("read", {**a2, "g": {"S": "x"}})]},
+        {"op": "UpdateItem", "items": [row("update", {"k": {"S": "b"}, "s": {"S": "1"}})],
+         "error": "ConditionalCheckFailedException"},
+    ]
+    assert plain.calls is None  # not asked: nothing kept
+
+
+def test_an_explanation_leaves_out_items_beyond_its_limit_and_says_how_many():
+    ledger = cost.Ledger(calls=[{"op": "Query", "items": [{"table": "t", "item": {"k": {"S": "x" * 100}}}] * 10}])
+    calls = json.loads(ledger.explanation(limit=600))
+    assert 1 <= len(calls[0]["items"]) < 10
+    assert calls[-1] == {"truncated": 10 - len(calls[0]["items"])}
+    assert len(ledger.explanation(limit=600)) <= 600 + len('{"truncated":10},')
+
+
+def test_only_a_stage_that_allows_it_explains_a_request(monkeypatch):
+    monkeypatch.delenv(cost.EXPLAIN_ENV, raising=False)
+    assert not cost.explaining_allowed()
+    monkeypatch.setenv(cost.EXPLAIN_ENV, "items")
+    assert cost.explaining_allowed()

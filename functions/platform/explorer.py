@@ -1,0 +1,134 @@
+"""GET /explorer: every domain's model, access patterns and their cost, in one page (issue 17).
+
+The page is a single HTML document with its script and styles inline (functions/platform/explorer.html): no build
+step, nothing fetched from the internet. What it shows comes from the code the backend runs, embedded in the page
+as JSON when it is served:
+- the tables of each domain from its `functions/<domain>/schema.py` `TABLES` (the same `TableSpec`s the CDK builds
+  the tables from): keys, every index with its keys and projection, TTL, stream;
+- the entity table, the access patterns, the example path parameters and the stream demonstrations from its
+  `functions/<domain>/catalog.py` (the data docs/<domain>.md is generated from).
+The page then calls the API itself: the OpenAPI description (/docs?format=json) for each route's parameters and
+body, and the routes, with the token pasted in its sign-in box.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import pkgutil
+from dataclasses import asdict
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import functions
+from functions.shared.catalog import AccessPattern, StreamDemo, http_routes
+from functions.shared.cost import EXPLAIN_REQUEST_HEADER, EXPLAIN_RESPONSE_HEADER, explaining_allowed
+from functions.shared.schema import IDEMPOTENCY_TABLE, PARKED_TABLE
+from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
+
+NOT_DOMAINS = ("shared", "platform")
+PAGE = Path(__file__).with_name("explorer.html")
+MODEL_MARK = "/*MODEL*/null"
+
+
+def domain_names() -> list[str]:
+    """Every domain package of functions/ (found, not listed: a new domain needs no entry)."""
+    return sorted(m.name for m in pkgutil.iter_modules(functions.__path__) if m.ispkg and m.name not in NOT_DOMAINS)
+
+
+def _key(key: KeyAttribute | None) -> dict[str, str] | None:
+    return None if key is None else {"name": key.name, "type": key.type}
+
+
+def _index(index: IndexSpec) -> dict[str, Any]:
+    projection = index.projection if isinstance(index.projection, str) else list(index.projection)
+    return {"name": index.name, "partitionKey": _key(index.partition_key), "sortKey": _key(index.sort_key),
+            "projection": projection}
+
+
+def table(spec: TableSpec) -> dict[str, Any]:
+    return {
+        "name": spec.construct_id.removesuffix("Table"),
+        "envVar": spec.env_var,
+        "partitionKey": _key(spec.partition_key),
+        "sortKey": _key(spec.sort_key),
+        "indexes": [_index(index) for index in spec.indexes],
+        "ttl": spec.ttl_attribute,
+        "stream": spec.stream_view,
+    }
+
+
+def pattern(access: AccessPattern, previous: list[dict[str, str]]) -> dict[str, Any]:
+    """A pattern with the requests its route names, each resolved to a method and a full path (a `…/x` path is the
+    previous pattern's path up to its `/x`)."""
+    requests = []
+    for method, path in http_routes(access.route):
+        if path.startswith("…"):
+            if not previous:
+                continue
+            base = previous[0]["path"]
+            tail = path[1:].split("?", 1)
+            first = "/" + tail[0].strip("/").split("/")[0]
+            cut = base.rfind(first)
+            path = (base[:cut] if cut >= 0 else base) + path[1:]
+            method = method or previous[0]["method"]
+        if method is None:
+            continue
+        path, _, query = path.partition("?")
+        requests.append({"method": method, "path": path.replace("…", ""), "query": query.replace("…", "")})
+    return {
+        "name": access.name,
+        "route": access.route,
+        "who": access.who,
+        "source": access.source,
+        "keyCondition": access.key_condition,
+        "repositoryMethod": access.repository_method,
+        "tests": access.tests,
+        "bookPattern": access.book_pattern,
+        "requests": requests,
+    }
+
+
+def domain(name: str) -> dict[str, Any]:
+    package = importlib.import_module(f"functions.{name}")
+    schema = importlib.import_module(f"functions.{name}.schema")
+    catalog = importlib.import_module(f"functions.{name}.catalog")
+    patterns: list[dict[str, Any]] = []
+    previous: list[dict[str, str]] = []
+    for access in catalog.PATTERNS:
+        patterns.append(pattern(access, previous))
+        previous = patterns[-1]["requests"] or previous
+    entities = getattr(catalog, "ENTITIES", None)
+    demos: tuple[StreamDemo, ...] = getattr(catalog, "STREAMS", ())
+    return {
+        "name": name,
+        "title": name.replace("_", " ").capitalize(),
+        "summary": (package.__doc__ or "").strip(),
+        "tables": [table(spec) for spec in schema.TABLES],
+        "entities": None if entities is None else {"columns": list(entities.columns),
+                                                    "rows": [list(row) for row in entities.rows]},
+        "patterns": patterns,
+        "examples": dict(getattr(catalog, "EXAMPLES", {})),
+        "streams": [{**asdict(demo), "params": dict(demo.params)} for demo in demos],
+    }
+
+
+@cache
+def model() -> dict[str, Any]:
+    return {
+        "domains": [domain(name) for name in domain_names()],
+        "shared": [table(IDEMPOTENCY_TABLE), table(PARKED_TABLE)],
+        "explain": {"allowed": explaining_allowed(), "request": EXPLAIN_REQUEST_HEADER,
+                    "response": EXPLAIN_RESPONSE_HEADER},
+    }
+
+
+@cache
+def page() -> str:
+    """The page with the model in it. `</` is escaped in the JSON so no string of it can close the script."""
+    data = json.dumps(model(), ensure_ascii=True).replace("</", "<\\/")
+    text = PAGE.read_text(encoding="utf-8")
+    if MODEL_MARK not in text:
+        raise ValueError(f"{PAGE.name} lacks {MODEL_MARK}")
+    return text.replace(MODEL_MARK, data)
