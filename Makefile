@@ -48,7 +48,7 @@ new-domain: setup
 	@test -n "$(NAME)" || { echo "usage: make new-domain NAME=<name> [SUMMARY='one line']" >&2; exit 2; }
 	$(PY) -m tools.new_domain "$(NAME)" $(if $(SUMMARY),--summary "$(SUMMARY)")
 
-# The access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py (`--check`: compare only).
+# The entity and access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py (`--check`: compare only).
 docs: setup
 	$(PY) -m tools.docs
 

@@ -1,9 +1,55 @@
-"""Cart: its access patterns, declared once. docs/cart.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Cart: its entities and access patterns, declared once. docs/cart.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, StreamDemo, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, StreamDemo, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("table", "partition key", "sort key", "other attributes", "indexes, TTL, stream"),
+    rows=(
+        (
+            "Carts: header",
+            "`cartId` (32 hex)",
+            "`sk = \"#cart\"`",
+            (
+                "`owner`, `status` (`OPEN`|`CHECKED_OUT`), `skus` (the seed's String Set; absent when empty; ≤ 50), "
+                "`version` (+1 a change), `createdAt`, `updatedAt`, `expiresAt` (epoch s)"
+            ),
+            "TTL `expiresAt`; stream `OLD_IMAGE`",
+        ),
+        (
+            "Carts: line",
+            "`cartId`",
+            "`sk = \"LINE#<sku>\"`",
+            "`sku`, `quantity` (1..999), `owner`, `updatedAt`, `lineSku` (= sku, only while the cart is open)",
+            "**CartsBySkuIndex** (`lineSku`, `cartId`), projects `owner`: sparse, lines of open carts only",
+        ),
+        (
+            "Prices",
+            "`sku`",
+            "—",
+            "`price` (exact decimal), `currency`, `version` (+1 a change), `updatedAt`",
+            "stream `NEW_AND_OLD_IMAGES`",
+        ),
+        (
+            "CartNotifications: notification",
+            "`owner`",
+            "`sk = \"NOTE#<changedAt>#<sku>\"`",
+            "`sku`, `oldPrice`, `newPrice`, `currency`, `priceVersion`, `changedAt`, `cartIds`",
+            "—",
+        ),
+        ("CartNotifications: marker", "`owner`", "`sk = \"SKU#<sku>\"`", "`lastNotifiedVersion`", "—"),
+        ("CartStats: day", "`pk = \"DAY#<yyyy-mm-dd>\"`", "—", "`abandonedCarts`", "—"),
+        (
+            "CartStats: marker",
+            "`pk = \"ABANDONED#<cartId>\"`",
+            "—",
+            "`day`, `expiresAt` (3 days: longer than the stream keeps a record)",
+            "TTL `expiresAt`",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

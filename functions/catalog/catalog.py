@@ -1,9 +1,55 @@
-"""Catalog: its access patterns, declared once. docs/catalog.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Catalog: its entities and access patterns, declared once. docs/catalog.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("table", "entity", "partition key", "sort key", "other attributes"),
+    rows=(
+        (
+            "Products",
+            "Book",
+            "`ProductID`",
+            "`type` = `book`",
+            "`title`, `author`, `genre`, `publisher`, `datePublished`, `ISBN`",
+        ),
+        (
+            "Products",
+            "Album",
+            "`ProductID`",
+            "`type` = `album`",
+            "`title`, `artist`, `genre`, `label`, `studio`, `released`, `producer`",
+        ),
+        (
+            "Products",
+            "Track (child of an album)",
+            "`ProductID`",
+            "`type` = `album:track#<trackId>`",
+            "`title`, `length`, `music`, `vocals`",
+        ),
+        ("Products", "Movie", "`ProductID`", "`type` = `movie`", "`title`, `genre`, `writer`, `producer`"),
+        (
+            "Products",
+            "Actor (child of a movie)",
+            "`ProductID`",
+            "`type` = `movie:actor#<actorId>`",
+            "`name`, `character`, `image`",
+        ),
+        (
+            "ProductDocuments",
+            "Document",
+            "`ProductID`",
+            "—",
+            (
+                "`kind` (`book`|`album`|`movie`), `title`, `author`, `artist`, `genre`, `writer`, `publisher`, "
+                "`datePublished`, `ISBN`, `Attributes` (map: any JSON; an album's `tracks` and a movie's `actors` are "
+                "lists of maps)"
+            ),
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

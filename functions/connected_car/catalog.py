@@ -1,9 +1,65 @@
-"""Connected car: its access patterns, declared once. docs/connected-car.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Connected car: its entities and access patterns, declared once. docs/connected-car.md's two tables are rendered from
+them (`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the
+tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, StreamDemo, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, StreamDemo, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("table", "partition key", "sort key", "other attributes", "indexes"),
+    rows=(
+        ("Dealer", "`dealerId`", "—", "`name`, `address`?", "—"),
+        (
+            "Timeslot",
+            "`dealerId`",
+            "`serviceDateHour` (`2026-12-01T09`)",
+            "`serviceBayCount`, `bookedCount`, `availableBays`",
+            "—",
+        ),
+        (
+            "Customer",
+            "`username`",
+            "—",
+            "`name`, `email`, `isActive`, `regVersion`, `activeFlag`?",
+            "**ActiveCustomerIndex** (`activeFlag`, `username`) — sparse: only active customers carry `activeFlag`",
+        ),
+        (
+            "Vehicle",
+            "`vin`",
+            "—",
+            "`make`, `model`, `year`, `activeUsername`? (who holds its active registration)",
+            "—",
+        ),
+        (
+            "Registration",
+            "`username`",
+            "`vin`",
+            "`statusCode` (`active`|`inactive`), `createdAt`, `updatedAt`",
+            "**VehicleRegistrationIndex** (`vin`, `username`) — the seed's reversed keys. Stream: `KEYS_ONLY`",
+        ),
+        (
+            "Appointment",
+            "`appointmentId` (UUID)",
+            "—",
+            (
+                "`dealerId`, `serviceDateHour`, `username`, `vin`, `timeslotKey` = `dealerId#serviceDateHour`, "
+                "`registrationKey` = `username#vin`, `createdAt`"
+            ),
+            (
+                "**TimeslotAppointmentIndex** (`timeslotKey`, `appointmentId`), **RegistrationAppointmentIndex** "
+                "(`registrationKey`, `serviceDateHour`)"
+            ),
+        ),
+        (
+            "Event",
+            "`vin`",
+            "`eventId` = `<UTC time with ms>#<random>`",
+            "`type` (`error`|`warning`), `code`, `message`, `timestamp`, `expiresAt` (TTL), `vinType` = `vin#type`",
+            "**VehicleEventTypeIndex** (`vinType`, `eventId`)",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns(key_condition="key condition / write")
 

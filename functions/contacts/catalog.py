@@ -1,9 +1,53 @@
-"""Contacts: its access patterns, declared once. docs/contacts.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Contacts: its entities and access patterns, declared once. docs/contacts.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=(
+        "entity",
+        "`Id` (PK)",
+        "`Type` (SK)",
+        "other attributes",
+        "ContactTypeIndex (`Type`, `Id`)",
+        "ContactLastNameIndex (`LastName`, `FirstName`)",
+        "ContactPersonIndex (`PersonId`, `RelationshipStart`)",
+    ),
+    rows=(
+        (
+            "Person",
+            "person UUID",
+            "`Person`",
+            "`FirstName`, `LastName`",
+            "`Person`, person UUID",
+            "last name, first name",
+            "—",
+        ),
+        (
+            "Address",
+            "address UUID",
+            "`Address`",
+            "`StreetAddress`, `City`, `State`, `ZipCode`",
+            "`Address`, address UUID",
+            "—",
+            "—",
+        ),
+        (
+            "PersonAddress (link)",
+            "link UUID",
+            "`PersonAddress`",
+            (
+                "`PersonId`, `AddressId`, `Relationship` (`Business`|`Residential`), `StartTimestampUTC`, "
+                "`EndTimestampUTC`?"
+            ),
+            "`PersonAddress`, link UUID",
+            "—",
+            "person UUID, `<Relationship>#<YYYY-MM-DD start>`",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns(who=False, key_condition="key condition (+ filter)")
 

@@ -1,9 +1,35 @@
-"""Ecommerce: its access patterns, declared once. docs/ecommerce.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Ecommerce: its entities and access patterns, declared once. docs/ecommerce.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("entity", "PK", "SK", "other attributes"),
+    rows=(
+        (
+            "Customer",
+            "`CUSTOMER#<Username>`",
+            "`CUSTOMER#<Username>`",
+            "`username`, `name`, `email`, `addresses` (map: name → `{street, city, state?, postalCode?, country?}`)",
+        ),
+        ("CustomerEmail", "`CUSTOMEREMAIL#<Email>`", "`CUSTOMEREMAIL#<Email>`", "`email`, `username` (whose it is)"),
+        ("Address", "— (an entry of the customer's `addresses` map, at most 20)", "—", ""),
+        (
+            "Order",
+            "`CUSTOMER#<Username>`",
+            "`#ORDER#<OrderId>`",
+            "`orderId` (KSUID), `username`, `createdAt`, `status`, `numberOfItems`, `amount`, `updatedAt`?",
+        ),
+        (
+            "OrderItem",
+            "`ORDER#<OrderId>#ITEM#<ItemId>`",
+            "`ORDER#<OrderId>#ITEM#<ItemId>`",
+            "`orderId`, `itemId`, `description`, `price`, `quantity`",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

@@ -1,9 +1,27 @@
-"""Games: its access patterns, declared once. docs/games.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Games: its entities and access patterns, declared once. docs/games.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("table / index", "item", "partition key", "sort key", "other attributes"),
+    rows=(
+        (
+            "Games",
+            "game",
+            "`GameId`",
+            "—",
+            (
+                "`name`, `maxPlayers` (1–1000), `playerCount` (the memberships of the game, changed only in their "
+                "transactions)"
+            ),
+        ),
+        ("UserGames", "membership", "`UserId`", "`GameId`", "`joinedAt` (ISO-8601 UTC)"),
+        ("GameUsersIndex (GSI of UserGames, projection ALL)", "membership", "`GameId`", "`UserId`", "`joinedAt`"),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

@@ -1,9 +1,35 @@
-"""Measurements: its access patterns, declared once. docs/measurements.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Measurements: its entities and access patterns, declared once. docs/measurements.md's two tables are rendered from
+them (`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the
+tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("entity", "table", "partition key", "sort key", "other attributes", "indexes"),
+    rows=(
+        (
+            "Bin",
+            "DeviceMeasurements",
+            "`DeviceId` (S)",
+            "`bin` (N): the bin's first epoch second, a multiple of 300",
+            "`expiresAt` (N, **TTL**) = bin + 300 s + 90 days; one `r<SSS>` per reading",
+            "—",
+        ),
+        (
+            "Reading",
+            "(inside its bin)",
+            "—",
+            "—",
+            (
+                "`r<SSS>` = `{\"t\": temperature, \"p\": pressure}`, SSS = seconds since the bin's start "
+                "(`r000`…`r299`); its instant is `bin + SSS`"
+            ),
+            "—",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

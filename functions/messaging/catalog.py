@@ -1,9 +1,27 @@
-"""Messaging: its access patterns, declared once. docs/messaging.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Messaging: its entities and access patterns, declared once. docs/messaging.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("table / index", "partition key", "sort key", "other attributes", "projection"),
+    rows=(
+        (
+            "Messages (table)",
+            "`MsgId`",
+            "—",
+            (
+                "`Recipient`, `Sender`, `Date`, `Subject`, `Body`, `Attachments` (list of `{Name, Size, ContentType}`, "
+                "absent when none)"
+            ),
+            "—",
+        ),
+        ("**Inbox** (GSI)", "`Recipient`", "`Date`", "`MsgId` (table key)", "`INCLUDE` `Sender`, `Subject`"),
+        ("**Outbox** (GSI)", "`Sender`", "`Date`", "`MsgId` (table key)", "`INCLUDE` `Recipient`, `Subject`"),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

@@ -1,9 +1,29 @@
-"""Order entry: its access patterns, declared once. docs/order-entry.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Order entry: its entities and access patterns, declared once. docs/order-entry.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("entity", "PK", "SK", "Data (GSI1 sort key)", "GSI2PK / GSI2SK"),
+    rows=(
+        ("region, country, location, department, job, warehouse", "`<KIND>#id`", "`<KIND>#id`", "–", "–"),
+        ("employee (details)", "`EMPLOYEE#e`", "`NAME#<name>`", "`EMPLOYEE#e`", "–"),
+        ("employee confidential", "`EMPLOYEE#e`", "`HR-CONFIDENTIAL`", "`<hire date>`", "–"),
+        ("employee's current job (edge)", "`EMPLOYEE#e`", "`JOB#<job>`", "`EMPLOYEE#<name>#e`", "–"),
+        ("employee's warehouse (edge)", "`EMPLOYEE#e`", "`WAREHOUSE#<w>`", "`EMPLOYEE#<name>#e`", "–"),
+        ("job history", "`EMPLOYEE#e`", "`JH#<start>#<job>`", "–", "–"),
+        ("customer", "`CUSTOMER#c`", "`CUSTOMER#c`", "–", "–"),
+        ("customer's rep (edge)", "`CUSTOMER#c`", "`REP#r`", "`CUSTOMER#<name>#c`", "–"),
+        ("product (with `totalInventory`)", "`PRODUCT#p`", "`PRODUCT#p`", "–", "–"),
+        ("inventory", "`WAREHOUSE#w`", "`PRODUCT#p`", "`WAREHOUSE#w`", "–"),
+        ("order header", "`ORDER#o`", "`CUSTOMER#c`", "`<STATUS>#<date>#o`", "`ORDERS#<shard>` / `<STATUS>#<date>#o`"),
+        ("order's rep (edge)", "`ORDER#o`", "`REP#r`", "`<STATUS>#<date>#o`", "–"),
+        ("order line", "`ORDER#o`", "`PRODUCT#p`", "`ORDER#<date>#o`", "–"),
+        ("rep quarter total", "`REP#r`", "`<YYYY>-Q<n>`", "zero-padded total in cents", "–"),
+    ),
+)
 
 COLUMNS: Columns = columns(who=False)
 

@@ -1,9 +1,58 @@
-"""Patterns: its access patterns, declared once. docs/patterns.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Patterns: its entities and access patterns, declared once. docs/patterns.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("entity", "PK", "SK", "GSI1PK / GSI1SK", "GSI2PK / GSI2SK (sparse)", "other attributes"),
+    rows=(
+        (
+            "Repo",
+            "`REPO#<owner>#<repo>`",
+            "`REPO#<owner>#<repo>`",
+            "—",
+            "—",
+            "`owner`, `repo`, `description`, `StarCount`, `IssueCount`",
+        ),
+        (
+            "Issue",
+            "`REPO#<owner>#<repo>`",
+            "`ISSUE#<0000007>` (7 digits)",
+            "`REPO#<owner>#<repo>` / `ISSUE#<updatedAt>#<0000007>`",
+            "open only: `REPO#<owner>#<repo>#OPEN` / `ISSUE#<0000007>`",
+            "`number`, `title`, `status`, `author`, `createdAt`, `updatedAt`",
+        ),
+        ("Star", "`REPO#<owner>#<repo>`", "`STAR#<username>`", "—", "—", "`username`, `starredAt`"),
+        ("Org", "`ORG#<org>`", "`ORG#<org>`", "—", "—", "`org`, `name`"),
+        (
+            "User",
+            "`ORG#<org>`",
+            "`USER#<username>`",
+            "—",
+            "admins only: `ORG#<org>#ADMINS` / `USER#<username>`",
+            "`username`, `name`, `role`",
+        ),
+        (
+            "Store",
+            "`STORE#<country>`",
+            "`<state>#<city>#<zip>#<storeId>`",
+            "—",
+            "—",
+            "`country`, `state`, `city`, `zip`, `address`",
+        ),
+        ("Featured (singleton)", "`FEATURED`", "`FEATURED`", "—", "—", "`repos` (`owner/repo`, ≤ 10), `updatedAt`"),
+        (
+            "Order",
+            "`CUSTOMER#<customer>`",
+            "`ORDER#<orderId>`",
+            "`CUSTOMER#<customer>` / `ORDER#<STATUS>#<orderedAt>#<orderId>`",
+            "—",
+            "`status`, `orderedAt`, `amount`",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns(key_condition="key condition / write", book_pattern="Book pattern (seed section)")
 

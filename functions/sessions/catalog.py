@@ -1,9 +1,32 @@
-"""Sessions: its access patterns, declared once. docs/sessions.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Sessions: its entities and access patterns, declared once. docs/sessions.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("entity", "table / index", "partition key", "sort key", "other attributes"),
+    rows=(
+        (
+            "Session",
+            "SessionTable",
+            "`SessionToken`",
+            "—",
+            (
+                "`Username`, `CreatedAt`, `ExpiresAt` (ISO-8601), `TTL` (Number, epoch seconds = `ExpiresAt`; "
+                "DynamoDB's TTL attribute)"
+            ),
+        ),
+        (
+            "Session (tokens of a user)",
+            "**UserIndex**",
+            "`Username`",
+            "—",
+            "KEYS_ONLY: `SessionToken` (and `Username`) only",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns()
 

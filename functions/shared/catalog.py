@@ -1,9 +1,12 @@
-"""Access patterns declared once, as plain data (issue 17).
+"""Access patterns and entities declared once, as plain data (issue 17).
 
 Each domain lists its access patterns in functions/<domain>/catalog.py: `PATTERNS` (one `AccessPattern` a row) and
 `COLUMNS` (the table's headers, each with the field it shows). The "## Access patterns" table of docs/<domain>.md is
 rendered from them by `make docs` (tools/docs.py), and tests/unit/test_docs.py checks the rendered table against the
 page and every pattern against the routes served, the code under functions/ and the tests under tests/.
+
+The same catalog holds `ENTITIES` (an `EntityTable`): the page's entity chart (its items or tables with their keys,
+indexes and attributes), headers worded the domain's own way, rendered by `make docs` too.
 
 The cells are markdown as the docs show them (backticked routes, method names and tests), with `|` written plainly:
 the renderer escapes it. Standard library only: nothing here runs in a request.
@@ -111,3 +114,26 @@ def markdown_table(patterns: Iterable[AccessPattern], columns: Columns = COLUMNS
     for pattern in patterns:
         lines.append(_row(getattr(pattern, field) for _, field in columns))
     return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class EntityTable:
+    """A page's entity chart: its headers and one row of cells an entity (an item, a table or an index), markdown as
+    the docs write them. Pages word and choose their columns their own way (keys, indexes, TTL), so the headers are
+    data too; an empty string is an empty cell."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def __post_init__(self) -> None:
+        if not self.columns:
+            raise ValueError("an entity table has columns")
+        for row in self.rows:
+            if len(row) != len(self.columns):
+                raise ValueError(f"{len(row)} cells for {len(self.columns)} columns {self.columns!r}: {row!r}")
+
+    def markdown(self) -> str:
+        """The table as the docs write it: a header row, `|---|` per column, one row an entity; ends with a newline."""
+        lines = [_row(self.columns), "|" + "---|" * len(self.columns)]
+        lines.extend(_row(row) for row in self.rows)
+        return "\n".join(lines) + "\n"

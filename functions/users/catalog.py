@@ -1,9 +1,27 @@
-"""Users: its access patterns, declared once. docs/users.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Users: its entities and access patterns, declared once. docs/users.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("entity", "table `Users`: `UserId` (PK)", "`UsersEmailIndex`: `Email` (PK)", "other attributes"),
+    rows=(
+        (
+            "User",
+            "the user id (`bob`)",
+            "the normalized email (`bob@gmail.com`)",
+            "`JoinDate` (`YYYY-MM-DD`; projected into the index)",
+        ),
+        (
+            "Email marker",
+            "`EMAIL#<normalized email>`",
+            "— (no `Email` attribute: never in the index)",
+            "`OwnerId` (the user holding the email)",
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns(key_condition="key condition / write")
 

@@ -1,9 +1,56 @@
-"""Voting: its access patterns, declared once. docs/voting.md's table is rendered from them (`make docs`);
-tests/unit/test_docs.py checks each against the routes served, the repository and the tests."""
+"""Voting: its entities and access patterns, declared once. docs/voting.md's two tables are rendered from them
+(`make docs`); tests/unit/test_docs.py checks each pattern against the routes served, the repository and the tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, StreamDemo, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, StreamDemo, columns
+
+ENTITIES: EntityTable = EntityTable(
+    columns=("table", "item", "partition key", "sort key", "attributes"),
+    rows=(
+        (
+            "RawVotes",
+            "ballot",
+            "`pollId`",
+            "`userId` (the caller's `sub`)",
+            (
+                "`candidate` (absent once withdrawn: a tombstone), `votedAt`, `updatedAt`, `withdrawnAt`?, `version` "
+                "(+1 on every write)"
+            ),
+        ),
+        (
+            "Votes",
+            "poll",
+            "`pollId`",
+            "`#poll`",
+            "`question`, `candidates` (list, in display order), `createdAt`, `recountVersion`?",
+        ),
+        (
+            "Votes",
+            "aggregate segment",
+            "`pollId`",
+            "`TOTAL#<candidate>#<segment>`",
+            "`candidate`, `votes` (a signed count; the segments of a candidate sum to its total)",
+        ),
+        (
+            "Votes",
+            "applied counter",
+            "`pollId`",
+            "`APPLIED#<segment>`",
+            "`changes`: RawVotes changes (version increments) the aggregator has applied",
+        ),
+        (
+            "Votes",
+            "shard checkpoint",
+            "`SHARD#<stream ARN>#<shard id>`",
+            "`#checkpoint`",
+            (
+                "`sequenceNumber` (40-digit zero-padded string), `updatedAt`, `expiresAt` (TTL), `appliedRecords`, "
+                "`itemWrites`, `flushes`"
+            ),
+        ),
+    ),
+)
 
 COLUMNS: Columns = columns(source="table", key_condition="key condition / write")
 

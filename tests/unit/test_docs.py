@@ -1,8 +1,10 @@
-"""Docs that cannot drift: every domain declares its access patterns once, in functions/<domain>/catalog.py, and
-the access-pattern table of docs/<domain>.md is rendered from it (`make docs`, tools/docs.py).
+"""Docs that cannot drift: every domain declares its entities and access patterns once, in
+functions/<domain>/catalog.py, and the entity chart's table and the access-pattern table of docs/<domain>.md are
+rendered from it (`make docs`, tools/docs.py).
 
-- the table between the page's markers is exactly the one rendered from the catalog, and no access-pattern table of
+- each table between the page's markers is exactly the one rendered from the catalog, and no access-pattern table of
   a page is outside them;
+- every entity table has a partition-key column;
 - every pattern of a catalog names routes, code and tests that exist:
   - route: every backticked `METHOD /path` (or a backticked method followed by a backticked path) must be a route the
     domain's functions serve (`{param}` and `<param>` alike; a query string is ignored; `…/` abbreviations are skipped);
@@ -22,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from functions.shared.catalog import AccessPattern
+from functions.shared.catalog import AccessPattern, EntityTable
 from tools import docs as docs_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,6 +102,40 @@ def test_every_docs_table_is_the_one_rendered_from_its_catalog(doc):
     expected = "\n" + docs_tool.table_of(docs_tool.catalog_of(domain)) + "\n"
     assert marked[domain] == expected, f"{doc.name} differs from functions/{domain}/catalog.py: run `make docs`"
     assert docs_tool.render(text) == text
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
+def test_every_entity_table_is_the_one_rendered_from_its_catalog(doc):
+    text = doc.read_text(encoding="utf-8")
+    domain = domain_of(doc)
+    marked = docs_tool.marked_entities(text)
+    assert list(marked) == [domain], f"{doc.name}: one table marked {docs_tool.ENTITIES.start(domain)}"
+    expected = "\n" + docs_tool.entities_of(docs_tool.catalog_of(domain)) + "\n"
+    assert marked[domain] == expected, (
+        f"{doc.name}'s entity table differs from functions/{domain}/catalog.py: run `make docs`"
+    )
+    assert text.index(docs_tool.ENTITIES.start(domain)) < text.index(docs_tool.START.format(domain=domain))
+
+
+# A header naming the partition key: "partition key", "PK" or "`UserId` (PK)" (not "GSI1PK": an index's key).
+PARTITION_KEY = re.compile(r"partition key|\bPK\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("domain", docs_tool.domains_with_catalogs())
+def test_every_entity_table_has_a_partition_key_column(domain):
+    entities = docs_tool.catalog_of(domain).ENTITIES
+    assert isinstance(entities, EntityTable)
+    assert entities.rows, f"functions/{domain}/catalog.py: ENTITIES lists the entities"
+    assert any(PARTITION_KEY.search(header) for header in entities.columns), (
+        f"functions/{domain}/catalog.py: no ENTITIES column names the partition key: {entities.columns}"
+    )
+
+
+def test_an_entity_row_has_one_cell_a_column_and_renders_as_the_docs_write_it():
+    with pytest.raises(ValueError):
+        EntityTable(columns=("entity", "PK"), rows=(("Item",),))
+    table = EntityTable(columns=("entity", "PK", "other attributes"), rows=(("Item", "`A|B`", ""),))
+    assert table.markdown() == "| entity | PK | other attributes |\n|---|---|---|\n| Item | `A\\|B` | |\n"
 
 
 def test_every_catalog_has_its_docs_page():

@@ -37,12 +37,13 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
     assert 'env_var="ORDER_ENTRY_ITEM_TABLE_NAME"' in (tmp_path / "functions/order_entry/schema.py").read_text()
 
 
-def test_a_new_domains_docs_table_is_the_one_rendered_from_its_catalog(tmp_path):
+def test_a_new_domains_docs_tables_are_the_ones_rendered_from_its_catalog(tmp_path):
     new_domain.create("order_entry", "orders and their lines", root=tmp_path)
     catalog = ModuleType("functions.order_entry.catalog")
     exec((tmp_path / "functions/order_entry/catalog.py").read_text(), catalog.__dict__)  # not importable from tmp_path
     page = (tmp_path / "docs/order-entry.md").read_text()
     assert docs.marked_tables(page) == {"order_entry": "\n" + docs.table_of(catalog) + "\n"}
+    assert docs.marked_entities(page) == {"order_entry": "\n" + docs.entities_of(catalog) + "\n"}
     assert docs.render(page, load=lambda domain: catalog) == page
     assert [p.route for p in catalog.PATTERNS] == [
         "`PUT /order-entry/items/{itemId}` `{name}`",
