@@ -22,6 +22,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
+from functions.shared.schema import EXPLAIN_ENV
+
 # Operations that accept ReturnConsumedCapacity (the DynamoDB API reference), by botocore's operation names.
 METERED = frozenset({
     "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan", "BatchGetItem", "BatchWriteItem",
@@ -118,7 +120,6 @@ _ledger: ContextVar[Ledger | None] = ContextVar("dynamodb_ledger", default=None)
 # Explaining a request (dev stage only, `EXPLAIN_ENV`): the answer also carries the items every DynamoDB call read or
 # wrote, for the model explorer (GET /explorer) to draw them grouped by item collection. Never on prod: a function
 # reads items it does not show (an idempotency record, a parent it checks), and the header would show them.
-EXPLAIN_ENV = "BLUEPRINTS_EXPLAIN"
 EXPLAIN_REQUEST_HEADER = "X-Blueprints-Explain"
 EXPLAIN_RESPONSE_HEADER = "X-Blueprints-Items"
 

@@ -1,5 +1,6 @@
 """The tables every domain shares, as data: the infrastructure builds them from here without importing the
-code that uses them (Powertools' idempotency utility, the stream-record parking)."""
+code that uses them (Powertools' idempotency utility, the stream-record parking). Also the one setting the
+infrastructure gives every API function by stage, `EXPLAIN_ENV`."""
 
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
@@ -20,3 +21,7 @@ PARKED_TABLE = TableSpec(
     # Set only when a record is replayed (or superseded): pending records stay until an operator deals with them.
     ttl_attribute="expiresAt",
 )
+
+# Set ("items") on the dev stage's API functions only: a request may then ask for the items its DynamoDB calls read or
+# wrote (functions/shared/cost.py), which the model explorer draws by item collection.
+EXPLAIN_ENV = "BLUEPRINTS_EXPLAIN"

@@ -28,8 +28,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
-from functions.shared.cost import EXPLAIN_ENV
-from functions.shared.schema import IDEMPOTENCY_TABLE
+from functions.shared.schema import EXPLAIN_ENV, IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
 from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
 from infra.constructs.nag import acknowledge
@@ -86,7 +85,7 @@ class SharedInfra:
     removal_policy: RemovalPolicy
     deletion_protection: bool
     # The API functions may answer the items their calls read or wrote, for the model explorer (dev stage only:
-    # functions/shared/cost.py, EXPLAIN_ENV).
+    # functions/shared/schema.py, EXPLAIN_ENV).
     explain: bool = False
 
 

@@ -19,6 +19,9 @@ from functions.platform.api import every_domain
 from infra.domains import platform as platform_domain
 from tests.infra.conftest import domain_modules
 
+# The routes anyone may call, none of them in the OpenAPI description: GET /health, /docs and /explorer.
+PUBLIC = {(route.method, route.path) for route in platform_domain.ROUTES if route.public}
+
 platform_app = every_domain()  # every domain's routes, as /docs describes them
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
@@ -134,7 +137,7 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
 
 
 def test_the_openapi_description_names_every_route_as_api_gateway_does(dev):
-    """/docs describes exactly the template's routes (but /health and /docs), parameter names included: a route
+    """/docs describes exactly the template's routes (but the public ones), parameter names included: a route
     whose `<param>` names differ from its `{param}` in infra/domains (other than snake_case → camelCase) fails."""
     spec = json.loads(platform_app.get_openapi_json_schema())
     described = {(method.upper(), path) for path, ops in spec["paths"].items() for method in ops}
@@ -142,10 +145,10 @@ def test_the_openapi_description_names_every_route_as_api_gateway_does(dev):
         for op in ops.values():
             in_path = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
             assert in_path == set(re.findall(r"{(\w+)}", path)), path
-    assert described == set(template_routes(dev.merged)) - {("GET", "/health"), ("GET", "/docs")}
+    assert described == set(template_routes(dev.merged)) - PUBLIC
 
 
-def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
+def test_every_method_but_the_public_ones_needs_a_cognito_token(dev):
     template, raw = dev.template, dev.merged
     authorizer = logical_id(raw, "AWS::ApiGateway::Authorizer", "ApiAuthorizer")
     template.has_resource_properties("AWS::ApiGateway::Authorizer", {
@@ -154,7 +157,7 @@ def test_every_method_but_health_and_docs_needs_a_cognito_token(dev):
         "ProviderARNs": [{"Fn::GetAtt": [logical_id(raw, "AWS::Cognito::UserPool", "UserPool"), "Arn"]}],
     })
     for (method, path), props in template_routes(raw).items():
-        if (method, path) in {("GET", "/health"), ("GET", "/docs")}:
+        if (method, path) in PUBLIC:
             assert props["AuthorizationType"] == "NONE"
         else:
             assert props["AuthorizationType"] == "COGNITO_USER_POOLS", (method, path)
