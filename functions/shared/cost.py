@@ -59,7 +59,7 @@ class Ledger:
             if self.calls is not None:
                 self.calls.append(call)
 
-    def explanation(self, limit: int = 16_000) -> str:
+    def explanation(self, limit: int = 12_000) -> str:
         """The calls as compact ASCII JSON for a header, `[{"op", "items": [{"table", "tableVar", "index"?, "action",
         "item"}], "error"?}]`; items beyond `limit` characters are left out, and the last entry then says how many
         (`{"truncated": n}`)."""

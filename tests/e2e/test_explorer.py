@@ -149,17 +149,27 @@ def watch(page, domain: str, demo: str, *, params: dict[str, str] | None = None,
 
 
 def test_a_ballot_changes_the_totals_once_the_aggregator_has_run(page, api):
+    # a poll of its own: the example poll's totals are the seed's, which tests/e2e/test_voting.py checks
+    poll_id = f"explorer-{uuid.uuid4().hex[:10]}"
+    assert api.call("PUT", f"/voting/polls/{poll_id}", user="root", groups=("admin",),
+                    json={"question": "Which one?", "candidates": ["Streams", "TTL"]}).status_code == 201
     sign_in(page, api, user=f"voter-{uuid.uuid4().hex[:8]}", groups=())
-    box = watch(page, "voting", "vote aggregates")
+    box = watch(page, "voting", "vote aggregates", params={"pollId": poll_id})
     assert box.locator(".output .derived.changed").count() == 1
     # the aggregate segment the consumer wrote is among the items the read found, in the poll's item collection
     assert "TOTAL#Streams#" in box.locator(".output .derived .collection").inner_text()
 
 
 def test_a_new_price_notifies_the_owner_of_a_cart_holding_the_sku(page, api):
-    sign_in(page, api)  # alice: her seeded cart holds SKU-COFFEE
-    price = f"{10 + uuid.uuid4().int % 9000 / 100:.2f}"
-    box = watch(page, "cart", "price-change notifications", body=f'{{"price": {price}, "currency": "USD"}}')
+    # a SKU and a cart of their own (the seeded prices and carts are other tests' expectations)
+    owner, sku = f"shopper-{uuid.uuid4().hex[:8]}", f"EXPLORER-{uuid.uuid4().hex[:10]}"
+    assert api.call("PUT", f"/cart/prices/{sku}", user="root", groups=("admin",), json={"price": "10.00"}).ok
+    cart_id = api.call("POST", "/cart/carts", user=owner).json()["cartId"]
+    assert api.call("PUT", f"/cart/carts/{cart_id}/lines/{sku}", user=owner, json={"quantity": 1}).ok
+    sign_in(page, api, user=owner, groups=("admin",))
+    price = f"{11 + uuid.uuid4().int % 9000 / 100:.2f}"
+    box = watch(page, "cart", "price-change notifications", params={"sku": sku},
+                body=f'{{"price": {price}, "currency": "USD"}}')
     assert box.locator(".output .derived.changed").count() == 1
     assert price.rstrip("0").rstrip(".") in box.locator(".output .derived .answer").inner_text()
 
