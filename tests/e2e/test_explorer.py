@@ -118,7 +118,7 @@ def test_a_pattern_runs_and_shows_its_answer_items_and_cost(page, api, domain):
     sign_in(page, api)
     section = page.locator(f"section[data-domain={domain}]")
     section.locator(f"tr[data-position='{position_of(domain, RUNS[domain])}'] button.run").click()
-    runner = section.locator(".runner").first
+    runner = section.locator("table.patterns .runner").first
     runner.locator("button.go").click()
     status = runner.locator(".output .status")
     status.wait_for()
@@ -132,6 +132,11 @@ def test_a_pattern_runs_and_shows_its_answer_items_and_cost(page, api, domain):
     shown = sum(int(re.search(r"\((\d+) items?\)", text).group(1)) for text in
                 collections.locator(".pk").all_inner_texts())
     assert shown == runner.locator(".output .collection tr.item").count() >= 1
+    # nothing on the page reads "null" or "undefined" where an element was left out
+    stray = page.evaluate("""() => { const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        let found = 0; while (walker.nextNode()) { if (/^\\s*(null|undefined)\\s*$/.test(walker.currentNode.data)) found++; }
+        return found; }""")
+    assert stray == 0
     runner.screenshot(path=ARTIFACTS / f"run-{domain}.png")
 
 
