@@ -43,13 +43,16 @@ class StageConfig:
     deletion_protection: bool
     throttling_rate_limit: int
     throttling_burst_limit: int
+    # API functions may answer an admin the items their DynamoDB calls read or wrote (the model explorer): dev only
+    explain_items: bool = False
 
     @classmethod
     def named(cls, name: str) -> StageConfig:
         if name == "prod":
             return cls(name, RemovalPolicy.RETAIN, True, throttling_rate_limit=500, throttling_burst_limit=1000)
         if name == "dev":
-            return cls(name, RemovalPolicy.DESTROY, False, throttling_rate_limit=50, throttling_burst_limit=100)
+            return cls(name, RemovalPolicy.DESTROY, False, throttling_rate_limit=50, throttling_burst_limit=100,
+                       explain_items=True)
         raise ValueError(f"unknown stage {name!r}: use -c stage=dev or -c stage=prod")
 
 
@@ -119,7 +122,7 @@ class BlueprintsStack(Stack):
             parked=self.parked,
             removal_policy=stage.removal_policy,
             deletion_protection=stage.deletion_protection,
-            explain=stage.name == "dev",
+            explain=stage.explain_items,
         )
         self.domains: dict[str, ApiDomain] = {}
         for build in domains:

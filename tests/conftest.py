@@ -1,5 +1,7 @@
 import os
 
+import pytest
+
 # Every test runs against fakes: no call may reach AWS, whatever the developer's shell holds.
 os.environ.update(
     {
@@ -32,6 +34,7 @@ moto_fidelity.apply()
 WHOLE_DIRECTORIES = ("tests/functional/", "tests/e2e/")
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: plain `pytest -p no:xdist` must still run
 def pytest_xdist_make_scheduler(config, log):
     from xdist.scheduler import LoadScopeScheduling
 

@@ -10,17 +10,14 @@ Swagger UI's assets are inlined by Powertools, so the page works offline too.
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import threading
 from typing import Any
 
-import functions
 from aws_lambda_powertools.event_handler import Response, content_types
 
+from functions.platform.domains import domain_names
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
-
-NOT_DOMAINS = ("shared", "platform")
 
 app = build_resolver(public=True)
 _included: list[str] = []
@@ -28,13 +25,12 @@ _including = threading.Lock()
 
 
 def every_domain() -> Any:
-    """The resolver with every domain package's router (functions/<domain>/api.py) included, once; found rather than
-    listed, so a new domain needs no entry. Called before the description is built."""
+    """The resolver with every domain package's router (functions/<domain>/api.py) included, once. Called before the
+    description is built."""
     with _including:
         if _included:
             return app
-        domains = sorted(m.name for m in pkgutil.iter_modules(functions.__path__)
-                         if m.ispkg and m.name not in NOT_DOMAINS)
+        domains = domain_names()
         for domain in domains:
             app.include_router(importlib.import_module(f"functions.{domain}.api").router)
         _included.extend(domains)
@@ -56,7 +52,7 @@ app.enable_swagger(
     version="1.0.0",
     persist_authorization=True,  # Authorize with a token (`make token`) once; Swagger UI keeps it over reloads
     description=(
-        "Classic DynamoDB data models as one serverless backend. Every route but /health and /docs needs "
+        "Classic DynamoDB data models as one serverless backend. Every route but /health, /docs and /explorer needs "
         "`Authorization: Bearer <Cognito ID token>` (Authorize, then paste the token `make token` prints); writes to "
         "reference data need the `admin` group. Errors answer `{\"error\": {\"code\", \"message\", \"details\"?}}`: "
         "each operation lists its statuses and codes."
@@ -69,18 +65,20 @@ def health() -> dict:
     return {"status": "ok"}
 
 
-# The page's script and styles are inline and it calls only this API: nothing else may load, from anywhere.
-EXPLORER_POLICY = ("default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; "
+# The page's styles and its one script are inline, the script allowed by its hash, and it calls only this API:
+# nothing else may load or run, from anywhere.
+EXPLORER_POLICY = ("default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; connect-src 'self'; "
                    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
 @app.get("/explorer", include_in_schema=False)
 def explorer() -> Response[str]:
     """The model explorer (functions/platform/explorer.py): public, like /docs; its runs send the caller's token."""
-    from functions.platform.explorer import page
+    from functions.platform.explorer import page, script_hashes
 
+    policy = EXPLORER_POLICY.format(scripts=script_hashes())
     return Response(status_code=200, content_type=content_types.TEXT_HTML, body=page(),
-                    headers={"Content-Security-Policy": EXPLORER_POLICY, "Cache-Control": "no-cache"})
+                    headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"})
 
 
 lambda_handler = api_handler(app)

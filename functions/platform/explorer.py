@@ -13,28 +13,24 @@ body, and the routes, with the token pasted in its sign-in box.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import importlib
 import json
-import pkgutil
+import re
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import functions
+from functions.platform.domains import domain_names
 from functions.shared.catalog import AccessPattern, StreamDemo, http_routes
 from functions.shared.cost import EXPLAIN_REQUEST_HEADER, EXPLAIN_RESPONSE_HEADER, explaining_allowed
 from functions.shared.schema import IDEMPOTENCY_TABLE, PARKED_TABLE
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
-NOT_DOMAINS = ("shared", "platform")
 PAGE = Path(__file__).with_name("explorer.html")
 MODEL_MARK = "/*MODEL*/null"
-
-
-def domain_names() -> list[str]:
-    """Every domain package of functions/ (found, not listed: a new domain needs no entry)."""
-    return sorted(m.name for m in pkgutil.iter_modules(functions.__path__) if m.ispkg and m.name not in NOT_DOMAINS)
 
 
 def _key(key: KeyAttribute | None) -> dict[str, str] | None:
@@ -101,6 +97,10 @@ def domain(name: str) -> dict[str, Any]:
         previous = patterns[-1]["requests"] or previous
     entities = getattr(catalog, "ENTITIES", None)
     demos: tuple[StreamDemo, ...] = getattr(catalog, "STREAMS", ())
+    runnable = {p["name"] for p in patterns if p["requests"]}
+    for demo in demos:
+        if not {demo.write, demo.read} <= runnable:
+            raise ValueError(f"functions/{name}/catalog.py: {demo.name!r} names a pattern with no route to run")
     return {
         "name": name,
         "title": name.replace("_", " ").capitalize(),
@@ -126,9 +126,17 @@ def model() -> dict[str, Any]:
 
 @cache
 def page() -> str:
-    """The page with the model in it. `</` is escaped in the JSON so no string of it can close the script."""
-    data = json.dumps(model(), ensure_ascii=True).replace("</", "<\\/")
+    """The page with the model in it. Every `<` of the JSON is written as the JSON escape `\\u003c`, so no string
+    of it can end the script element or open a comment in it."""
+    data = json.dumps(model(), ensure_ascii=True).replace("<", "\\u003c")
     text = PAGE.read_text(encoding="utf-8")
     if MODEL_MARK not in text:
         raise ValueError(f"{PAGE.name} lacks {MODEL_MARK}")
     return text.replace(MODEL_MARK, data)
+
+
+@cache
+def script_hashes() -> str:
+    """The page's executable scripts as CSP sources (`'sha256-…'`): the policy allows them and no other script."""
+    scripts = re.findall(r"<script>(.*?)</script>", PAGE.read_text(encoding="utf-8"), re.S)
+    return " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in scripts)

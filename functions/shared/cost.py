@@ -41,7 +41,7 @@ class Ledger:
     items_read: int = 0
     seconds: float = 0.0
     units: dict[tuple[str, str | None], list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0.0]))
-    # The calls and the items they read or wrote, when the request asked to be explained (`explained()`); else None.
+    # The calls and the items they read or wrote, when the request is explained (`metered(explain=True)`); else None.
     calls: list[dict[str, Any]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -61,19 +61,24 @@ class Ledger:
 
     def explanation(self, limit: int = 12_000) -> str:
         """The calls as compact ASCII JSON for a header, `[{"op", "items": [{"table", "tableVar", "index"?, "action",
-        "item"}], "error"?}]`; items beyond `limit` characters are left out, and the last entry then says how many
-        (`{"truncated": n}`)."""
-        calls, left_out, size = [], 0, 2
+        "item"}], "error"?}]`, at most about `limit` characters: the items (and calls) beyond it are left out, and a
+        last entry says how many (`{"truncated": n}`)."""
+        calls: list[dict[str, Any]] = []
+        left_out, size = 0, 2 + len('{"truncated":0000000}')
         for call in self.calls or ():
             kept = {**call, "items": []}
-            size += len(json.dumps(kept)) + 1
+            envelope = len(json.dumps(kept, separators=(",", ":"))) + 1
+            if left_out or size + envelope > limit:
+                left_out += max(1, len(call["items"]))
+                continue
+            size += envelope
             for item in call["items"]:
-                text = json.dumps(item)
-                if left_out or size + len(text) + 1 > limit:
+                text = len(json.dumps(item, separators=(",", ":"))) + 1
+                if left_out or size + text > limit:
                     left_out += 1
                     continue
                 kept["items"].append(item)
-                size += len(text) + 1
+                size += text
             calls.append(kept)
         if left_out:
             calls.append({"truncated": left_out})

@@ -27,7 +27,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from botocore.exceptions import ClientError
 
 from functions.shared import cost
-from functions.shared.auth import forbidden_message, parse_groups
+from functions.shared.auth import ADMIN, forbidden_message, parse_groups
 from functions.shared.ddb import (
     TRANSPORT_ERRORS,
     translate_client_error,
@@ -175,10 +175,16 @@ def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _asks_to_explain(event: dict[str, Any]) -> bool:
+    """Whether to answer the items the request's DynamoDB calls read or wrote: asked (`X-Blueprints-Explain: items`),
+    by a caller of the admin group, on a stage that allows it (dev). A function reads items it does not show its
+    caller (another user's cart it refuses, an idempotency record): only an admin, who may read them anyway, sees."""
     if not cost.explaining_allowed():
         return False
     headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
-    return headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) == "items"
+    if headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) != "items":
+        return False
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
+    return bool(claims.get("sub")) and ADMIN in parse_groups(claims.get("cognito:groups"))
 
 
 def _bill(response: dict[str, Any], ledger: cost.Ledger) -> None:

@@ -15,6 +15,7 @@ import pytest
 from aws_cdk.assertions import Match
 
 from functions.contacts.schema import CONTACT_TABLE
+from functions.shared.schema import EXPLAIN_ENV
 from functions.platform.api import every_domain
 from infra.domains import platform as platform_domain
 from tests.infra.conftest import domain_modules
@@ -73,6 +74,20 @@ def test_idempotency_table_expires_records_by_ttl(dev):
             "IDEMPOTENCY_TABLE_NAME": {"Ref": logical_id(raw, "AWS::DynamoDB::Table", "IdempotencyTable")},
         })},
     })
+
+
+def test_only_the_dev_stage_lets_api_functions_explain_items_and_every_one_of_them_may(dev, prod):
+    """BLUEPRINTS_EXPLAIN (functions/shared/schema.py): the model explorer's items, never on prod."""
+    def environments(raw):
+        return {logical_id: (props["Handler"], props.get("Environment", {}).get("Variables", {}))
+                for logical_id, resource in resources(raw, "AWS::Lambda::Function").items()
+                if "Handler" in (props := resource["Properties"])}
+
+    dev_functions, prod_functions = environments(dev.merged), environments(prod.merged)
+    api = {logical_id for logical_id, (handler, _) in dev_functions.items() if handler.endswith(".api.lambda_handler")}
+    assert len(api) >= 14
+    assert {logical_id for logical_id, (_, env) in dev_functions.items() if env.get(EXPLAIN_ENV) == "items"} == api
+    assert [logical_id for logical_id, (_, env) in prod_functions.items() if EXPLAIN_ENV in env] == []
 
 
 def test_prod_retains_and_protects_data_tables(prod):

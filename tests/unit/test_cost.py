@@ -106,7 +106,9 @@ def test_an_explanation_leaves_out_items_beyond_its_limit_and_says_how_many():
     calls = json.loads(ledger.explanation(limit=600))
     assert 1 <= len(calls[0]["items"]) < 10
     assert calls[-1] == {"truncated": 10 - len(calls[0]["items"])}
-    assert len(ledger.explanation(limit=600)) <= 600 + len('{"truncated":10},')
+    assert len(ledger.explanation(limit=600)) <= 600
+    many = cost.Ledger(calls=[{"op": "GetItem", "items": []}] * 1000)  # calls count too, not only their items
+    assert len(many.explanation(limit=600)) <= 600 and json.loads(many.explanation(limit=600))[-1]["truncated"] > 0
 
 
 def test_only_a_stage_that_allows_it_explains_a_request(monkeypatch):
@@ -114,3 +116,37 @@ def test_only_a_stage_that_allows_it_explains_a_request(monkeypatch):
     assert not cost.explaining_allowed()
     monkeypatch.setenv(cost.EXPLAIN_ENV, "items")
     assert cost.explaining_allowed()
+
+
+def test_a_request_is_explained_only_when_an_admin_asks_on_a_stage_that_allows_it(monkeypatch):
+    from functions.shared.http import _asks_to_explain
+    from tests.support.events import rest_event
+
+    def event(groups: str | None, asked: bool = True) -> dict:
+        claims = {"sub": "u1", **({"cognito:groups": groups} if groups is not None else {})}
+        built = rest_event("GET", "/x", resource="/x", claims=claims)
+        if asked:
+            built["headers"][cost.EXPLAIN_REQUEST_HEADER.lower()] = "items"
+        return built
+
+    monkeypatch.delenv(cost.EXPLAIN_ENV, raising=False)
+    assert not _asks_to_explain(event("admin"))  # prod: never
+    monkeypatch.setenv(cost.EXPLAIN_ENV, "items")
+    assert _asks_to_explain(event("admin"))
+    assert not _asks_to_explain(event("admin", asked=False))
+    assert not _asks_to_explain(event(None)) and not _asks_to_explain(event("vehicle"))  # a caller who is no admin
+
+
+def test_the_items_header_goes_where_the_answer_keeps_its_headers():
+    from functions.shared.http import _bill
+
+    ledger = cost.Ledger(calls=[{"op": "GetItem", "items": []}])
+    single = {"statusCode": 200, "headers": {"Content-Type": "application/json"}}
+    multi = {"statusCode": 200, "multiValueHeaders": {"Content-Type": ["application/json"]}}
+    _bill(single, ledger)
+    _bill(multi, ledger)
+    assert single["headers"][cost.EXPLAIN_RESPONSE_HEADER] == '[{"op":"GetItem","items":[]}]'
+    assert multi["multiValueHeaders"][cost.EXPLAIN_RESPONSE_HEADER] == ['[{"op":"GetItem","items":[]}]']
+    plain = {"statusCode": 200, "headers": {}}
+    _bill(plain, cost.Ledger())
+    assert cost.EXPLAIN_RESPONSE_HEADER not in plain["headers"] and "Server-Timing" in plain["headers"]
