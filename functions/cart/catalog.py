@@ -238,7 +238,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/cart.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/cart.py), for the
+# explorer's runs (GET /explorer);
 # `@today`, `@today+1T09`: dates relative to the day the page is used, as the seeds are.
 EXAMPLES: dict[str, str] = {
     "cartId": "c0ffee0000000000000000000000a11c",

@@ -169,7 +169,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/catalog.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/catalog.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "productId": "2",
     "childKind": "track",

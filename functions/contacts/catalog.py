@@ -159,7 +159,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/contacts.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/contacts.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "id": "1302c80a-7c61-4920-93a4-23c44c931945",
     "personId": "1302c80a-7c61-4920-93a4-23c44c931945",

@@ -172,7 +172,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/ecommerce.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/ecommerce.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "username": "alexdebrie",
     "orderId": "1VrgXBQ0VCshuQUnh1HrDIHQNwY",

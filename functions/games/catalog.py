@@ -124,7 +124,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/games.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/games.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "userId": "bob",
     "gameId": "Game1",

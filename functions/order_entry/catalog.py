@@ -261,7 +261,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/order_entry.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/order_entry.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "productId": "P100",
     "employeeId": "150",

@@ -347,7 +347,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/patterns.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/patterns.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "owner": "alexdebrie",
     "repo": "dynamodb-book",

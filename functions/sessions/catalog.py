@@ -118,7 +118,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/sessions.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/sessions.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "token": "alice-phone-Wm5nB2xR7kTq9LdZ3vYc8HgJ1sPf4eNu0oAi",
     "username": "alice",

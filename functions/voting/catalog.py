@@ -182,9 +182,11 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
 )
 
-# Example path and query parameters from the seeds (seeds/voting.py), for the explorer's runs (GET /explorer);
+# Example values of path and query parameters (and body fields) from the seeds (seeds/voting.py), for the
+# explorer's runs (GET /explorer);
 EXAMPLES: dict[str, str] = {
     "pollId": "favourite-feature",
+    "candidate": "Streams",
 }
 
 # The explorer shows the aggregator at work: a ballot, then the results once the stream consumer has run.

@@ -48,10 +48,12 @@ def test_a_shortened_route_resolves_against_the_pattern_before_it():
                                     "query": "relationship=Residential&current=true"}]
 
 
-def test_examples_name_parameters_the_domains_routes_use():
+def test_examples_name_parameters_or_body_fields_the_domains_routes_use():
     for name, domain in DOMAINS.items():
         used = set()
         for pattern in domain["patterns"]:
+            for fields in re.findall(r"`\{([^`]*)\}`", pattern["route"]):  # a body, as the catalog writes it
+                used |= set(re.findall(r"\w+", fields))
             for request in pattern["requests"]:
                 used |= set(re.findall(r"\{(\w+)\}", request["path"]))
                 used |= {pair.split("=")[0].strip("[]") for pair in request["query"].split("&") if pair}
