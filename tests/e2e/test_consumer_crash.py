@@ -13,6 +13,7 @@ import json
 import os
 import signal
 import threading
+import time
 import uuid
 
 import pytest
@@ -86,7 +87,12 @@ def test_an_aggregator_killed_mid_batch_converges_to_the_exact_ballots_after_red
     expected = {candidate: list(voters.values()).count(candidate) for candidate in CANDIDATES}
     converge(api, poll_id, expected, timeout=15.0)
     assert crash.killed, "the aggregator was never killed: the test proved nothing"
-    assert crash.deliveries >= 2  # the killed invocation's batch was delivered again
+    # the killed invocation's batch is delivered again; after a committed flush the totals are right before that
+    # redelivery happens, so wait for it rather than read the count at once
+    deadline = time.monotonic() + 15.0
+    while crash.deliveries < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert crash.deliveries >= 2
     assert crash.flushes >= (2 if when == "before-commit" else 1)  # after the commit, the retry skips what it applied
     assert runtime.streams.wait_idle(timeout=5)
     assert results(api, poll_id)["totals"] == expected
