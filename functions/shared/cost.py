@@ -199,10 +199,11 @@ def _call(operation: str, request: dict[str, Any], response: dict[str, Any], err
     """One call for the explorer: every item it read (as returned, projected by the index) or wrote (the item put,
     the key updated, deleted or checked), each with its table."""
     items: list[dict[str, Any]] = []
+    variables = _table_variables()
 
     def add(table: str | None, action: str, item: Any, index: str | None = None) -> None:
         if table and isinstance(item, dict):
-            entry = {"table": table, "tableVar": _table_var(table), "action": action, "item": item}
+            entry = {"table": table, "tableVar": variables.get(table), "action": action, "item": item}
             items.append({**entry, "index": index} if index else entry)
 
     table = request.get("TableName")
@@ -241,13 +242,10 @@ def _call(operation: str, request: dict[str, Any], response: dict[str, Any], err
     return call
 
 
-def _table_var(table: str) -> str | None:
-    """The environment variable that names this table in the function (a `TableSpec.env_var`), which tells the
-    explorer the table's keys."""
-    for name, value in os.environ.items():
-        if value == table and name.endswith("_TABLE_NAME"):
-            return name
-    return None
+def _table_variables() -> dict[str, str]:
+    """Each table's name -> the environment variable that names it in the function (a `TableSpec.env_var`), which
+    tells the explorer the table's keys."""
+    return {value: name for name, value in os.environ.items() if name.endswith("_TABLE_NAME")}
 
 
 def _items_read(operation: str, response: dict[str, Any]) -> int:

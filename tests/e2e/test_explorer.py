@@ -23,6 +23,9 @@ from pathlib import Path
 import pytest
 
 from functions.platform import explorer
+from tests.e2e.test_cart import new_cart, new_sku
+from tests.e2e.test_connected_car import customer, register, wait_for  # noqa: F401 (customer: a fixture)
+from tests.e2e.test_voting import CANDIDATES, new_poll
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts" / "explorer"
@@ -175,22 +178,19 @@ def watch(page, domain: str, demo: str, *, params: dict[str, str] | None = None,
 
 def test_a_ballot_changes_the_totals_once_the_aggregator_has_run(page, api):
     # a poll of its own: the example poll's totals are the seed's, which tests/e2e/test_voting.py checks
-    poll_id = f"explorer-{uuid.uuid4().hex[:10]}"
-    assert api.call("PUT", f"/voting/polls/{poll_id}", user="root", groups=("admin",),
-                    json={"question": "Which one?", "candidates": ["Streams", "TTL"]}).status_code == 201
+    poll_id = new_poll(api)
     sign_in(page, api, user=f"voter-{uuid.uuid4().hex[:8]}")  # the admin group sees the items
-    box = watch(page, "voting", "vote aggregates", params={"pollId": poll_id})
+    box = watch(page, "voting", "vote aggregates", params={"pollId": poll_id},
+                body=json.dumps({"candidate": CANDIDATES[0]}))
     assert box.locator(".output .derived.changed").count() == 1
     # the aggregate segment the consumer wrote is among the items the read found, in the poll's item collection
-    assert "TOTAL#Streams#" in box.locator(".output .derived .collection").inner_text()
+    assert f"TOTAL#{CANDIDATES[0]}#" in box.locator(".output .derived .collection").inner_text()
 
 
 def test_a_new_price_notifies_the_owner_of_a_cart_holding_the_sku(page, api):
     # a SKU and a cart of their own (the seeded prices and carts are other tests' expectations)
-    owner, sku = f"shopper-{uuid.uuid4().hex[:8]}", f"EXPLORER-{uuid.uuid4().hex[:10]}"
-    assert api.call("PUT", f"/cart/prices/{sku}", user="root", groups=("admin",), json={"price": "10.00"}).ok
-    cart_id = api.call("POST", "/cart/carts", user=owner).json()["cartId"]
-    assert api.call("PUT", f"/cart/carts/{cart_id}/lines/{sku}", user=owner, json={"quantity": 1}).ok
+    owner, sku = f"shopper-{uuid.uuid4().hex[:8]}", new_sku(api)
+    new_cart(api, owner, {sku: 1})
     sign_in(page, api, user=owner, groups=("admin",))
     price = f"{11 + uuid.uuid4().int % 9000 / 100:.2f}"
     box = watch(page, "cart", "price-change notifications", params={"sku": sku},
@@ -200,22 +200,11 @@ def test_a_new_price_notifies_the_owner_of_a_cart_holding_the_sku(page, api):
     assert [(note["sku"], Decimal(str(note["newPrice"]))) for note in notes] == [(sku, Decimal(price))]
 
 
-def test_deactivating_the_only_registration_turns_is_active_false(page, api):
-    username, vin = f"driver-{uuid.uuid4().hex[:8]}", "".join(re.findall(r"[A-HJ-NPR-Z0-9]", uuid.uuid4().hex.upper()))
-    vin = (vin + "ABCDEFGHJKLMNPRST")[:17]
-    assert api.call("PUT", f"/connected-car/customers/{username}", user=username,
-                    json={"name": "Dee River", "email": f"{username}@example.com"}).status_code == 200
-    assert api.call("PUT", f"/connected-car/vehicles/{vin}", user="root", groups=("admin",),
-                    json={"make": "Volvo", "model": "V70", "year": 2015}).status_code == 200
-    assert api.call("PUT", f"/connected-car/customers/{username}/registrations/{vin}", user=username,
-                    json={"statusCode": "active"}).status_code == 200
-    reply = api.call("GET", f"/connected-car/customers/{username}", user=username)
-    for _ in range(100):  # the consumer sets isActive after the registration: wait for it before the demo
-        if reply.json().get("isActive"):
-            break
-        page.wait_for_timeout(100)
-        reply = api.call("GET", f"/connected-car/customers/{username}", user=username)
-    assert reply.json()["isActive"] is True
+def test_deactivating_the_only_registration_turns_is_active_false(page, api, customer):
+    username, vin = customer
+    register(api, username, vin, "active")
+    # the consumer sets isActive after the registration: wait for it before the demo
+    wait_for(lambda: api.call("GET", f"/connected-car/customers/{username}", user=username).json()["isActive"], 10.0)
     sign_in(page, api, user=username)
     box = watch(page, "connected_car", "isActive", params={"username": username, "vin": vin},
                 body='{"statusCode": "inactive"}')
