@@ -6,12 +6,15 @@ route (PITFALLS 1).
 
 from __future__ import annotations
 
+import io
 import os
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Self
+from urllib.parse import urlsplit
 
 import boto3
+from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
 
 from local.iam import IamEnforcement
@@ -38,6 +41,52 @@ def local_client(service: str, endpoint: str, region: str, *, attempts: int = 2,
     config = Config(account_id_endpoint_mode="disabled", read_timeout=read_timeout, retries={"max_attempts": attempts})
     return boto3.session.Session().client(service, endpoint_url=endpoint, region_name=region, config=config,
                                           aws_access_key_id=FAKE_ACCESS_KEY, aws_secret_access_key=FAKE_SECRET_KEY)
+
+
+class InProcessTransport:
+    """Hands a client's signed request straight to the endpoint's WSGI app, in this process: the same app, layers and
+    headers as over HTTP (IAM checks the signature's access key, DynamoDB is served one request at a time), without a
+    socket, a server thread and a connection per request, which werkzeug's server closes after every answer. For the
+    runtime's own clients (provisioning, stream pollers, TTL sweeper, seeds), which live in the endpoint's process;
+    the functions run in worker processes and call it over HTTP. `attach` it to a client; `detach` undoes it."""
+
+    def __init__(self, app: WsgiApp) -> None:
+        self._app = app
+
+    def attach(self, client: Any) -> Any:
+        client.meta.events.register_first("before-send", self._send, unique_id=f"in-process-{id(self)}")
+        return client
+
+    def detach(self, client: Any) -> None:
+        client.meta.events.unregister("before-send", unique_id=f"in-process-{id(self)}")
+
+    def _send(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
+        from werkzeug.test import EnvironBuilder, run_wsgi_app
+
+        url = urlsplit(request.url)
+        body = request.body
+        if hasattr(body, "read"):
+            body = body.read()
+        headers = {k: v.decode("latin-1") if isinstance(v, bytes) else v for k, v in request.headers.items()}
+        builder = EnvironBuilder(method=request.method, base_url=f"{url.scheme}://{url.netloc}", path=url.path or "/",
+                                 query_string=url.query, headers=headers, data=body or b"")
+        try:
+            app_iter, status, response_headers = run_wsgi_app(self._app, builder.get_environ())
+            try:
+                content = b"".join(app_iter)
+            finally:
+                getattr(app_iter, "close", lambda: None)()
+        finally:
+            builder.close()
+        return AWSResponse(request.url, int(status.split(" ", 1)[0]), dict(response_headers), _Body(content))
+
+
+class _Body(io.BytesIO):
+    """A response body as botocore reads one (`AWSResponse.raw.stream()`)."""
+
+    def stream(self, **_: Any) -> Iterator[bytes]:
+        while chunk := self.read(65536):
+            yield chunk
 
 
 class EnvironmentPatch:
@@ -106,14 +155,18 @@ class MotoService(WsgiServer):
 
         moto_fidelity.apply()  # the server runs in this process: its streams behave like DynamoDB's
         self.iam = IamEnforcement(SerializedDynamoDB(DomainDispatcherApplication(create_backend_app)), region=region)
+        self.transport = InProcessTransport(self.iam)
         super().__init__(self.iam, host, port, setting="LOCAL_AWS_PORT", handler=MotoRequestHandler)
 
     @property
     def endpoint(self) -> str:
         return self.url
 
-    def client(self, service: str, region: str) -> Any:
-        return local_client(service, self.url, region)
+    def client(self, service: str, region: str, *, in_process: bool = False) -> Any:
+        """A client of this endpoint; `in_process`: its requests skip HTTP (`InProcessTransport`), for this process's
+        own calls."""
+        client = local_client(service, self.url, region)
+        return self.transport.attach(client) if in_process else client
 
 
 class SerializedDynamoDB:

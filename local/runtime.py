@@ -104,7 +104,7 @@ class Runtime:
         log.info("AWS endpoint %s (region %s, keys testing/testing), e.g. aws --endpoint-url %s dynamodb list-tables",
                  moto.endpoint, self.region, moto.endpoint)
         phase("aws")
-        clients = self._clients = Clients(lambda service: moto.client(service, self.region))
+        clients = self._clients = Clients(lambda service: moto.client(service, self.region, in_process=True))
         tops = [StackResources(template, clients, region=self.region) for template in templates]
         for top in tops:
             top.provision()
@@ -140,7 +140,7 @@ class Runtime:
                 load_all,  # imported late: seed modules may import boto3
             )
 
-            load_all(self.seed_environment())
+            load_all(self.seed_environment(), transport=self.moto.transport)
             phase("seeds")
         if not any(s.stack.resources_of_type("AWS::ApiGateway::RestApi") for s in self.stacks):
             log.warning("no AWS::ApiGateway::RestApi in the app: not serving HTTP")

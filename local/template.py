@@ -5,12 +5,14 @@ naming the resource and property.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -108,9 +110,19 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> P
     env.update(CDK_OUTDIR=str(outdir), CDK_CONTEXT_JSON=json.dumps(synth_context(repo, stage)),
                JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION="1")
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, str(app)], cwd=repo, env=env, capture_output=True, text=True, check=False)
+    # Its own process group: app.py starts jsii's Node process, which an interrupted start must stop too (killing
+    # app.py alone left Node running for a while after `make run` had exited).
+    with subprocess.Popen([sys.executable, str(app)], cwd=repo, env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+        try:
+            stdout, stderr = proc.communicate()
+        except BaseException:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+            raise
     if proc.returncode != 0:
-        raise TemplateError(f"synth failed (exit {proc.returncode}):\n{proc.stdout}{proc.stderr}".rstrip())
+        raise TemplateError(f"synth failed (exit {proc.returncode}):\n{stdout}{stderr}".rstrip())
     log(f"synthesized stage {stage!r} into {outdir} in {time.monotonic() - started:.1f}s")
     return outdir
 

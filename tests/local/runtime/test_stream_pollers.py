@@ -19,6 +19,7 @@ from local.dlq import on_failure_messages
 from local.functions import FunctionError
 from local.resources import Clients, StackResources, TableInfo
 from local.streams import MappingSpec, Streams
+from local.streams.poller import POLL_INTERVAL
 from tests.local.conftest import stack_of
 from tests.local.stream_support import wait_for
 
@@ -218,7 +219,7 @@ def test_moto_forgets_the_iterators_a_poller_used(
     iterators = dynamodbstreams_backends["123456789012"]["us-east-1"].shard_iterators
     before = len(iterators)
     streams = streams_of([spec(table)], Consumer())
-    time.sleep(0.6)  # about six idle polls
+    time.sleep(6 * POLL_INTERVAL)  # about six idle polls
     assert streams.pollers()[0].fetches >= 4
     assert len(iterators) - before <= 2  # the current one (and one in flight)
 

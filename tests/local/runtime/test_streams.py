@@ -56,7 +56,7 @@ SCENARIOS = [
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
-def _seed(env: dict[str, str]) -> None:
+def _seed(env: dict[str, str], **_: object) -> None:
     """Stands in for the seed loader: one write to the LATEST-mapped table during boot."""
     boto3.client("dynamodb").put_item(TableName=env["SEEDED_TABLE"], Item={"PK": {"S": "seed-1"}})
 
