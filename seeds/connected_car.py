@@ -77,11 +77,10 @@ def load(env: Mapping[str, str], *, now: datetime | None = None) -> None:
 
     for dealer in DEALERS:
         repository.put_dealer(dealer)
-        for offset in range(DAYS):
-            for hour in OPENING_HOURS:
-                repository.put_timeslot(
-                    dealer.dealer_id, service_date_hour(first_day + timedelta(days=offset), hour), BAYS[dealer.dealer_id]
-                )
+        for offset in range(DAYS):  # a day's timeslots in one transaction
+            day = first_day + timedelta(days=offset)
+            repository.put_timeslots(dealer.dealer_id, [service_date_hour(day, hour) for hour in OPENING_HOURS],
+                                     BAYS[dealer.dealer_id])
     for username, name, email in CUSTOMERS:
         repository.put_customer(username, name, email)
     for vehicle in VEHICLES:

@@ -11,6 +11,7 @@ Every rule is enforced by DynamoDB itself, in one request:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -102,32 +103,37 @@ class ConnectedCarRepository:
 
         Bookings are kept: lowering the count below the bays already booked is a 409 BAYS_IN_USE.
         """
-        key = {"dealerId": dealer_id, "serviceDateHour": service_date_hour}
-        actions = [
-            ("dealer", _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId")),
-            ("timeslot", {
-                "Update": {
-                    "TableName": self.tables.timeslot,
-                    "Key": key,
-                    "UpdateExpression": (
-                        "SET serviceBayCount = :count, bookedCount = if_not_exists(bookedCount, :zero), "
-                        "availableBays = :count - if_not_exists(bookedCount, :zero)"
-                    ),
-                    "ConditionExpression": "attribute_not_exists(dealerId) OR bookedCount <= :count",
-                    "ExpressionAttributeValues": {":count": bay_count, ":zero": 0},
-                    "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-                }
-            }),
-        ]
+        self.put_timeslots(dealer_id, [service_date_hour], bay_count)
+        return self.get_timeslot(dealer_id, service_date_hour, consistent=True)  # type: ignore[return-value]
+
+    def put_timeslots(self, dealer_id: str, service_date_hours: Sequence[str], bay_count: int) -> None:
+        """`put_timeslot` for several of a dealer's timeslots at once (the example data opens a day at a time): one
+        transaction of the dealer check and an update per timeslot, all or nothing, so at most 99 timeslots."""
+        if not 0 < len(service_date_hours) < ddb.TRANSACTION_MAX_ACTIONS:
+            raise ValueError(f"1 to {ddb.TRANSACTION_MAX_ACTIONS - 1} timeslots per call, not {len(service_date_hours)}")
+        actions = [("dealer", _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId"))]
+        actions += [(f"timeslot {hour}", {
+            "Update": {
+                "TableName": self.tables.timeslot,
+                "Key": {"dealerId": dealer_id, "serviceDateHour": hour},
+                "UpdateExpression": (
+                    "SET serviceBayCount = :count, bookedCount = if_not_exists(bookedCount, :zero), "
+                    "availableBays = :count - if_not_exists(bookedCount, :zero)"
+                ),
+                "ConditionExpression": "attribute_not_exists(dealerId) OR bookedCount <= :count",
+                "ExpressionAttributeValues": {":count": bay_count, ":zero": 0},
+                "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+            }
+        }) for hour in service_date_hours]
         failed = ddb.transact_write(actions)
         if failed is not None and failed.name == "dealer":
             raise NotFoundError(f"no dealer {dealer_id}", code="DEALER_NOT_FOUND") from failed.error
         if failed is not None:
             raise ConflictError(
-                f"more than {bay_count} bays are booked at {service_date_hour}; cancel appointments first",
+                f"more than {bay_count} bays are booked at {failed.name.removeprefix('timeslot ')}; "
+                "cancel appointments first",
                 code="BAYS_IN_USE",
             ) from failed.error
-        return self.get_timeslot(dealer_id, service_date_hour, consistent=True)  # type: ignore[return-value]
 
     def get_timeslot(self, dealer_id: str, service_date_hour: str, *, consistent: bool = False) -> Timeslot | None:
         item = (

@@ -40,6 +40,7 @@ UNAVAILABLE_CODES = frozenset({"InternalServerError", "ServiceUnavailable"})
 # ConnectionClosedError HTTPClientErrors (botocore.exceptions); none of them is a ClientError.
 TRANSPORT_ERRORS: tuple[type[Exception], ...] = (BotocoreConnectionError, HTTPClientError)
 BATCH_GET_MAX_KEYS = 100
+TRANSACTION_MAX_ACTIONS = 100  # TransactWriteItems' limit
 _BATCH_GET_MAX_ROUNDS = 8
 CONFLICT_ATTEMPTS = 4
 CONFLICT_BACKOFF_SECONDS = 0.02

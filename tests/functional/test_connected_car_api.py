@@ -19,7 +19,7 @@ from functions.connected_car.schema import (
     VEHICLE_EVENT_TYPE_INDEX,
     VEHICLE_TABLE,
 )
-from functions.shared.errors import NotFoundError
+from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
 from infra.domains.connected_car import ROUTES
 from tests.functional.connected_car_support import (  # noqa: F401, F811 (client, tables: shared fixtures)
@@ -342,6 +342,27 @@ def test_admin_puts_a_timeslot_and_changing_its_bay_count_keeps_the_bookings(gar
         "dealerId": DEALER, "serviceDateHour": HOUR, "serviceBayCount": 1, "bookedCount": 1, "availableBays": 0,
     }
     assert error(book(garage, "alice", VIN)) == (409, "TIMESLOT_FULL")
+
+
+def test_a_days_timeslots_are_one_transaction_all_or_nothing(garage, tables, calls):
+    # put_timeslots: how the example data opens a day (seeds/connected_car.py), under put_timeslot's rules
+    repository = api.service().repository
+    day = [f"2026-12-02T{hour:02d}" for hour in range(9, 17)]
+    calls.clear()
+    repository.put_timeslots(DEALER, day, 3)
+    assert calls.names() == ["TransactWriteItems"]
+    assert [timeslot_counts(tables, hour) for hour in day] == [(3, 0, 3)] * 8
+    ok(book(garage, "alice", VIN, hour=day[5]), 201)
+    before = snapshot(tables)
+    with pytest.raises(ConflictError, match=f"booked at {day[5]}") as refused:
+        repository.put_timeslots(DEALER, day, 0)  # day[5] has a booking: no timeslot of the day changes
+    assert refused.value.code == "BAYS_IN_USE"
+    with pytest.raises(NotFoundError) as unknown:
+        repository.put_timeslots("nowhere", day, 3)
+    assert unknown.value.code == "DEALER_NOT_FOUND"
+    assert snapshot(tables) == before
+    with pytest.raises(ValueError):
+        repository.put_timeslots(DEALER, [f"2026-12-{d:02d}T{h:02d}" for d in range(3, 8) for h in range(20)], 3)
 
 
 REFUSED_BOOKINGS = [
