@@ -7,6 +7,7 @@ route (PITFALLS 1).
 from __future__ import annotations
 
 import io
+import logging
 import os
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -18,6 +19,8 @@ from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.config import Config
 
 from local.iam import IamEnforcement
+
+log = logging.getLogger("local.aws")
 
 DEFAULT_REGION = "us-east-1"
 FAKE_ACCESS_KEY = FAKE_SECRET_KEY = "testing"
@@ -48,7 +51,9 @@ class InProcessTransport:
     headers as over HTTP (IAM checks the signature's access key, DynamoDB is served one request at a time), without a
     socket, a server thread and a connection per request, which werkzeug's server closes after every answer. For the
     runtime's own clients (provisioning, stream pollers, TTL sweeper, seeds), which live in the endpoint's process;
-    the functions run in worker processes and call it over HTTP. `attach` it to a client; `detach` undoes it."""
+    the functions run in worker processes and call it over HTTP. `attach` it to a client; `detach` undoes it. The
+    client's timeouts do not apply: a call takes as long as the app does (a request waits for the DynamoDB lock).
+    An app that raises is answered 500, as werkzeug's server answers it."""
 
     def __init__(self, app: WsgiApp) -> None:
         self._app = app
@@ -76,9 +81,14 @@ class InProcessTransport:
                 content = b"".join(app_iter)
             finally:
                 getattr(app_iter, "close", lambda: None)()
+        except Exception:  # what werkzeug's server answers for an app that raises: a 500, which botocore retries
+            log.exception("in-process %s %s failed", request.method, request.url)
+            return AWSResponse(request.url, 500, {"Content-Type": "application/x-amz-json-1.0"},
+                               _Body(b'{"__type": "InternalFailure", "message": "the local endpoint failed"}'))
         finally:
             builder.close()
-        return AWSResponse(request.url, int(status.split(" ", 1)[0]), dict(response_headers), _Body(content))
+        joined = {name: ", ".join(response_headers.getlist(name)) for name in response_headers.keys()}  # as urllib3
+        return AWSResponse(request.url, int(status.split(" ", 1)[0]), joined, _Body(content))
 
 
 class _Body(io.BytesIO):

@@ -96,6 +96,19 @@ def synth_context(repo: Path, stage: str) -> dict[str, Any]:
     return {**context, "aws:cdk:enable-asset-metadata": True, "stage": stage}
 
 
+def _stop_group(proc: subprocess.Popen[str], grace: float = 1.0) -> None:
+    """SIGTERM to the process and what it started (its group), SIGKILL to what is left after `grace` seconds."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)  # jsii's Node, if app.py's exit left it running
+    proc.wait()
+
+
 def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> Path:
     """Run `app.py` like the CDK CLI would and return the cloud assembly directory."""
     app = repo / "app.py"
@@ -117,9 +130,7 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> P
         try:
             stdout, stderr = proc.communicate()
         except BaseException:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+            _stop_group(proc)
             raise
     if proc.returncode != 0:
         raise TemplateError(f"synth failed (exit {proc.returncode}):\n{stdout}{stderr}".rstrip())

@@ -25,14 +25,13 @@ def load_all(env: Mapping[str, str], modules: tuple[str, ...] = SEED_MODULES, *,
     # Seeds write through the functions' cached resource: one cached by an earlier runtime of this process (tests,
     # benchmarks) would still point at that runtime's stopped endpoint.
     ddb.resource.cache_clear()
-    client = ddb.resource().meta.client
-    if transport is not None:
-        transport.attach(client)
+    if transport is None:
+        return _load(env, modules)
+    client = transport.attach(ddb.resource().meta.client)
     try:
         return _load(env, modules)
     finally:
-        if transport is not None:
-            transport.detach(client)
+        transport.detach(client)
 
 
 def _load(env: Mapping[str, str], modules: tuple[str, ...]) -> list[str]:

@@ -109,6 +109,8 @@ class ConnectedCarRepository:
     def put_timeslots(self, dealer_id: str, service_date_hours: Sequence[str], bay_count: int) -> None:
         """`put_timeslot` for several of a dealer's timeslots at once (the example data opens a day at a time): one
         transaction of the dealer check and an update per timeslot, all or nothing, so at most 99 timeslots."""
+        if isinstance(service_date_hours, str) or len(set(service_date_hours)) != len(service_date_hours):
+            raise ValueError("distinct timeslots, in a list")
         if not 0 < len(service_date_hours) < ddb.TRANSACTION_MAX_ACTIONS:
             raise ValueError(f"1 to {ddb.TRANSACTION_MAX_ACTIONS - 1} timeslots per call, not {len(service_date_hours)}")
         actions = [("dealer", _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId"))]

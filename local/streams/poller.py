@@ -27,7 +27,7 @@ log = logging.getLogger("local.streams")
 # rate of 4 times per second" (Lambda developer guide, "Using AWS Lambda with Amazon DynamoDB"). A test that needs the
 # records delivered now wakes the pollers (`Streams.wait_idle`).
 POLL_INTERVAL = 0.25
-ERROR_DELAY_MIN = 0.1  # the first pause after a failing GetRecords, doubled per failure in a row
+ERROR_DELAY_BASE = 0.1  # a failing GetRecords pauses twice this, doubled per failure in a row
 FETCH_LIMIT = 1000  # GetRecords' maximum
 MAX_EVENT_BYTES = 6 * 1024 * 1024 - 4096  # Lambda's invoke payload limit, minus the envelope
 ERROR_DELAY_MAX = 5.0  # longest pause after a failing GetRecords
@@ -86,7 +86,7 @@ class ShardPoller:
                 if self.streams.stopping:
                     break
                 errors += 1
-                delay, where = min(ERROR_DELAY_MIN * 2**errors, ERROR_DELAY_MAX), f"{self.spec.id} shard {self.shard_id}"
+                delay, where = min(ERROR_DELAY_BASE * 2**errors, ERROR_DELAY_MAX), f"{self.spec.id} shard {self.shard_id}"
                 if isinstance(exc, (ClientError, BotoCoreError)):
                     log.warning("%s: reading the stream failed (%s); retrying in %.1fs", where, exc, delay)
                 else:

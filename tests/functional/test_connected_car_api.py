@@ -361,8 +361,9 @@ def test_a_days_timeslots_are_one_transaction_all_or_nothing(garage, tables, cal
         repository.put_timeslots("nowhere", day, 3)
     assert unknown.value.code == "DEALER_NOT_FOUND"
     assert snapshot(tables) == before
-    with pytest.raises(ValueError):
-        repository.put_timeslots(DEALER, [f"2026-12-{d:02d}T{h:02d}" for d in range(3, 8) for h in range(20)], 3)
+    for wrong in ([f"2026-12-{d:02d}T{h:02d}" for d in range(3, 8) for h in range(20)], [], day[0], [day[0]] * 2):
+        with pytest.raises(ValueError):  # over 99, none, a bare string, twice the same
+            repository.put_timeslots(DEALER, wrong, 3)
 
 
 REFUSED_BOOKINGS = [

@@ -10,7 +10,7 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from local.aws import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, MotoService
+from local.aws import FAKE_ACCESS_KEY, FAKE_SECRET_KEY, InProcessTransport, MotoService
 from local.iam import PolicyDocument, Principal
 
 REGION = "us-east-1"
@@ -94,3 +94,16 @@ def test_detach_sends_over_http_again(moto: MotoService, table: str) -> None:
     moto.transport.detach(client)
     with pytest.raises(Exception, match="Could not connect"):
         client.describe_table(TableName=table)
+
+
+def test_an_app_that_raises_answers_500_as_werkzeugs_server_does(moto: MotoService) -> None:
+    def broken(environ, start_response):
+        raise KeyError("moto failed")
+
+    client = in_process(moto, "dynamodb")
+    moto.transport.detach(client)
+    InProcessTransport(broken).attach(client)
+    with pytest.raises(ClientError) as failed:
+        client.list_tables()
+    assert failed.value.response["ResponseMetadata"]["HTTPStatusCode"] == 500
+    assert failed.value.response["Error"]["Code"] == "InternalFailure"

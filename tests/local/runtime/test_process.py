@@ -96,10 +96,12 @@ def synth_outdirs(pids: set[int]) -> set[Path]:
 
 def test_sigterm_while_synthesizing_stops_within_3s_and_leaves_no_assembly() -> None:
     process = start("--no-seed", LOCAL_SYNTH_CACHE="0")  # a real synth, not the cached output
-    time.sleep(3)  # synth takes far longer than this
-    spawned = children(process.pid)
     # This instance's own directory: other runtimes (tests on another worker) add and remove theirs meanwhile.
-    outdirs = synth_outdirs(spawned)
+    deadline = time.monotonic() + 20
+    while not (outdirs := synth_outdirs(children(process.pid))) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1)  # well inside the synth (several seconds): app.py has started jsii's Node
+    spawned = children(process.pid)
     assert len(outdirs) == 1 and next(iter(outdirs)).parent == PACKAGE_ROOT / ".local", outdirs
     assert next(iter(outdirs)).is_dir()
     took = terminate(process)

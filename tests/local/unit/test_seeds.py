@@ -43,3 +43,31 @@ def test_a_missing_dependency_inside_a_seed_module_is_an_error(seed_package: str
 def test_a_seed_module_without_load_is_an_error(seed_package: str) -> None:
     with pytest.raises(TypeError, match="no load"):
         load_all({}, (f"{seed_package}.no_load",))
+
+
+class RecordingTransport:
+    """Stands in for local.aws.InProcessTransport: which clients it was attached to and detached from."""
+
+    def __init__(self) -> None:
+        self.attached: list = []
+        self.detached: list = []
+
+    def attach(self, client):
+        self.attached.append(client)
+        return client
+
+    def detach(self, client) -> None:
+        self.detached.append(client)
+
+
+def test_a_transport_carries_the_seeds_calls_and_is_detached_after_them(seed_package: str, monkeypatch) -> None:
+    from functions.shared import ddb
+
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    transport = RecordingTransport()
+    load_all({}, (f"{seed_package}.good",), transport=transport)
+    assert transport.attached == transport.detached == [ddb.resource().meta.client]
+    failing = RecordingTransport()
+    with pytest.raises(TypeError):
+        load_all({}, (f"{seed_package}.no_load",), transport=failing)
+    assert len(failing.attached) == 1 and failing.detached == failing.attached  # detached when a seed fails too
