@@ -104,6 +104,7 @@ BENCH_KEYS = ROOT / ".local" / "bench-keys"  # the signing keys of the benches' 
 def bench_runtime(max_concurrency: int):
     """The local runtime a bench section starts (a context manager): stage dev under the prod stage's limits
     (`prod_throttle`), its functions' logs dropped, its signing keys in BENCH_KEYS."""
+    from local.runtime import Runtime
 
     return Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=BENCH_KEYS, max_concurrency=max_concurrency,
                          log_sink=lambda *a, **k: None, throttle=prod_throttle())

@@ -272,6 +272,7 @@ class Loader:
     def __init__(self, runtime: Any):
         from local import moto_fidelity
 
+        self.exclusive = runtime.moto.dynamodb_exclusive  # the TTL sweeper and the pollers read these tables meanwhile
         self.tables: dict[str, list[Any]] = {}
         for domain, prefix in DOMAINS.items():
             names = [t.name for stack in runtime.stacks for lid, t in stack.tables.items() if lid.startswith(prefix)]
@@ -290,18 +291,19 @@ class Loader:
         rounds = math.ceil(count / max(seeded, 1))
         for table, items in self.seed[domain]:
             keys = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
-            stream, table.stream_shard = table.stream_shard, None  # a bulk import, not changes to react to
-            try:
-                for copy in range(self.copies[domain], self.copies[domain] + rounds):
-                    suffix = f"~{copy}"
-                    for item in items:
-                        clone = {name: _renamed(value, self.ids[domain], suffix) for name, value in item.items()}
-                        if all(clone[k] == item[k] for k in keys):
-                            continue  # a singleton or an item keyed by constants only: no copy of it exists
-                        table.put_item(clone)
-                        self.written[domain] += 1
-            finally:
-                table.stream_shard = stream
+            with self.exclusive:  # no request reads the table while it changes under it
+                stream, table.stream_shard = table.stream_shard, None  # a bulk import, not changes to react to
+                try:
+                    for copy in range(self.copies[domain], self.copies[domain] + rounds):
+                        suffix = f"~{copy}"
+                        for item in items:
+                            clone = {name: _renamed(value, self.ids[domain], suffix) for name, value in item.items()}
+                            if all(clone[k] == item[k] for k in keys):
+                                continue  # a singleton or an item keyed by constants only: no copy of it exists
+                            table.put_item(clone)
+                            self.written[domain] += 1
+                finally:
+                    table.stream_shard = stream
             moto_fidelity.written(table.name)
         self.copies[domain] += rounds
 

@@ -164,13 +164,20 @@ class MotoService(WsgiServer):
         from local import moto_fidelity
 
         moto_fidelity.apply()  # the server runs in this process: its streams behave like DynamoDB's
-        self.iam = IamEnforcement(SerializedDynamoDB(DomainDispatcherApplication(create_backend_app)), region=region)
+        self._serialized = SerializedDynamoDB(DomainDispatcherApplication(create_backend_app))
+        self.iam = IamEnforcement(self._serialized, region=region)
         self.transport = InProcessTransport(self.iam)
         super().__init__(self.iam, host, port, setting="LOCAL_AWS_PORT", handler=MotoRequestHandler)
 
     @property
     def endpoint(self) -> str:
         return self.url
+
+    @property
+    def dynamodb_exclusive(self) -> threading.Lock:
+        """Hold it while this process writes to moto's DynamoDB backend directly (a bulk loader): no DynamoDB request is
+        served meanwhile, as none is while another one runs (`SerializedDynamoDB`)."""
+        return self._serialized.lock
 
     def client(self, service: str, region: str, *, in_process: bool = False) -> Any:
         """A client of this endpoint; `in_process`: its requests skip HTTP (`InProcessTransport`), for this process's
@@ -186,10 +193,10 @@ class SerializedDynamoDB:
 
     def __init__(self, app: WsgiApp) -> None:
         self._app = app
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         if not environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB"):
             return self._app(environ, start_response)
-        with self._lock:
+        with self.lock:
             return list(self._app(environ, start_response))  # the body is built under the lock too
