@@ -287,8 +287,7 @@ class Loader:
     def add(self, domain: str, count: int) -> None:
         from local import moto_fidelity
 
-        seeded = sum(len(items) for _, items in self.seed[domain])
-        rounds = math.ceil(count / max(seeded, 1))
+        rounds = math.ceil(count / max(self._copyable(domain), 1))
         for table, items in self.seed[domain]:
             keys = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
             with self.exclusive:  # no request reads the table while it changes under it
@@ -306,6 +305,15 @@ class Loader:
                     table.stream_shard = stream
             moto_fidelity.written(table.name)
         self.copies[domain] += rounds
+
+
+    def _copyable(self, domain: str) -> int:
+        """How many items one round copies: those with an identifier in their key (the others have no copy)."""
+        count = 0
+        for table, items in self.seed[domain]:
+            keys = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
+            count += sum(1 for item in items if any(_renamed(item[k], self.ids[domain], "~") != item[k] for k in keys))
+        return count
 
 
 # --- measuring -------------------------------------------------------------------------------------------------------
