@@ -277,29 +277,28 @@ class Loader:
         for domain, prefix in DOMAINS.items():
             names = [t.name for stack in runtime.stacks for lid, t in stack.tables.items() if lid.startswith(prefix)]
             self.tables[domain] = [moto_fidelity.stored_table(name) for name in names]
-        # The seeds, as they are now (before any measured write): the shapes to copy.
-        self.seed = {d: [(t, [i.to_json()["Attributes"] for i in t.all_items()]) for t in ts]
-                     for d, ts in self.tables.items()}
         self.ids = {d: _identifiers(ts) | PEOPLE for d, ts in self.tables.items()}
+        # The seeds, as they are now (before any measured write): the shapes to copy. An item whose key has no
+        # identifier (a singleton, an item keyed by constants only) has no copy.
+        self.seed = {d: [(t, [item for item in (i.to_json()["Attributes"] for i in t.all_items())
+                              if _has_copies(t, item, self.ids[d])]) for t in ts]
+                     for d, ts in self.tables.items()}
         self.copies = {d: 0 for d in DOMAINS}
         self.written = {d: 0 for d in DOMAINS}
 
     def add(self, domain: str, count: int) -> None:
         from local import moto_fidelity
 
-        rounds = math.ceil(count / max(self._copyable(domain), 1))
+        rounds = math.ceil(count / max(sum(len(items) for _, items in self.seed[domain]), 1))
         for table, items in self.seed[domain]:
-            keys = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
             with self.exclusive:  # no request reads the table while it changes under it
                 stream, table.stream_shard = table.stream_shard, None  # a bulk import, not changes to react to
                 try:
                     for copy in range(self.copies[domain], self.copies[domain] + rounds):
                         suffix = f"~{copy}"
                         for item in items:
-                            clone = {name: _renamed(value, self.ids[domain], suffix) for name, value in item.items()}
-                            if all(clone[k] == item[k] for k in keys):
-                                continue  # a singleton or an item keyed by constants only: no copy of it exists
-                            table.put_item(clone)
+                            table.put_item({name: _renamed(value, self.ids[domain], suffix)
+                                            for name, value in item.items()})
                             self.written[domain] += 1
                 finally:
                     table.stream_shard = stream
@@ -307,13 +306,9 @@ class Loader:
         self.copies[domain] += rounds
 
 
-    def _copyable(self, domain: str) -> int:
-        """How many items one round copies: those with an identifier in their key (the others have no copy)."""
-        count = 0
-        for table, items in self.seed[domain]:
-            keys = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
-            count += sum(1 for item in items if any(_renamed(item[k], self.ids[domain], "~") != item[k] for k in keys))
-        return count
+def _has_copies(table: Any, item: dict[str, Any], ids: set[str]) -> bool:
+    keys = [table.hash_key_attr] + ([table.range_key_attr] if table.range_key_attr else [])
+    return any(_renamed(item[k], ids, "~") != item[k] for k in keys)
 
 
 # --- measuring -------------------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from functions.ecommerce.models import (
 )
 from functions.ecommerce.repository import EcommerceRepository, Overview, SignUp
 from functions.shared.auth import ADMIN, Caller
+from functions.shared.ddb import TRANSACTION_MAX_ACTIONS
 from functions.shared.errors import (
     ConflictError,
     ForbiddenError,
@@ -30,8 +31,7 @@ from functions.shared.errors import (
 )
 from functions.shared.pagination import Page, StartKey
 
-# DynamoDB's TransactWriteItems limit; an order takes one ConditionCheck (the customer) and one Put (the order).
-TRANSACTION_MAX_ACTIONS = 100
+# An order takes one ConditionCheck (the customer) and one Put (the order) of a transaction's actions.
 ORDER_OVERHEAD_ACTIONS = 2
 MAX_ORDER_ITEMS = TRANSACTION_MAX_ACTIONS - ORDER_OVERHEAD_ACTIONS
 PLACED = "PLACED"

@@ -71,7 +71,7 @@ from functions.voting.schema import (
     padded_sequence,
 )
 
-MAX_KEYS_PER_FLUSH = 99  # TransactWriteItems takes 100 actions: the aggregate updates plus the checkpoint
+MAX_KEYS_PER_FLUSH = ddb.TRANSACTION_MAX_ACTIONS - 1  # a transaction: the aggregate updates plus the checkpoint
 MAX_FLUSH_ATTEMPTS = 8  # conflicting transactions or a moved checkpoint, then the invocation fails (Lambda retries)
 CONFLICT_PAUSE = 0.05  # seconds, times the attempt, with jitter
 CONSUMER = "voting.aggregator"  # its partition in the parked-records table: never rename

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from local.aws import MotoService
 from local.resources import Clients, StackResources
 from local.template import StackTemplate
 
@@ -40,3 +41,11 @@ def make_asset(tmp_path: Path) -> Callable[[str], Path]:
         return asset
 
     return make
+
+
+@pytest.fixture(scope="module")
+def moto() -> Iterator[MotoService]:
+    """A moto endpoint of the module's own, served over HTTP (and in process through its `transport`)."""
+    service = MotoService(0).start()
+    yield service
+    service.stop()

@@ -3,7 +3,6 @@ process: no socket, the same answers, errors and IAM checks as a client over HTT
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import boto3
 import pytest
@@ -15,13 +14,6 @@ from local.iam import PolicyDocument, Principal
 
 REGION = "us-east-1"
 CLOSED_PORT = "http://127.0.0.1:9"  # nothing listens there: a request that went over HTTP would fail to connect
-
-
-@pytest.fixture(scope="module")
-def moto() -> Iterator[MotoService]:
-    service = MotoService(0).start()
-    yield service
-    service.stop()
 
 
 def in_process(moto: MotoService, service: str, *, key: str = FAKE_ACCESS_KEY):

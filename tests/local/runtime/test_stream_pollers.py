@@ -47,13 +47,6 @@ class Consumer:
         return self.behaviour(function, ids)
 
 
-@pytest.fixture(scope="module")
-def moto() -> Iterator[MotoService]:
-    service = MotoService(0).start()
-    yield service
-    service.stop()
-
-
 @pytest.fixture
 def clients(moto: MotoService) -> Clients:
     return Clients(lambda service: moto.client(service, "us-east-1"))
