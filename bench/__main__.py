@@ -18,7 +18,8 @@
    stage's limits on a second front end: no 429 below them, 429s above them. A failed check exits non-zero.
    Alone: `.venv/bin/python -c "import bench.__main__; from bench import load; load.run()"`.
 10. Cold start (bench/coldstart.py): import CPU of each function's handler against boto3 + a DynamoDB resource, per
-   function, with a verdict against 1.3x (exits non-zero when one is over).
+   function, beside three reference rows without domain code (Powertools' resolver; with a pydantic model; with
+   Powertools' validation: the floor), with a verdict against 1.3x the floor (exits non-zero when one is over).
 11. Cost tables and scale audit (bench/cost.py, alone: `make cost`): every GET route and each domain's main writes,
    their DynamoDB bill with the seeds only and with +20,000 unrelated items per domain; the seeds' figures beside ours.
 """

@@ -237,6 +237,14 @@ def test_no_function_uses_aws_managed_execution_policies(dev):
             assert "ManagedPolicyArns" not in role["Properties"]
 
 
+def test_the_cold_start_bench_measures_every_deployed_function(dev):
+    """bench section 10 finds its modules by their `lambda_handler`: exactly the handlers the template deploys."""
+    from bench.coldstart import handler_modules
+
+    handlers = {f["Properties"]["Handler"] for f in resources(dev.merged, "AWS::Lambda::Function").values()}
+    assert {f"{module}.lambda_handler" for module in handler_modules()} == handlers
+
+
 def test_functions_run_python_313_with_the_powertools_layer(dev):
     template, raw = dev.template, dev.merged
     functions = resources(raw, "AWS::Lambda::Function")
