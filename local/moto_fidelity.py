@@ -25,6 +25,12 @@ And one in time:
    puts those items back (the same rollback, item by item).
 7. moto's server lists its own package directory (a listdir and a stat per entry) on every request to find the
    backend a host names; the list never changes in a process, so it is read once.
+And one in transactions:
+8. moto ignores TransactWriteItems' `ClientRequestToken`, which botocore fills in once per call and sends again on
+   each of its retries. DynamoDB answers a repeat of a successful call with the same token within 10 minutes with
+   success, without applying it again ("TransactWriteItems", ClientRequestToken), and a repeat with other items with
+   IdempotentParameterMismatchException. In moto a retried transaction whose first attempt was applied (its answer
+   lost) ran again and failed on its own conditions: a 409 locally where AWS answers 200. Here the token is kept.
 `apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
@@ -33,8 +39,11 @@ from __future__ import annotations
 import bisect
 import copy
 import functools
+import hashlib
 import itertools
+import json
 import threading
+import time
 from typing import Any
 
 _applied = False
@@ -62,7 +71,50 @@ def apply() -> None:
     DynamoDBBackend.transact_write_items = rollback  # type: ignore[method-assign]
     UpdateExpressionExecutor.execute = _size_checked(UpdateExpressionExecutor.execute)  # type: ignore[method-assign]
     _partition_reads()
+    from moto.dynamodb.responses import DynamoHandler
+
+    DynamoHandler.transact_write_items = _client_request_token(  # type: ignore[method-assign]  # item 8
+        DynamoHandler.transact_write_items)
     _applied = True
+
+
+TOKEN_WINDOW_SECONDS = 600  # "valid for 10 minutes after the first request that uses it is completed"
+
+
+def _client_request_token(transact_write_items: Any) -> Any:
+    """A successful transaction's answer, kept by token on its account and region's backend (so a reset of moto
+    forgets it) for TOKEN_WINDOW_SECONDS and given to a repeat with the same items instead of applying them again. A
+    failed one is not kept: its retry runs."""
+    from moto.dynamodb.exceptions import ERROR_TYPE_PREFIX, DynamodbException
+
+    lock = threading.Lock()
+
+    @functools.wraps(transact_write_items)
+    def patched(self: Any) -> Any:
+        token = self.body.get("ClientRequestToken")
+        if not token:
+            return transact_write_items(self)
+        with lock:
+            done: dict[str, tuple[str, float, Any]] = vars(self.dynamodb_backend).setdefault("_client_tokens", {})
+        key = str(token)
+        digest = hashlib.sha256(json.dumps(self.body.get("TransactItems"), sort_keys=True).encode()).hexdigest()
+        now = time.monotonic()
+        with lock:
+            for stale in [k for k, (_, at, _) in done.items() if now - at > TOKEN_WINDOW_SECONDS]:
+                del done[stale]
+            seen = done.get(key)
+        if seen is not None:
+            if seen[0] != digest:
+                raise DynamodbException(ERROR_TYPE_PREFIX + "IdempotentParameterMismatchException",
+                                        "The request uses the same client token as a previous, but non-identical "
+                                        "request.")
+            return seen[2]
+        result = transact_write_items(self)
+        with lock:
+            done[key] = (digest, time.monotonic(), result)
+        return result
+
+    return patched
 
 
 def _skip_unchanged(add: Any) -> Any:

@@ -118,13 +118,10 @@ class CartRepository:
 
     def create_cart(self, cart_id: str, owner: str, now: datetime, expires_at: int) -> None:
         """Create an empty open cart: PutItem of the header, `attribute_not_exists(cartId)`."""
-        ddb.table(self.tables.cart).put_item(
-            Item={
-                "cartId": cart_id, "sk": HEADER_SK, "owner": owner, "status": OPEN, "version": 1,
-                "createdAt": now.isoformat(), "updatedAt": now.isoformat(), "expiresAt": expires_at,
-            },
-            ConditionExpression="attribute_not_exists(cartId)",
-        )
+        ddb.put_new(ddb.table(self.tables.cart), {
+            "cartId": cart_id, "sk": HEADER_SK, "owner": owner, "status": OPEN, "version": 1,
+            "createdAt": now.isoformat(), "updatedAt": now.isoformat(), "expiresAt": expires_at,
+        }, "attribute_not_exists(cartId)")
 
     def get_cart(self, cart_id: str) -> CartRecord | None:
         """A cart with its lines: one Query `cartId = :id` (strongly consistent; header and ≤ MAX_LINES lines, one

@@ -181,7 +181,7 @@ class ContactRepository:
 
     def _put_new(self, item: dict[str, Any]) -> None:
         try:
-            self._table.put_item(Item=item, ConditionExpression="attribute_not_exists(Id)")
+            ddb.put_new(self._table, item, "attribute_not_exists(Id)")
         except ClientError as error:
             if ddb.error_code(error) == "ConditionalCheckFailedException":
                 raise ConflictError(f"{item['Type']} {item['Id']} exists", code="ALREADY_EXISTS") from error

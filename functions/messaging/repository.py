@@ -82,7 +82,7 @@ class MessagingRepository:
     def put_message(self, message: Message) -> Message:
         """Send: PutItem of a new message, `attribute_not_exists(MsgId)` (an id is never reused or overwritten)."""
         try:
-            ddb.table(self.messages).put_item(Item=message_item(message), ConditionExpression="attribute_not_exists(MsgId)")
+            ddb.put_new(ddb.table(self.messages), message_item(message), "attribute_not_exists(MsgId)")
         except ClientError as error:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise

@@ -183,7 +183,7 @@ class PatternsRepository:
     def put_new_issue(self, issue: Issue) -> Issue:
         """Store issue `number` (PutItem, `attribute_not_exists(PK)`: a number is never stored twice)."""
         try:
-            self.table.put_item(Item=_issue_item(issue), ConditionExpression="attribute_not_exists(PK)")
+            ddb.put_new(self.table, _issue_item(issue), "attribute_not_exists(PK)")
         except ClientError as error:
             if ddb.error_code(error) == "ConditionalCheckFailedException":
                 raise ConflictError(f"issue {issue.number} exists", code="ISSUE_NUMBER_TAKEN") from error

@@ -84,10 +84,8 @@ class SessionsRepository:
         """Create a session: PutItem with `attribute_not_exists(SessionToken)` (the seed's uniqueness condition).
         False: that token is taken already (nothing was written)."""
         try:
-            ddb.table(self.sessions).put_item(
-                Item=session_item(session, ttl), ConditionExpression="attribute_not_exists(#token)",
-                ExpressionAttributeNames={"#token": TOKEN},
-            )
+            ddb.put_new(ddb.table(self.sessions), session_item(session, ttl), "attribute_not_exists(#token)",
+                        ExpressionAttributeNames={"#token": TOKEN})
         except ClientError as error:
             if ddb.error_code(error) == "ConditionalCheckFailedException":
                 return False

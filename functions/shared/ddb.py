@@ -75,6 +75,43 @@ def error_code(error: ClientError) -> str:
     return error.response.get("Error", {}).get("Code", "")
 
 
+def retried(error: ClientError) -> bool:
+    """The SDK sent the request more than once (a timeout or a 5xx first): an earlier attempt may have been applied
+    with its answer lost, so a failed condition may be the request's own doing."""
+    return error.response.get("ResponseMetadata", {}).get("RetryAttempts", 0) > 0
+
+
+def put_new(table: Table, item: Mapping[str, Any], condition: str, **kwargs: Any) -> None:
+    """PutItem of a new item on `condition` (an `attribute_not_exists` of its key). A failed condition raises as
+    usual, with the item in the way (`ReturnValuesOnConditionCheckFailure=ALL_OLD`, no extra read), unless the SDK
+    retried and that item is exactly `item`: then an earlier attempt was applied and its answer lost (a read timeout
+    after DynamoDB wrote), and the create succeeded. Without this, such a create answers 409 for an item it made."""
+    try:
+        table.put_item(Item=item, ConditionExpression=condition, ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                       **kwargs)
+    except ClientError as error:
+        if not (error_code(error) == "ConditionalCheckFailedException" and retried(error)
+                and plain(error.response.get("Item", {})) == dict(item)):
+            raise
+
+
+def update_conditional(table: Table, *, mark: Mapping[str, Any], **params: Any) -> dict[str, Any]:
+    """UpdateItem on a condition, answering the item as it is after (`ReturnValues=ALL_NEW`). `mark` names attributes
+    the update sets to values unique to this request (its time to the microsecond): when the SDK retried and the
+    condition failed on an item that holds every one of them, an earlier attempt was applied with its answer lost,
+    and that item (`ReturnValuesOnConditionCheckFailure=ALL_OLD`) is the answer. Otherwise a failed condition raises
+    as usual."""
+    try:
+        return table.update_item(ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                                 **params)["Attributes"]
+    except ClientError as error:
+        old = plain(error.response.get("Item", {}))
+        if (error_code(error) == "ConditionalCheckFailedException" and retried(error)
+                and all(name in old and old[name] == value for name, value in mark.items())):
+            return old
+        raise
+
+
 def translate_client_error(error: ClientError) -> AppError | None:
     """The domain error for an AWS error the client cannot cause, or None when it is a defect of ours."""
     code = error_code(error)

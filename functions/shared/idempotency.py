@@ -28,11 +28,14 @@ from aws_lambda_powertools.utilities.idempotency import (
     IdempotencyConfig,
     idempotent_function,
 )
+from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyItemAlreadyExistsError
+from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
+from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
 from functions.shared import cost
-from functions.shared.ddb import CLIENT_CONFIG
+from functions.shared.ddb import CLIENT_CONFIG, retried
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
@@ -60,11 +63,33 @@ def _config() -> IdempotencyConfig:
     )
 
 
+class RetrySafePersistenceLayer(DynamoDBPersistenceLayer):
+    """Powertools' DynamoDB store, except for one case: the SDK retried the in-progress record's conditional put (a
+    read timeout after DynamoDB wrote it, its answer lost) and the retry met that same record. Powertools cannot tell
+    it from another request's and answers 409 REQUEST_IN_PROGRESS for a request no one else is running; here the
+    record stored is compared with the one put (its in-progress deadline is in milliseconds, from this invocation's
+    remaining time) and, when it is the same, the put succeeded."""
+
+    def _put_record(self, data_record: DataRecord) -> None:
+        try:
+            super()._put_record(data_record)
+        except IdempotencyItemAlreadyExistsError as exists:
+            stored, error = exists.old_data_record, exists.__cause__
+            if not (isinstance(error, ClientError) and retried(error) and stored is not None
+                    and _same_record(stored, data_record)):
+                raise
+
+
+def _same_record(stored: DataRecord, put: DataRecord) -> bool:
+    fields = ("idempotency_key", "status", "expiry_timestamp", "in_progress_expiry_timestamp", "payload_hash")
+    return all(getattr(stored, name) == getattr(put, name) for name in fields)
+
+
 @lru_cache(maxsize=1)
 def _execute() -> Callable[..., dict[str, Any]]:
     """Built on first use: the persistence layer creates its boto3 client when constructed."""
     # The same timeouts and retries as every other DynamoDB call (ddb.CLIENT_CONFIG), not botocore's 60 s defaults.
-    persistence = DynamoDBPersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE), boto_config=CLIENT_CONFIG)
+    persistence = RetrySafePersistenceLayer(table_name=settings().table(IDEMPOTENCY_TABLE), boto_config=CLIENT_CONFIG)
     cost.instrument(persistence.client)  # its reads and writes are on the request's bill too
 
     @idempotent_function(data_keyword_argument="request", persistence_store=persistence, config=_config())

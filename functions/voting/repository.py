@@ -224,19 +224,19 @@ class VotingRepository:
         refusal: Exception,
     ) -> dict[str, Any]:
         try:
-            response = ddb.table(self.tables.raw_votes).update_item(
+            return ddb.update_conditional(
+                ddb.table(self.tables.raw_votes),
+                mark={"updatedAt": values[":now"]},  # every ballot write sets it: a retry finds its own
                 Key={"pollId": poll_id, "userId": user_id},
                 UpdateExpression=update,
                 ConditionExpression=condition,
                 ExpressionAttributeNames={"#candidate": "candidate", "#version": "version"},
                 ExpressionAttributeValues=values,
-                ReturnValues="ALL_NEW",
             )
         except ClientError as error:
             if ddb.error_code(error) == "ConditionalCheckFailedException":
                 raise refusal from error
             raise
-        return response["Attributes"]
 
     # results and recount
 

@@ -10,14 +10,14 @@ and the same request with the same Idempotency-Key, once the fault is gone, comp
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import boto3
 import pytest
 from botocore.awsrequest import AWSResponse
-from botocore.exceptions import ConnectTimeoutError, ReadTimeoutError
+from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutError
 from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 
 from functions.contacts import api as contacts_api
@@ -33,8 +33,8 @@ from tests.functional.voting_support import make_tables
 
 ADMIN = ("admin",)
 ATTEMPTS = ddb.CLIENT_CONFIG.retries["total_max_attempts"]
-THROTTLE, UNAVAILABLE, READ_TIMEOUT, CONNECT_TIMEOUT, TX_THROTTLE = (
-    "throttle", "5xx", "read-timeout", "connect-timeout", "transaction-throttled")
+THROTTLE, UNAVAILABLE, READ_TIMEOUT, CONNECT_TIMEOUT, TX_THROTTLE, LOST_ANSWER = (
+    "throttle", "5xx", "read-timeout", "connect-timeout", "transaction-throttled", "lost-answer")
 
 
 @dataclass
@@ -52,8 +52,11 @@ class Fault:
             action.get("TableName") for item in body.get("TransactItems", []) for action in item.values()}
         return operation == self.operation and self.table in tables and (self.times is None or self.hits < self.times)
 
-    def answer(self, request: Any, body: dict[str, Any]) -> AWSResponse:
+    def answer(self, request: Any, body: dict[str, Any], forward: Callable[[], Any]) -> AWSResponse:
         self.hits += 1
+        if self.kind == LOST_ANSWER:  # the request reached the table and was applied; its answer never came back
+            forward()
+            raise ReadTimeoutError(endpoint_url=request.url)
         if self.kind == READ_TIMEOUT:  # the request was sent, no answer came: botocore retries it
             raise ReadTimeoutError(endpoint_url=request.url)
         if self.kind == CONNECT_TIMEOUT:
@@ -85,7 +88,7 @@ class Faults:
     def clear(self) -> None:
         self.active.clear()
 
-    def answer(self, request: Any) -> AWSResponse | None:
+    def answer(self, request: Any, forward: Callable[[], Any]) -> AWSResponse | None:
         target = dict(request.headers).get("X-Amz-Target", b"")
         operation = (target.decode() if isinstance(target, bytes) else target).rpartition(".")[2]
         if not operation:
@@ -93,7 +96,7 @@ class Faults:
         body = json.loads(request.body or b"{}")
         for fault in self.active:
             if fault.matches(operation, body):
-                return fault.answer(request, body)
+                return fault.answer(request, body, forward)
         return None
 
 
@@ -104,7 +107,8 @@ def faults(aws, monkeypatch) -> Iterator[Faults]:
     original = BotocoreStubber.__call__
 
     def faulty(self, event_name, request, **kwargs):
-        return injected.answer(request) or original(self, event_name, request, **kwargs)
+        return (injected.answer(request, lambda: original(self, event_name, request, **kwargs))
+                or original(self, event_name, request, **kwargs))
 
     monkeypatch.setattr(BotocoreStubber, "__call__", faulty)
     monkeypatch.setattr("botocore.retries.standard.ExponentialBackoff.delay_amount", lambda self, context: 0)
@@ -259,6 +263,88 @@ def test_when_the_in_progress_record_cannot_be_deleted_the_retry_waits_out_the_i
         ExpressionAttributeValues={":past": 1})
     created = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
     assert created.status == 201 and [item["Id"] for item in items(table)] == [created.body["id"]]
+
+
+# --- an answer lost after the write landed: the SDK's retry meets the write's own condition --------------
+
+@pytest.mark.parametrize(("write", "operation"), [
+    pytest.param("person", "PutItem", id="put"),  # ddb.put_new: the item in the way is the one it put
+    pytest.param("link", "TransactWriteItems", id="transaction"),  # DynamoDB's ClientRequestToken (moto_fidelity 8)
+    pytest.param("vote", "UpdateItem", id="update"),  # ddb.update_conditional: the item holds this request's mark
+], indirect=["write"])
+def test_a_create_whose_answer_was_lost_after_it_landed_is_a_201_written_once(faults, write, operation):
+    client, table, path, body = write
+    before = items(table)
+    fault = faults.inject(operation, table, LOST_ANSWER, times=1)
+
+    # When the write is applied but DynamoDB's answer is lost, so the SDK sends the same request again
+    reply = client.call("POST", path, body=body, groups=ADMIN)
+
+    # Then the retry's failed condition is the first attempt's own doing: the create succeeded, once
+    assert reply.status == 201, reply.body
+    assert fault.hits == 1
+    written = [item for item in items(table) if item not in before]
+    assert len(written) == 1, written
+
+
+def test_a_retried_write_that_meets_another_requests_item_is_still_refused(faults, contacts):
+    _, table = contacts
+    person = {"Id": "p-1", "Type": "Person", "firstName": "Ada"}
+    ddb.put_new(ddb.table(table), person, "attribute_not_exists(Id)")
+    ddb.table(table).update_item(Key={"Id": "p-1", "Type": "Person"}, UpdateExpression="SET updatedAt = :t",
+                                 ExpressionAttributeValues={":t": "first"})
+
+    # When each write's first attempt fails before reaching the table (a 5xx), so the SDK retries it
+    faults.inject("PutItem", table, UNAVAILABLE, times=1)
+    with pytest.raises(ClientError) as create:
+        ddb.put_new(ddb.table(table), {**person, "firstName": "Grace"}, "attribute_not_exists(Id)")
+    faults.inject("UpdateItem", table, UNAVAILABLE, times=1)
+    with pytest.raises(ClientError) as update:
+        ddb.update_conditional(ddb.table(table), mark={"updatedAt": "second"}, Key={"Id": "p-1", "Type": "Person"},
+                               UpdateExpression="SET updatedAt = :t", ConditionExpression="attribute_not_exists(Id)",
+                               ExpressionAttributeValues={":t": "second"})
+
+    # Then the items in the way are not theirs: both conditions fail as they would without the retry
+    assert ddb.error_code(create.value) == ddb.error_code(update.value) == "ConditionalCheckFailedException"
+    assert ddb.retried(create.value) and ddb.retried(update.value)
+    (stored,) = items(table)
+    assert (stored["firstName"], stored["updatedAt"]) == ("Ada", "first")
+
+
+def test_an_idempotency_record_whose_answer_was_lost_after_it_landed_lets_the_request_run(faults, contacts):
+    client, table = contacts
+    fault = faults.inject("PutItem", f"test-{IDEMPOTENCY_TABLE.construct_id}", LOST_ANSWER, times=1)
+    key = {"Idempotency-Key": "lost"}
+
+    # When the in-progress record is stored but its answer is lost, so the SDK puts it again
+    reply = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
+
+    # Then the retry finds its own record, not another request's: the person is created (not 409 REQUEST_IN_PROGRESS)
+    assert reply.status == 201, reply.body
+    assert fault.hits == 1
+    assert [item["Id"] for item in items(table)] == [reply.body["id"]]
+    (record,) = idempotency_records()
+    assert record["status"] == "COMPLETED"
+    again = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
+    assert (again.status, again.body) == (201, reply.body) and len(items(table)) == 1
+
+
+def test_another_requests_in_progress_record_is_still_409_request_in_progress(faults, contacts):
+    client, table = contacts
+    key = {"Idempotency-Key": "busy"}
+    faults.inject("PutItem", table, UNAVAILABLE)
+    faults.inject("DeleteItem", f"test-{IDEMPOTENCY_TABLE.construct_id}", UNAVAILABLE)
+    client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)  # leaves its record in progress
+    faults.clear()
+    fault = faults.inject("PutItem", f"test-{IDEMPOTENCY_TABLE.construct_id}", UNAVAILABLE, times=1)
+
+    # When a second request with that key has its put retried by the SDK (a 5xx first) and meets the first's record
+    reply = client.call("POST", "/contacts/persons", body=PERSON, groups=ADMIN, headers=key)
+
+    # Then the record is not its own: the request is still in progress elsewhere
+    assert fault.hits == 1
+    assert reply.status == 409 and reply.body["error"]["code"] == "REQUEST_IN_PROGRESS"
+    assert items(table) == []
 
 
 # --- reads ----------------------------------------------------------------------------------------------

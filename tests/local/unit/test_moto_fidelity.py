@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import boto3
 import pytest
 from botocore.exceptions import ClientError
@@ -319,3 +321,54 @@ def test_moto_lists_its_backends_once_not_on_every_request(monkeypatch):
     monkeypatch.setattr(os, "listdir", lambda path: listed.append(path) or [])
     assert "dynamodb" in backends.list_of_moto_modules() and "sqs" in backends.list_of_moto_modules()
     assert listed == []  # no directory read per call (moto's server calls it for every request's host)
+
+
+def _create(value: str, n: str = "1") -> list[dict]:
+    return [{"Put": {"TableName": "t", "Item": {"k": {"S": value}, "n": {"N": n}},
+                     "ConditionExpression": "attribute_not_exists(k)"}}]
+
+
+def test_a_repeated_transaction_token_answers_success_without_applying_it_again(table):
+    stream = Stream("t")
+    table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
+
+    # the SDK's retry of a call whose answer was lost: the same token and items; moto alone fails its condition
+    again = table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
+
+    assert again["ResponseMetadata"]["HTTPStatusCode"] == 200
+    assert [event for event, _, _ in stream.read()] == ["INSERT"]  # applied once
+    with pytest.raises(ClientError) as conflict:  # another call (another token) meets the condition as before
+        table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-2")
+    assert conflict.value.response["Error"]["Code"] == "TransactionCanceledException"
+
+
+def test_a_token_reused_with_other_items_is_an_idempotent_parameter_mismatch(table):
+    table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
+    with pytest.raises(ClientError) as mismatch:
+        table.transact_write_items(TransactItems=_create("a", n="2"), ClientRequestToken="tok-1")
+    assert mismatch.value.response["Error"]["Code"] == "IdempotentParameterMismatchException"
+    assert table.get_item(TableName="t", Key=key("a"))["Item"]["n"] == {"N": "1"}
+
+
+def test_a_failed_transactions_token_is_not_kept_its_retry_runs(table):
+    table.put_item(TableName="t", Item={"k": {"S": "a"}, "n": {"N": "0"}})
+    with pytest.raises(ClientError):
+        table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
+    table.delete_item(TableName="t", Key=key("a"))
+
+    table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
+
+    assert table.get_item(TableName="t", Key=key("a"))["Item"]["n"] == {"N": "1"}
+
+
+def test_a_token_expires_after_ten_minutes(table, monkeypatch):
+    from local import moto_fidelity
+
+    table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
+    table.delete_item(TableName="t", Key=key("a"))
+    later = time.monotonic() + moto_fidelity.TOKEN_WINDOW_SECONDS + 1
+    monkeypatch.setattr(moto_fidelity.time, "monotonic", lambda: later)
+
+    table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")  # a new call: applied
+
+    assert table.get_item(TableName="t", Key=key("a"))["Item"]["n"] == {"N": "1"}
