@@ -37,6 +37,7 @@ And one in transactions:
 from __future__ import annotations
 
 import bisect
+import collections
 import copy
 import functools
 import hashlib
@@ -94,14 +95,16 @@ def _client_request_token(transact_write_items: Any) -> Any:
         token = self.body.get("ClientRequestToken")
         if not token:
             return transact_write_items(self)
-        with lock:
-            done: dict[str, tuple[str, float, Any]] = vars(self.dynamodb_backend).setdefault("_client_tokens", {})
         key = str(token)
-        digest = hashlib.sha256(json.dumps(self.body.get("TransactItems"), sort_keys=True).encode()).hexdigest()
+        # every parameter but the token: "a change in other parameters" is a mismatch too (binary values are bytes)
+        rest = {name: value for name, value in self.body.items() if name != "ClientRequestToken"}
+        digest = hashlib.sha256(json.dumps(rest, sort_keys=True, default=repr).encode()).hexdigest()
         now = time.monotonic()
         with lock:
-            for stale in [k for k, (_, at, _) in done.items() if now - at > TOKEN_WINDOW_SECONDS]:
-                del done[stale]
+            done: collections.OrderedDict[str, tuple[str, float, Any]] = vars(self.dynamodb_backend).setdefault(
+                "_client_tokens", collections.OrderedDict())  # in completion order: the stale ones come first
+            while done and now - next(iter(done.values()))[1] > TOKEN_WINDOW_SECONDS:
+                done.popitem(last=False)
             seen = done.get(key)
         if seen is not None:
             if seen[0] != digest:

@@ -88,7 +88,9 @@ class GamesRepository:
     def create_game(self, game: Game) -> Game:
         """Create a game: PutItem on condition `attribute_not_exists(GameId)` (409 GAME_EXISTS otherwise)."""
         try:
-            ddb.put_new(ddb.table(self.tables.games), game_item(game), "attribute_not_exists(GameId)")
+            ddb.table(self.tables.games).put_item(
+                Item=game_item(game), ConditionExpression="attribute_not_exists(GameId)"
+            )
         except ClientError as error:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise

@@ -81,6 +81,11 @@ class RetrySafePersistenceLayer(DynamoDBPersistenceLayer):
 
 
 def _same_record(stored: DataRecord, put: DataRecord) -> bool:
+    """The stored record is the one put: every field, including the in-progress deadline, which only a request with
+    the Lambda context registered has (without it two requests in the same second would look alike). Two requests
+    whose deadlines fall in the same millisecond still would: both would run, as without an Idempotency-Key."""
+    if put.in_progress_expiry_timestamp is None:
+        return False
     fields = ("idempotency_key", "status", "expiry_timestamp", "in_progress_expiry_timestamp", "payload_hash")
     return all(getattr(stored, name) == getattr(put, name) for name in fields)
 

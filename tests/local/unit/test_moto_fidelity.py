@@ -372,3 +372,11 @@ def test_a_token_expires_after_ten_minutes(table, monkeypatch):
     table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")  # a new call: applied
 
     assert table.get_item(TableName="t", Key=key("a"))["Item"]["n"] == {"N": "1"}
+
+
+def test_a_repeated_token_with_binary_values_answers_success(table):
+    items = [{"Put": {"TableName": "t", "Item": {"k": {"S": "b"}, "blob": {"B": b"\x00\x01"}},
+                      "ConditionExpression": "attribute_not_exists(k)"}}]
+    table.transact_write_items(TransactItems=items, ClientRequestToken="tok-b")
+    again = table.transact_write_items(TransactItems=items, ClientRequestToken="tok-b")
+    assert again["ResponseMetadata"]["HTTPStatusCode"] == 200
