@@ -90,8 +90,7 @@ def put_new(table: Table, item: Mapping[str, Any], condition: str, **kwargs: Any
         table.put_item(Item=item, ConditionExpression=condition, ReturnValuesOnConditionCheckFailure="ALL_OLD",
                        **kwargs)
     except ClientError as error:
-        if not (error_code(error) == "ConditionalCheckFailedException" and retried(error)
-                and plain(error.response.get("Item", {})) == dict(item)):
+        if _in_the_way_after_retry(error) != dict(item):
             raise
 
 
@@ -105,11 +104,18 @@ def update_conditional(table: Table, *, mark: Mapping[str, Any], **params: Any) 
         return table.update_item(ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD",
                                  **params)["Attributes"]
     except ClientError as error:
-        old = plain(error.response.get("Item", {}))
-        if (error_code(error) == "ConditionalCheckFailedException" and retried(error)
-                and all(name in old and old[name] == value for name, value in mark.items())):
+        old = _in_the_way_after_retry(error)
+        if old is not None and all(name in old and old[name] == value for name, value in mark.items()):
             return old
         raise
+
+
+def _in_the_way_after_retry(error: ClientError) -> dict[str, Any] | None:
+    """The item a retried request's condition failed on (asked with ALL_OLD), which may be its own first attempt's;
+    None for any other error, or a condition that failed on the first attempt."""
+    if error_code(error) != "ConditionalCheckFailedException" or not retried(error):
+        return None
+    return plain(error.response.get("Item", {}))
 
 
 def translate_client_error(error: ClientError) -> AppError | None:

@@ -36,17 +36,18 @@ def test_each_figure_is_the_least_of_its_runs_interleaved_with_the_baseline() ->
     assert figure == Figure("m", cpu=0.40, baseline=0.20, traced=0.6)
 
 
+def post_items(module: str, body: str) -> dict:
+    """The reference function's answer to `POST /items` with `body`, as API Gateway's REST proxy would send it."""
+    event = {"resource": "/items", "path": "/items", "httpMethod": "POST", "headers": {}, "body": body,
+             "requestContext": {"resourcePath": "/items", "httpMethod": "POST", "stage": "dev"}}
+    return importlib.import_module(module).lambda_handler(event, None)
+
+
 @pytest.mark.parametrize("module", list(REFERENCES))
 def test_each_reference_row_is_a_working_function(module: str) -> None:
-    handler = importlib.import_module(module).lambda_handler
-    event = {"resource": "/items", "path": "/items", "httpMethod": "POST", "headers": {}, "body": '{"name": "a"}',
-             "requestContext": {"resourcePath": "/items", "httpMethod": "POST", "stage": "dev"}}
-    answer = handler(event, None)
+    answer = post_items(module, '{"name": "a"}')
     assert answer["statusCode"] == 200 and json.loads(answer["body"]) == {"name": "a"}
 
 
 def test_the_floor_validates_with_powertools() -> None:
-    handler = importlib.import_module(FLOOR).lambda_handler
-    event = {"resource": "/items", "path": "/items", "httpMethod": "POST", "headers": {}, "body": '{"name": 1}',
-             "requestContext": {"resourcePath": "/items", "httpMethod": "POST", "stage": "dev"}}
-    assert handler(event, None)["statusCode"] == 422  # Powertools' RequestValidationError, before the route runs
+    assert post_items(FLOOR, '{"name": 1}')["statusCode"] == 422  # Powertools' validation, before the route runs
