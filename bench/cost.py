@@ -109,6 +109,8 @@ def _calls() -> dict[str, list[Call]]:
             Call("/catalog/documents/{productId}", "/catalog/documents/3"),
             Call("/catalog/products/{productId}", "/catalog/products/900", method="PUT",
                  body={"kind": "book", "title": "Bench {size}"}),
+            Call("/catalog/documents/{productId}/children", "/catalog/documents/2/children", method="POST",
+                 body={"kind": "track", "child": {"title": "Bench {size}"}}),
         ],
         "users": [
             Call("/users/{userId}", "/users/bob", user="bob"),

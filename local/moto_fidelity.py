@@ -31,6 +31,12 @@ And one in transactions:
    success, without applying it again ("TransactWriteItems", ClientRequestToken), and a repeat with other items with
    IdempotentParameterMismatchException. In moto a retried transaction whose first attempt was applied (its answer
    lost) ran again and failed on its own conditions: a 409 locally where AWS answers 200. Here the token is kept.
+9. An Update inside TransactWriteItems that takes its item past 400 KB: moto rolls back and answers a plain
+   ValidationException. DynamoDB cancels the transaction: TransactionCanceledException with that action's reason
+   `ValidationError`, "Item size to update has exceeded the maximum allowed size" (the TransactWriteItems API
+   reference, TransactionCanceledException). Here it is that cancellation. A Put over 400 KB in a transaction is
+   left as moto answers it (a ValidationException): the reference's ValidationError reasons give only the update's
+   message, and nothing here tells what DynamoDB answers for a Put.
 `apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
@@ -60,7 +66,8 @@ def apply() -> None:
     from moto.dynamodb.parsing.executors import UpdateExpressionExecutor
 
     StreamShard.add = _skip_unchanged(StreamShard.add)  # type: ignore[method-assign]
-    DynamoDBBackend.update_item = _single_insert(DynamoDBBackend.update_item)  # type: ignore[method-assign]
+    DynamoDBBackend.update_item = _cancels_transaction(  # type: ignore[method-assign]  # item 9
+        _single_insert(DynamoDBBackend.update_item))
     import moto.dynamodb.models as backend_module
     from moto import backends
 
@@ -68,7 +75,7 @@ def apply() -> None:
     backends.list_of_moto_modules = lambda: modules  # type: ignore[assignment]  # item 7
 
     backend_module.copy = _TablesNotCopied()  # type: ignore[attr-defined]
-    rollback = _streams_survive_rollback(_item_rollback(DynamoDBBackend.transact_write_items))
+    rollback = _streams_survive_rollback(_item_rollback(_in_transaction(DynamoDBBackend.transact_write_items)))
     DynamoDBBackend.transact_write_items = rollback  # type: ignore[method-assign]
     UpdateExpressionExecutor.execute = _size_checked(UpdateExpressionExecutor.execute)  # type: ignore[method-assign]
     _partition_reads()
@@ -144,6 +151,42 @@ def _single_insert(update_item: Any) -> Any:
                 full.record["dynamodb"]["SequenceNumber"] = bare.record["dynamodb"]["SequenceNumber"]
                 del shard.items[before]
         return result
+
+    return patched
+
+
+class ValidationError(Exception):  # noqa: N818 (DynamoDB's reason code: moto names a reason by its exception's class)
+    """An action's validation failure inside a transaction: moto's transaction reports any exception that is not a
+    ValidationException as a cancellation reason coded with the exception's class name (item 9)."""
+
+
+_transaction = threading.local()
+
+
+def _in_transaction(transact_write_items: Any) -> Any:
+    @functools.wraps(transact_write_items)
+    def patched(self: Any, transact_items: list[dict[str, Any]]) -> Any:
+        _transaction.depth = getattr(_transaction, "depth", 0) + 1
+        try:
+            return transact_write_items(self, transact_items)
+        finally:
+            _transaction.depth -= 1
+
+    return patched
+
+
+def _cancels_transaction(update_item: Any) -> Any:
+    """Within a transaction, an update refused for the item's size cancels it (item 9) instead of failing it."""
+    from moto.dynamodb.exceptions import ItemSizeToUpdateTooLarge
+
+    @functools.wraps(update_item)
+    def patched(self: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return update_item(self, *args, **kwargs)
+        except ItemSizeToUpdateTooLarge as error:
+            if getattr(_transaction, "depth", 0):
+                raise ValidationError(error.exception_msg) from error
+            raise
 
     return patched
 

@@ -156,14 +156,16 @@ PATTERNS: tuple[AccessPattern, ...] = (
         who="admin",
         source="ProductDocuments",
         key_condition=(
-            "UpdateItem `SET Attributes.tracks = list_append(if_not_exists(Attributes.tracks, []), :child)` if "
-            "`attribute_exists(ProductID) AND kind = album`"
+            "TransactWriteItems of one Update `SET Attributes.tracks = list_append(if_not_exists(Attributes.tracks, "
+            "[]), :child)` if `attribute_exists(ProductID) AND kind = album` (its ClientRequestToken: an SDK retry "
+            "after a lost answer appends once)"
         ),
         repository_method="`append_to_document`",
         tests=(
             "`test_appending_a_child_is_one_conditional_update_of_the_documents_list`, "
             "`test_an_append_retried_with_its_idempotency_key_appends_once`, "
-            "`test_a_document_grown_past_400_kb_is_413_and_left_unchanged`, e2e "
+            "`test_a_document_grown_past_400_kb_is_413_and_left_unchanged`, "
+            "`test_an_append_whose_answer_was_lost_after_it_landed_is_a_201_that_appended_once`, e2e "
             "`test_a_document_grown_past_400_kb_is_413_and_unchanged`"
         ),
     ),

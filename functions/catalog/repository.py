@@ -3,7 +3,7 @@
 Rules held by DynamoDB itself:
 - a child is written only under an existing parent of its kind (ConditionCheck in the child's transaction);
 - a product keeps its kind (the parent's Put checks, in one transaction, that no parent of another kind exists);
-- an append goes only to an existing document of the right kind (UpdateItem condition);
+- an append goes only to an existing document of the right kind (the condition of its one-action transaction);
 - a document stays under the 400 KB item limit: DynamoDB refuses the write, we answer 413 ITEM_TOO_LARGE.
 """
 
@@ -52,8 +52,8 @@ from functions.shared.settings import Settings, TableName
 
 StartKey = dict[str, Any] | None
 # DynamoDB's ValidationException for an item over 400 KB: "Item size has exceeded the maximum allowed size" (PutItem)
-# and "Item size to update has exceeded the maximum allowed size" (UpdateItem). ValidationException has no finer
-# code, so this one message is how DynamoDB tells us.
+# and "Item size to update has exceeded the maximum allowed size" (UpdateItem, and the reason of a transaction
+# cancelled with code ValidationError). ValidationException has no finer code, so this message is how DynamoDB tells us.
 _ITEM_TOO_LARGE = re.compile(r"Item size (to update )?has exceeded the maximum allowed size")
 _KEYS = (PRODUCT_KEY, SORT_KEY)
 
@@ -188,34 +188,40 @@ class CatalogRepository:
         return None if item is None else document_of(item)
 
     def append_to_document(self, product_id: str, request: DocumentChildIn) -> DocumentChild:
-        """Append a track (album) or an actor (movie) to the document's list: UpdateItem
+        """Append a track (album) or an actor (movie) to the document's list:
         `SET Attributes.tracks = list_append(if_not_exists(Attributes.tracks, []), [child])` if the document exists
         and is of that kind (404 DOCUMENT_NOT_FOUND / 409 DOCUMENT_KIND_MISMATCH); 413 ITEM_TOO_LARGE when the
-        document would pass 400 KB (DynamoDB refuses the update, the document is unchanged)."""
+        document would pass 400 KB (DynamoDB refuses the update, the document is unchanged).
+
+        The update is the one action of a TransactWriteItems, not an UpdateItem: an append sent twice stores the child
+        twice, and nothing in the item tells a retry that its first attempt landed. The SDK sends a transaction's
+        ClientRequestToken again with each of its retries, so a retry after a lost answer succeeds without appending
+        again (docs/decisions.md, "an answer lost after the write landed"). The price: twice the write units."""
         name = DOCUMENT_LISTS[request.kind]
         kind = CHILD_KINDS[request.kind]
+        append = {
+            "TableName": self.documents,
+            "Key": {PRODUCT_KEY: product_id},
+            "UpdateExpression": "SET #attributes.#list = list_append(if_not_exists(#attributes.#list, :empty), :child)",
+            "ConditionExpression": "attribute_exists(#pk) AND #kind = :kind",
+            "ExpressionAttributeNames": {"#pk": PRODUCT_KEY, "#attributes": DOCUMENT_ATTRIBUTES, "#list": name,
+                                         "#kind": "kind"},
+            "ExpressionAttributeValues": {":empty": [], ":child": [stored_json(request.child)], ":kind": kind},
+            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
+        }
         try:
-            ddb.table(self.documents).update_item(
-                Key={PRODUCT_KEY: product_id},
-                UpdateExpression="SET #attributes.#list = list_append(if_not_exists(#attributes.#list, :empty), :child)",
-                ConditionExpression="attribute_exists(#pk) AND #kind = :kind",
-                ExpressionAttributeNames={"#pk": PRODUCT_KEY, "#attributes": DOCUMENT_ATTRIBUTES, "#list": name,
-                                          "#kind": "kind"},
-                ExpressionAttributeValues={":empty": [], ":child": [stored_json(request.child)], ":kind": kind},
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
+            failed = ddb.transact_write([("append", {"Update": append})])
         except ClientError as error:
             if _too_large(error):
                 raise item_too_large(product_id) from error
-            if ddb.error_code(error) != "ConditionalCheckFailedException":
-                raise
-            old = error.response.get("Item")
-            if not old:
-                raise NotFoundError(f"no document {product_id}", code="DOCUMENT_NOT_FOUND") from error
-            actual = ddb.plain(old).get("kind")
+            raise
+        if failed is not None:
+            if failed.item is None:
+                raise NotFoundError(f"no document {product_id}", code="DOCUMENT_NOT_FOUND") from failed.error
             raise ConflictError(
-                f"document {product_id} is a {actual}; {name} belong to a {kind}", code="DOCUMENT_KIND_MISMATCH"
-            ) from error
+                f"document {product_id} is a {failed.item.get('kind')}; {name} belong to a {kind}",
+                code="DOCUMENT_KIND_MISMATCH",
+            ) from failed.error
         return DocumentChild(product_id=product_id, kind=request.kind, child=request.child,
                              list=f"attributes.{name}")
 
@@ -242,6 +248,11 @@ def document_of(item: dict[str, Any]) -> Document:
 
 
 def _too_large(error: ClientError) -> bool:
-    """Whether DynamoDB refused the write because the item would pass 400 KB."""
+    """Whether DynamoDB refused the write because the item would pass 400 KB: a ValidationException, or a
+    transaction cancelled with a ValidationError reason, that says so."""
+    code = ddb.error_code(error)
+    if code == "TransactionCanceledException":
+        return any(reason.get("Code") == "ValidationError" and _ITEM_TOO_LARGE.search(reason.get("Message", ""))
+                   for reason in error.response.get("CancellationReasons", []))
     message = error.response.get("Error", {}).get("Message", "")
-    return ddb.error_code(error) == "ValidationException" and bool(_ITEM_TOO_LARGE.search(message))
+    return code == "ValidationException" and bool(_ITEM_TOO_LARGE.search(message))

@@ -105,9 +105,11 @@ def test_appending_a_child_is_one_conditional_update_of_the_documents_list(seede
     appended = ok(seeded.call("POST", f"{DOCUMENTS}/2/children", body={"kind": "track", "child": time},
                               user="root", groups=ADMIN), 201)
     assert appended == {"productId": "2", "kind": "track", "child": time, "list": "attributes.tracks"}
-    assert calls.names() == ["UpdateItem"]
-    ((params, _),) = calls.of("UpdateItem")
-    assert "list_append(" in params["UpdateExpression"]
+    # one update, alone in a transaction: its ClientRequestToken makes the SDK's retry safe (test_faults)
+    assert calls.names() == ["TransactWriteItems"]
+    ((transaction, _),) = calls.of("TransactWriteItems")
+    ((action, params),) = (next(iter(item.items())) for item in transaction["TransactItems"])
+    assert action == "Update" and "list_append(" in params["UpdateExpression"]
     assert params["ConditionExpression"] == "attribute_exists(#pk) AND #kind = :kind"
     tracks = ok(seeded.call("GET", f"{DOCUMENTS}/2"))["attributes"]["tracks"]
     assert [t["title"] for t in tracks] == ["Speak to Me", "Breathe", "On the Run", "Time"]

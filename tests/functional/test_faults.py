@@ -21,6 +21,7 @@ from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutErr
 from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 
 from functions.contacts import api as contacts_api
+from functions.catalog.schema import DOCUMENTS_TABLE
 from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import ddb
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
@@ -28,10 +29,16 @@ from functions.voting import api as voting_api
 from functions.voting.schema import VOTES_TABLE
 from infra.domains.contacts import ROUTES as CONTACT_ROUTES
 from infra.domains.voting import ROUTES as VOTING_ROUTES
+from tests.functional import catalog_support
+from tests.functional.catalog_support import raw_document
 from tests.functional.conftest import Client, make_table
 from tests.functional.voting_support import make_tables
 
 ADMIN = ("admin",)
+# the Catalog's fixtures, for its append (the seed's album is product 2)
+tables = catalog_support.tables
+client = catalog_support.client
+seeded = catalog_support.seeded
 ATTEMPTS = ddb.CLIENT_CONFIG.retries["total_max_attempts"]
 THROTTLE, UNAVAILABLE, READ_TIMEOUT, CONNECT_TIMEOUT, TX_THROTTLE, LOST_ANSWER = (
     "throttle", "5xx", "read-timeout", "connect-timeout", "transaction-throttled", "lost-answer")
@@ -285,6 +292,21 @@ def test_a_create_whose_answer_was_lost_after_it_landed_is_a_201_written_once(fa
     assert fault.hits == 1
     written = [item for item in items(table) if item not in before]
     assert len(written) == 1, written
+
+
+def test_an_append_whose_answer_was_lost_after_it_landed_is_a_201_that_appended_once(faults, seeded, tables):
+    documents = tables[DOCUMENTS_TABLE.env_var]
+    fault = faults.inject("TransactWriteItems", documents, LOST_ANSWER, times=1)
+
+    # When the append is applied but DynamoDB's answer is lost, so the SDK sends the same request again
+    reply = seeded.call("POST", "/catalog/documents/2/children", body={"kind": "track", "child": {"title": "Time"}},
+                        user="root", groups=ADMIN)
+
+    # Then the retry carries the first attempt's ClientRequestToken: DynamoDB answers it without appending again
+    assert reply.status == 201, reply.body
+    assert fault.hits == 1
+    titles = [track["title"] for track in raw_document("2")["Attributes"]["tracks"]]
+    assert titles == ["Speak to Me", "Breathe", "On the Run", "Time"]
 
 
 def test_a_retried_write_that_meets_another_requests_item_is_still_refused(faults, contacts):

@@ -93,11 +93,37 @@ def test_an_update_of_a_nested_path_past_400_kb_is_refused_and_changes_nothing(t
     assert refused.value.response["Error"]["Code"] == "ValidationException"
     assert table.get_item(TableName="t", Key=key("a"))["Item"] == before
     assert stream.read() == []
-    with pytest.raises(ClientError, match="ValidationException"):  # the same update inside a transaction
-        table.transact_write_items(TransactItems=[{"Update": grow}])
-    assert table.get_item(TableName="t", Key=key("a"))["Item"] == before
     table.update_item(**{**grow, "ExpressionAttributeValues": {":c": {"L": [{"S": "small"}]}}})
     assert len(table.get_item(TableName="t", Key=key("a"))["Item"]["doc"]["M"]["list"]["L"]) == 5
+
+
+def test_an_update_past_400_kb_inside_a_transaction_cancels_it_with_a_validation_error_reason(table):
+    stream = Stream("t")
+    chunk = {"L": [{"S": "x" * 100_000}]}
+    table.put_item(TableName="t", Item={"k": {"S": "a"}, "doc": {"M": {"list": {"L": [chunk] * 4}}}})
+    table.put_item(TableName="t", Item={"k": {"S": "b"}})
+    before = [table.get_item(TableName="t", Key=key(k))["Item"] for k in "ab"]
+    stream.read()
+    grow = {"TableName": "t", "Key": key("a"), "UpdateExpression": "SET doc.#l = list_append(doc.#l, :c)",
+            "ExpressionAttributeNames": {"#l": "list"}, "ExpressionAttributeValues": {":c": chunk}}
+    touch = {"TableName": "t", "Key": key("b"), "UpdateExpression": "SET n = :n",
+             "ExpressionAttributeValues": {":n": {"N": "1"}}}
+
+    # When an update in a transaction would take its item past 400 KB
+    with pytest.raises(ClientError) as refused:
+        table.transact_write_items(TransactItems=[{"Update": touch}, {"Update": grow}])
+
+    # Then DynamoDB cancels the transaction, naming that action's reason, and nothing of it is written
+    assert refused.value.response["Error"]["Code"] == "TransactionCanceledException"
+    assert refused.value.response["CancellationReasons"] == [
+        {"Code": "None"},
+        {"Code": "ValidationError", "Message": "Item size to update has exceeded the maximum allowed size"}]
+    assert [table.get_item(TableName="t", Key=key(k))["Item"] for k in "ab"] == before
+    assert stream.read() == []
+    # the same update alone is still UpdateItem's ValidationException
+    with pytest.raises(ClientError, match="Item size to update has exceeded") as alone:
+        table.update_item(**grow)
+    assert alone.value.response["Error"]["Code"] == "ValidationException"
 
 
 # 5. A Query reads its partition, and answers exactly as moto's own Query ------------------------------------------
