@@ -196,7 +196,7 @@ class CatalogRepository:
         The update is the one action of a TransactWriteItems, not an UpdateItem: an append sent twice stores the child
         twice, and nothing in the item tells a retry that its first attempt landed. The SDK sends a transaction's
         ClientRequestToken again with each of its retries, so a retry after a lost answer succeeds without appending
-        again (docs/decisions.md, "an answer lost after the write landed"). The price: twice the write units."""
+        again (docs/decisions.md, "The append became a transaction of one Update"). The price: twice the write units."""
         name = DOCUMENT_LISTS[request.kind]
         kind = CHILD_KINDS[request.kind]
         append = {
@@ -252,7 +252,7 @@ def _too_large(error: ClientError) -> bool:
     transaction cancelled with a ValidationError reason, that says so."""
     code = ddb.error_code(error)
     if code == "TransactionCanceledException":
-        return any(reason.get("Code") == "ValidationError" and _ITEM_TOO_LARGE.search(reason.get("Message", ""))
+        return any(reason.get("Code") == "ValidationError" and _ITEM_TOO_LARGE.search(reason.get("Message") or "")
                    for reason in error.response.get("CancellationReasons", []))
     message = error.response.get("Error", {}).get("Message", "")
     return code == "ValidationException" and bool(_ITEM_TOO_LARGE.search(message))

@@ -125,6 +125,10 @@ def translate_client_error(error: ClientError) -> AppError | None:
         return ThrottledError("The database is busy; retry with backoff.")
     if code in UNAVAILABLE_CODES:
         return ServiceUnavailableError("The database is unavailable; retry later.")
+    if code == "TransactionInProgressException":
+        # The SDK repeated a transaction (same ClientRequestToken) while its first attempt still ran, and its own
+        # retries (it counts this as throttling) ran out: the outcome is unknown, as after a timeout.
+        return ServiceUnavailableError("The write is still in progress; retry later.")
     if code == "TransactionCanceledException" and any(
         reason in THROTTLING_REASONS or reason == "TransactionConflict" for reason in cancellation_reasons(error)
     ):

@@ -9,6 +9,7 @@ import pytest
 from functions.shared.http import MAX_BODY_BYTES
 from tests.functional import catalog_support
 from tests.functional.catalog_support import ADMIN, error, ok, raw_document
+from tests.functional.conftest import recording
 
 # the fixtures these tests use
 client = catalog_support.client
@@ -157,8 +158,13 @@ def test_a_document_grown_past_400_kb_is_413_and_left_unchanged(seeded):
     before = raw_document("2")
     # When one more append would take it past 400 KB (retried with its key: a refused append is not remembered)
     for _ in range(2):
-        refused = seeded.call("POST", f"{DOCUMENTS}/2/children", body=big_track(6), user="root", groups=ADMIN,
-                              headers={"Idempotency-Key": "one-too-many"})
+        with recording() as calls:
+            refused = seeded.call("POST", f"{DOCUMENTS}/2/children", body=big_track(6), user="root", groups=ADMIN,
+                                  headers={"Idempotency-Key": "one-too-many"})
+        # DynamoDB's answer to the append's transaction: cancelled, the update's reason a ValidationError
+        ((_, answer),) = calls.of("TransactWriteItems")
+        assert answer["Error"]["Code"] == "TransactionCanceledException"
+        assert [reason["Code"] for reason in answer["CancellationReasons"]] == ["ValidationError"]
         # Then DynamoDB's refusal is a 413 that names the limit and the way out, never a 5xx
         assert refused.status == 413, (refused.status, refused.body)
         assert error(refused) == (413, "ITEM_TOO_LARGE")

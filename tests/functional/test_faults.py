@@ -20,8 +20,8 @@ from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ClientError, ConnectTimeoutError, ReadTimeoutError
 from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 
-from functions.contacts import api as contacts_api
 from functions.catalog.schema import DOCUMENTS_TABLE
+from functions.contacts import api as contacts_api
 from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import ddb
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
@@ -40,8 +40,9 @@ tables = catalog_support.tables
 client = catalog_support.client
 seeded = catalog_support.seeded
 ATTEMPTS = ddb.CLIENT_CONFIG.retries["total_max_attempts"]
-THROTTLE, UNAVAILABLE, READ_TIMEOUT, CONNECT_TIMEOUT, TX_THROTTLE, LOST_ANSWER = (
-    "throttle", "5xx", "read-timeout", "connect-timeout", "transaction-throttled", "lost-answer")
+THROTTLE, UNAVAILABLE, READ_TIMEOUT, CONNECT_TIMEOUT, TX_THROTTLE, LOST_ANSWER, TX_IN_PROGRESS = (
+    "throttle", "5xx", "read-timeout", "connect-timeout", "transaction-throttled", "lost-answer",
+    "transaction-in-progress")
 
 
 @dataclass
@@ -73,6 +74,9 @@ class Fault:
                              "message": "The level of configured provisioned throughput for the table was exceeded."}),
             UNAVAILABLE: (500, {"__type": "com.amazonaws.dynamodb.v20120810#InternalServerError",
                                 "message": "Internal server error"}),
+            # the same ClientRequestToken again while its first attempt still runs (botocore retries it as throttling)
+            TX_IN_PROGRESS: (400, {"__type": "com.amazonaws.dynamodb.v20120810#TransactionInProgressException",
+                                   "message": "Transaction is in progress"}),
             TX_THROTTLE: (400, {"__type": "com.amazonaws.dynamodb.v20120810#TransactionCanceledException",
                                 "message": "Transaction cancelled",
                                 "CancellationReasons": [{"Code": "ThrottlingError", "Message": "Throughput exceeds "
@@ -184,6 +188,8 @@ WRITES = [  # (domain, operation, fault, expected status, code, Retry-After, SDK
                  id="transaction-5xx"),
     pytest.param("link", "TransactWriteItems", READ_TIMEOUT, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS,
                  id="transaction-read-timeout"),
+    pytest.param("link", "TransactWriteItems", TX_IN_PROGRESS, 503, "SERVICE_UNAVAILABLE", "2", ATTEMPTS,
+                 id="transaction-in-progress"),
 ]
 
 
