@@ -206,6 +206,15 @@ def test_a_hire_refuses_a_taken_id_and_missing_references_writing_nothing(seeded
     assert len(items(table)) == before
 
 
+def test_a_hire_naming_the_employee_as_their_own_manager_is_400_writing_nothing(seeded, table):
+    before = items(table)
+    reply = seeded.call("POST", f"{P}/employees", user="root", groups=ADMIN, body={**HIRE, "managerId": "200"})
+    assert reply.status == 400, reply.body
+    assert reply.body["error"]["details"] == [
+        {"field": "body.managerId", "message": "Value error, an employee cannot be their own manager"}]
+    assert items(table) == before
+
+
 def test_a_hire_retried_with_its_idempotency_key_is_answered_once(seeded, table):
     headers = {"Idempotency-Key": "hire-200"}
     first = ok(seeded.call("POST", f"{P}/employees", user="root", groups=ADMIN, body=HIRE, headers=headers), 201)
