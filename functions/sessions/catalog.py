@@ -66,12 +66,14 @@ PATTERNS: tuple[AccessPattern, ...] = (
         who="its user, or admin",
         source="SessionTable",
         key_condition=(
-            "DeleteItem `SessionToken = :token`, for a user if `attribute_not_exists(SessionToken) OR Username = :me`"
+            "DeleteItem `SessionToken = :token`, for a user if `attribute_not_exists(SessionToken) OR Username = :me "
+            "OR TTL <= :now` (expired: absent, as to a read)"
         ),
         repository_method="`delete_session`",
         tests=(
             "`test_a_user_ends_their_own_session_and_repeating_it_is_fine`, "
-            "`test_another_users_session_cannot_be_ended_but_an_admin_ends_it`"
+            "`test_another_users_session_cannot_be_ended_but_an_admin_ends_it`, "
+            "`test_another_users_expired_session_is_gone_to_a_delete_as_to_a_read`"
         ),
     ),
     AccessPattern(

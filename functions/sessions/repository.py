@@ -98,16 +98,17 @@ class SessionsRepository:
         item = ddb.table(self.sessions).get_item(Key=token_key(token), ConsistentRead=True).get("Item")
         return None if item is None else stored_session(item)
 
-    def delete_session(self, token: str, owner: str | None) -> bool:
+    def delete_session(self, token: str, owner: str | None, now_epoch: int) -> bool:
         """Delete one session: DeleteItem `SessionToken = :token`; for an `owner`, on condition
-        `attribute_not_exists(SessionToken) OR Username = :owner` (absent: nothing to do). False: the session is
-        another user's and stays."""
+        `attribute_not_exists(SessionToken) OR Username = :owner OR TTL <= :now` (absent, or expired and not yet
+        deleted by TTL, which every read treats as absent: nothing to keep). False: the session is another user's,
+        live, and stays."""
         request: dict[str, Any] = {"Key": token_key(token)}
         if owner is not None:
             request.update(
-                ConditionExpression="attribute_not_exists(#token) OR #username = :owner",
-                ExpressionAttributeNames={"#token": TOKEN, "#username": USERNAME},
-                ExpressionAttributeValues={":owner": owner},
+                ConditionExpression="attribute_not_exists(#token) OR #username = :owner OR #ttl <= :now",
+                ExpressionAttributeNames={"#token": TOKEN, "#username": USERNAME, "#ttl": TTL},
+                ExpressionAttributeValues={":owner": owner, ":now": now_epoch},
             )
         try:
             ddb.table(self.sessions).delete_item(**request)

@@ -59,7 +59,7 @@ class SessionsService:
         """End one session: the caller's own (gone already is fine), or anyone's for an admin; another user's is
         404, as for a read."""
         owner = None if caller.is_in(ADMIN) else caller.username
-        if not self.repository.delete_session(token, owner=owner):
+        if not self.repository.delete_session(token, owner=owner, now_epoch=int(self.clock())):
             raise session_not_found()
 
     def sessions_of(self, caller: Caller, username: str, *, limit: int, start_key: StartKey) -> Page:

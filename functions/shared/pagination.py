@@ -104,7 +104,9 @@ PageModel = TypeVar("PageModel")
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
 
 # The two query parameters of every list route.
-Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size")]
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description=(
+    "page size, at most: a filtered list can answer a short or empty page while nextCursor is set; the list "
+    "ends when nextCursor is null"))]
 Cursor = Annotated[
     str | None,
     Query(min_length=45, max_length=MAX_CURSOR_LENGTH, pattern=CURSOR_PATTERN,

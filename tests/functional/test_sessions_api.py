@@ -172,8 +172,19 @@ def test_another_users_session_cannot_be_ended_but_an_admin_ends_it(client, tabl
     assert error(client.call("DELETE", f"/sessions/{token}", user="alice")) == (404, "SESSION_NOT_FOUND")
     assert [i["SessionToken"] for i in stored(table_name)] == [token]
     (params, _), = calls.of("DeleteItem")
-    assert params["ConditionExpression"] == "attribute_not_exists(#token) OR #username = :owner"
+    assert params["ConditionExpression"] == "attribute_not_exists(#token) OR #username = :owner OR #ttl <= :now"
     assert client.call("DELETE", f"/sessions/{token}", user="root", groups=ADMIN).status == 204
+    assert stored(table_name) == []
+
+
+def test_another_users_expired_session_is_gone_to_a_delete_as_to_a_read(client, table_name):
+    # Given dave's session, expired a second ago and not yet deleted by TTL
+    put_raw(table_name, "expired-token-0123456789", "dave", int(time.time()) - 1)
+    assert error(client.call("GET", "/sessions/expired-token-0123456789", user="alice")) == (
+        404, "SESSION_NOT_FOUND")
+
+    # When alice deletes it, Then it is as if it were absent: 204, and the dead item goes
+    assert client.call("DELETE", "/sessions/expired-token-0123456789", user="alice").status == 204
     assert stored(table_name) == []
 
 
