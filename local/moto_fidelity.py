@@ -155,7 +155,7 @@ def _single_insert(update_item: Any) -> Any:
     return patched
 
 
-class ValidationError(Exception):  # noqa: N818 (DynamoDB's reason code: moto names a reason by its exception's class)
+class ValidationError(Exception):
     """An action's validation failure inside a transaction: moto's transaction reports any exception that is not a
     ValidationException as a cancellation reason coded with the exception's class name (item 9)."""
 

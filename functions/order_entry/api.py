@@ -88,9 +88,17 @@ def _after(start: StartKey) -> str | None:
 # --- reference entities, products, customers (admin) --------------------------------------------------
 
 
-@router.put(f"{P}/reference/<kind>/<entity_id>", middlewares=[admin_only], tags=TAGS)
+@router.put(
+    f"{P}/reference/<kind>/<entity_id>",
+    middlewares=[admin_only],
+    tags=TAGS,
+    responses={404: {"description": "404 COUNTRY_NOT_FOUND, LOCATION_NOT_FOUND, PARENT_NOT_FOUND, REGION_NOT_FOUND"}},
+)
 def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn) -> Reference:
-    """Create or replace a reference entity (region, country, location, job, department, warehouse)."""
+    """Create or replace a reference entity (region, country, location, job, department, warehouse).
+
+    A country's `parentId` is a region, a location's a country, a warehouse's or department's a location; it must
+    exist. Regions and jobs have no parent (404 PARENT_NOT_FOUND for one given)."""
     return service().put_reference(kind, entity_id, body)
 
 
@@ -215,7 +223,8 @@ def recent_hires(
     )
 
 
-@router.get(f"{P}/warehouses/<warehouse_id>/employees", tags=TAGS)
+@router.get(f"{P}/warehouses/<warehouse_id>/employees", tags=TAGS,
+            responses={404: {"description": "404 WAREHOUSE_NOT_FOUND"}})
 def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
     return paginate(
@@ -226,7 +235,7 @@ def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, curs
     )
 
 
-@router.get(f"{P}/jobs/<job_id>/employees", tags=TAGS)
+@router.get(f"{P}/jobs/<job_id>/employees", tags=TAGS, responses={404: {"description": "404 JOB_NOT_FOUND"}})
 def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
     return paginate(
@@ -250,7 +259,8 @@ def get_product(product_id: IdPath) -> Product:
     return service().get_product(product_id)
 
 
-@router.get(f"{P}/products/<product_id>/order-items", tags=TAGS)
+@router.get(f"{P}/products/<product_id>/order-items", tags=TAGS,
+            responses={404: {"description": "404 PRODUCT_NOT_FOUND"}})
 def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
@@ -398,7 +408,8 @@ def orders_in_status(
     )
 
 
-@router.get(f"{P}/customers/<customer_id>/orders", tags=TAGS)
+@router.get(f"{P}/customers/<customer_id>/orders", tags=TAGS,
+            responses={404: {"description": "404 CUSTOMER_NOT_FOUND"}})
 def customer_orders(
     customer_id: IdPath,
     first: From,
@@ -420,7 +431,7 @@ def customer_orders(
     )
 
 
-@router.get(f"{P}/reps/<rep_id>/customers", tags=TAGS)
+@router.get(f"{P}/reps/<rep_id>/customers", tags=TAGS, responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}})
 def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
     return paginate(
@@ -431,7 +442,7 @@ def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
     )
 
 
-@router.get(f"{P}/reps/<rep_id>/orders", tags=TAGS)
+@router.get(f"{P}/reps/<rep_id>/orders", tags=TAGS, responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}})
 def rep_orders(
     rep_id: IdPath,
     first: From,

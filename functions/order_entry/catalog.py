@@ -60,10 +60,14 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /order-entry/customers/{customerId}/orders?from=&to=`",
         who=None,
         source="GSI1",
-        key_condition="per status, in parallel: `SK = CUSTOMER#c AND Data BETWEEN <S>#from# AND <S>#to#~`, merged",
+        key_condition=(
+            "per status, in parallel: `SK = CUSTOMER#c AND Data BETWEEN <S>#from# AND <S>#to#~`, merged; an empty "
+            "first page: GetItem of the customer (404 `CUSTOMER_NOT_FOUND`)"
+        ),
         repository_method="`customer_orders`",
         tests=(
             "`test_pattern_4_customer_orders_in_a_date_range_merge_every_status`, "
+            "`test_a_list_under_an_unknown_entity_is_404`, "
             "`test_pattern_4_a_customers_orders_in_every_status_over_http`"
         ),
     ),
@@ -101,19 +105,26 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /order-entry/warehouses/{warehouseId}/employees`",
         who=None,
         source="GSI1",
-        key_condition="`SK = WAREHOUSE#w AND begins_with(Data, EMPLOYEE#)`",
+        key_condition=(
+            "`SK = WAREHOUSE#w AND begins_with(Data, EMPLOYEE#)`; an empty first page: GetItem of the warehouse (404 "
+            "`WAREHOUSE_NOT_FOUND`)"
+        ),
         repository_method="`warehouse_employees`",
-        tests="`test_pattern_7_employees_in_a_warehouse`, `test_pattern_7_employees_of_a_warehouse_over_http`",
+        tests=(
+            "`test_pattern_7_employees_in_a_warehouse`, `test_pattern_7_employees_of_a_warehouse_over_http`, "
+            "`test_a_list_under_an_unknown_entity_is_404`"
+        ),
     ),
     AccessPattern(
         name="8 a product's order lines and stock",
         route="`GET /order-entry/products/{productId}/order-items`",
         who=None,
         source="GSI1",
-        key_condition="`SK = PRODUCT#p`",
+        key_condition="`SK = PRODUCT#p`; an empty first page: GetItem of the product (404 `PRODUCT_NOT_FOUND`)",
         repository_method="`product_activity`",
         tests=(
             "`test_pattern_8_a_products_order_lines_and_its_stock_per_warehouse`, "
+            "`test_a_list_under_an_unknown_entity_is_404`, "
             "`test_pattern_8_a_products_order_lines_and_stock_over_http`"
         ),
     ),
@@ -122,19 +133,28 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /order-entry/reps/{repId}/customers`",
         who=None,
         source="GSI1",
-        key_condition="`SK = REP#r AND begins_with(Data, CUSTOMER#)`",
+        key_condition=(
+            "`SK = REP#r AND begins_with(Data, CUSTOMER#)`; an empty first page: pattern 1's read of the employee (404 "
+            "`EMPLOYEE_NOT_FOUND`)"
+        ),
         repository_method="`rep_customers`",
-        tests="`test_pattern_9_customers_by_account_rep`, `test_pattern_9_customers_of_a_rep_over_http`",
+        tests=(
+            "`test_pattern_9_customers_by_account_rep`, `test_pattern_9_customers_of_a_rep_over_http`, "
+            "`test_a_list_under_an_unknown_entity_is_404`"
+        ),
     ),
     AccessPattern(
         name="10 a rep's orders by date",
         route="`GET /order-entry/reps/{repId}/orders?from=&to=`",
         who=None,
         source="GSI1",
-        key_condition="per status, in parallel: `SK = REP#r AND Data BETWEEN <S>#from# AND <S>#to#~`, merged",
+        key_condition=(
+            "per status, in parallel: `SK = REP#r AND Data BETWEEN <S>#from# AND <S>#to#~`, merged; an empty first "
+            "page: pattern 1's read of the employee (404 `EMPLOYEE_NOT_FOUND`)"
+        ),
         repository_method="`rep_orders`",
         tests=(
-            "`test_pattern_10_a_reps_orders_by_date_over_every_status`, "
+            "`test_pattern_10_a_reps_orders_by_date_over_every_status`, `test_a_list_under_an_unknown_entity_is_404`, "
             "`test_pattern_10_a_reps_orders_in_every_status_over_http`"
         ),
     ),
@@ -143,10 +163,13 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /order-entry/jobs/{jobId}/employees`",
         who=None,
         source="GSI1",
-        key_condition="`SK = JOB#j AND begins_with(Data, EMPLOYEE#)`",
+        key_condition=(
+            "`SK = JOB#j AND begins_with(Data, EMPLOYEE#)`; an empty first page: GetItem of the job (404 "
+            "`JOB_NOT_FOUND`)"
+        ),
         repository_method="`job_employees`",
         tests=(
-            "`test_pattern_11_employees_with_a_job_follow_job_changes`, "
+            "`test_pattern_11_employees_with_a_job_follow_job_changes`, `test_a_list_under_an_unknown_entity_is_404`, "
             "`test_pattern_11_employees_with_a_job_over_http`"
         ),
     ),
@@ -255,9 +278,15 @@ PATTERNS: tuple[AccessPattern, ...] = (
         ),
         who=None,
         source="table",
-        key_condition="PutItem / UpdateItem / TransactWriteItems",
+        key_condition=(
+            "PutItem / UpdateItem / TransactWriteItems (a reference with a `parentId`: Put + ConditionCheck on the "
+            "parent)"
+        ),
         repository_method="`put_reference`, `put_product`, `put_customer`",
-        tests="`test_reference_products_and_customers_are_admin_puts`",
+        tests=(
+            "`test_reference_products_and_customers_are_admin_puts`, "
+            "`test_a_references_parent_must_exist_and_be_of_its_parent_kind`"
+        ),
     ),
 )
 

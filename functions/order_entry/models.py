@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, ValidationInfo, field_validator, model_validator
+from pydantic import Field, StringConstraints, model_validator
 
 from functions.shared.models import ApiModel, Day, JsonInt, rounded, stripped
 
@@ -58,14 +58,6 @@ class HireIn(ApiModel):
     commission_pct: Annotated[float, Field(ge=0, le=1, strict=True), rounded(9)] = 0.0
     manager_id: Id | None = None
 
-    @field_validator("manager_id")
-    @classmethod
-    def _not_their_own_manager(cls, manager_id: str | None, info: ValidationInfo) -> str | None:
-        """The manager's ConditionCheck and the employee's Put would name one item, which DynamoDB refuses for the
-        whole transaction (ValidationException: a 5xx to the client); it is a bad request, answered as one."""
-        if manager_id is not None and manager_id == info.data.get("employee_id"):
-            raise ValueError("an employee cannot be their own manager")
-        return manager_id
 
 
 class Employee(ApiModel):

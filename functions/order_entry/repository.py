@@ -47,6 +47,7 @@ from functions.order_entry.schema import (
     GSI1,
     GSI2,
     ORDER_ENTRY_TABLE,
+    REFERENCE_PARENTS,
     SHARDS_ENV,
     customer_data,
     customer_key,
@@ -107,14 +108,18 @@ class OrderEntryRepository:
 
     # --- reference entities --------------------------------------------------------------------------
 
-    def put_reference(self, reference: Reference) -> Reference:
-        """Create or replace a region, country, location, department, job or warehouse (PutItem on its own key)."""
+    def put_reference(self, reference: Reference) -> ddb.ConditionFailed | None:
+        """Create or replace a region, country, location, department, job or warehouse: PutItem on its own key, or,
+        with a `parentId`, TransactWriteItems of that Put and a ConditionCheck that the parent (of the kind
+        REFERENCE_PARENTS names) exists; the failed check comes back as `parent`."""
         item = {**entity_key(reference.kind, reference.id), "type": reference.kind, "kind": reference.kind,
                 "id": reference.id, "name": reference.name}
-        if reference.parent_id:
-            item["parentId"] = reference.parent_id
-        self.table.put_item(Item=item)
-        return reference
+        if not reference.parent_id:
+            self.table.put_item(Item=item)
+            return None
+        item["parentId"] = reference.parent_id
+        parent = entity_key(REFERENCE_PARENTS[reference.kind], reference.parent_id)
+        return ddb.transact_write([("reference", self._put(item)), ("parent", self._exists(parent))])
 
     def get_reference(self, kind: str, entity_id: str) -> Reference | None:
         """A reference entity: GetItem on `<KIND>#id`, `<KIND>#id`."""

@@ -48,6 +48,9 @@ TABLES = (ORDER_ENTRY_TABLE,)
 
 CONFIDENTIAL = "HR-CONFIDENTIAL"
 REFERENCE_KINDS = ("region", "country", "location", "department", "job", "warehouse")
+# The kind a reference entity's `parentId` names, as the seed draws them: a country's region, a location's country, a
+# warehouse's or department's location. Regions and jobs have no parent.
+REFERENCE_PARENTS = {"country": "region", "location": "country", "warehouse": "location", "department": "location"}
 
 
 def join(*parts: str) -> str:

@@ -30,6 +30,7 @@ from functions.order_entry.models import (
 from functions.order_entry.repository import (
     EMPLOYEE_NOT_FOUND,
     ORDER_NOT_FOUND,
+    REFERENCE_PARENTS,
     OrderEntryRepository,
 )
 from functions.shared.ddb import ConditionFailed
@@ -63,6 +64,14 @@ def _missing(kind: str, entity_id: str) -> NotFoundError:
     return NotFoundError(f"no {kind} {entity_id}", code=f"{kind.upper()}_NOT_FOUND")
 
 
+def _known(page: Page, first_page: bool, kind: str, entity_id: str, lookup: Callable[[], object | None]) -> Page:
+    """A list under an entity whose partition or index does not hold the entity's own item: an empty first page
+    costs one read of the entity (`lookup`), so an unknown one is 404 and one with nothing listed an empty list."""
+    if first_page and not page.items and lookup() is None:
+        raise _missing(kind, entity_id)
+    return page
+
+
 class OrderEntryService:
     def __init__(self, repository: OrderEntryRepository, clock: Clock = utc_now,
                  new_id: Callable[[], str] = lambda: uuid.uuid4().hex) -> None:
@@ -73,11 +82,29 @@ class OrderEntryService:
     # --- reference entities --------------------------------------------------------------------------
 
     def put_reference(self, kind: str, entity_id: str, request: ReferenceIn) -> Reference:
-        return self.repository.put_reference(Reference(kind=kind, id=entity_id, **request.model_dump()))
+        """A reference entity; its `parentId` must name an existing entity of its parent kind (REFERENCE_PARENTS),
+        and regions and jobs have none."""
+        parent_kind = REFERENCE_PARENTS.get(kind)
+        if request.parent_id and parent_kind is None:
+            # schema-valid (the body's schema cannot depend on the path's kind), so not a 400: no such parent
+            raise NotFoundError(
+                f"a {kind} has no parent: there is no {request.parent_id} to be one; leave parentId out",
+                code="PARENT_NOT_FOUND")
+        reference = Reference(kind=kind, id=entity_id, **request.model_dump())
+        if self.repository.put_reference(reference) is not None:
+            raise _missing(str(parent_kind), str(request.parent_id))
+        return reference
 
     # --- employees -----------------------------------------------------------------------------------
 
     def hire(self, request: HireIn) -> Employee:
+        if request.manager_id == request.employee_id:
+            # The manager's ConditionCheck and the employee's Put would name one item, which DynamoDB refuses for the
+            # whole transaction (a ValidationException, a 5xx). No such manager can exist before the hire: 404, or
+            # 409 for an employee already hired, as the transaction would order the two.
+            if self.repository.get_employee(request.employee_id) is not None:
+                raise ConflictError(f"employee {request.employee_id} exists", code="EMPLOYEE_EXISTS")
+            raise _missing("manager", request.employee_id)
         job = found(self.repository.get_reference("job", request.job_id), f"no job {request.job_id}", "JOB_NOT_FOUND")
         failed = self.repository.hire(request, job.name)
         if failed is not None:
@@ -120,10 +147,13 @@ class OrderEntryService:
         return page
 
     def warehouse_employees(self, warehouse_id: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.warehouse_employees(warehouse_id, limit=limit, start_key=start_key)
+        page = self.repository.warehouse_employees(warehouse_id, limit=limit, start_key=start_key)
+        return _known(page, start_key is None, "warehouse", warehouse_id,
+                      lambda: self.repository.get_reference("warehouse", warehouse_id))
 
     def job_employees(self, job_id: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.job_employees(job_id, limit=limit, start_key=start_key)
+        page = self.repository.job_employees(job_id, limit=limit, start_key=start_key)
+        return _known(page, start_key is None, "job", job_id, lambda: self.repository.get_reference("job", job_id))
 
     # --- customers, products, stock ------------------------------------------------------------------
 
@@ -137,7 +167,8 @@ class OrderEntryService:
         raise ConflictError(f"customer {customer_id} has another account rep", code="CUSTOMER_HAS_ANOTHER_REP")
 
     def rep_customers(self, rep_id: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.rep_customers(rep_id, limit=limit, start_key=start_key)
+        page = self.repository.rep_customers(rep_id, limit=limit, start_key=start_key)
+        return _known(page, start_key is None, "employee", rep_id, lambda: self.repository.get_employee(rep_id))
 
     def put_product(self, product_id: str, request: ProductIn) -> Product:
         return self.repository.put_product(product_id, request.name, request.price_cents)
@@ -146,7 +177,8 @@ class OrderEntryService:
         return found(self.repository.get_product(product_id), f"no product {product_id}", "PRODUCT_NOT_FOUND")
 
     def product_activity(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.product_activity(product_id, limit=limit, start_key=start_key)
+        page = self.repository.product_activity(product_id, limit=limit, start_key=start_key)
+        return _known(page, start_key is None, "product", product_id, lambda: self.repository.get_product(product_id))
 
     def receive(self, warehouse_id: str, product_id: str, quantity: int) -> Inventory:
         failed = self.repository.receive(warehouse_id, product_id, quantity)
@@ -217,14 +249,17 @@ class OrderEntryService:
 
     def customer_orders(self, customer_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
         if _empty(first, last):
-            return Page(items=[])
-        return self.repository.customer_orders(customer_id, first.isoformat(), last.isoformat(), limit=limit,
+            return Page(items=[])  # nothing read, so nothing known of the customer either
+        page = self.repository.customer_orders(customer_id, first.isoformat(), last.isoformat(), limit=limit,
                                                after=after)
+        return _known(page, after is None, "customer", customer_id,
+                      lambda: self.repository.get_customer(customer_id))
 
     def rep_orders(self, rep_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
         if _empty(first, last):
             return Page(items=[])
-        return self.repository.rep_orders(rep_id, first.isoformat(), last.isoformat(), limit=limit, after=after)
+        page = self.repository.rep_orders(rep_id, first.isoformat(), last.isoformat(), limit=limit, after=after)
+        return _known(page, after is None, "employee", rep_id, lambda: self.repository.get_employee(rep_id))
 
     def orders_in_status(self, status: OrderStatus, first: date, last: date, *, limit: int,
                          after: str | None) -> Page:

@@ -194,7 +194,8 @@ def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: Is
     return service().change_issue(caller_of(app), owner, repo, number, change)
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/open-issues", tags=TAGS)
+@router.get(f"{P}/repos/<owner>/<repo>/open-issues", tags=TAGS,
+            responses={404: {"description": "404 REPO_NOT_FOUND"}})
 def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
     """List a repository's open issues."""
     return paginate(
@@ -203,7 +204,8 @@ def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, c
     )
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/recently-updated-issues", tags=TAGS)
+@router.get(f"{P}/repos/<owner>/<repo>/recently-updated-issues", tags=TAGS,
+            responses={404: {"description": "404 REPO_NOT_FOUND"}})
 def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
     """List a repository's issues, most recently updated first."""
     return paginate(
@@ -248,7 +250,7 @@ def put_org_user(org: NamePath, username: NamePath, body: UserIn) -> OrgUser:
     return service().put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
 
 
-@router.get(f"{P}/orgs/<org>/admins", tags=TAGS)
+@router.get(f"{P}/orgs/<org>/admins", tags=TAGS, responses={404: {"description": "404 ORG_NOT_FOUND"}})
 def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
     """List an organization's admins."""
     return paginate(

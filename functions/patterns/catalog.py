@@ -189,10 +189,14 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /patterns/repos/{owner}/{repo}/recently-updated-issues`",
         who="signed in",
         source="GSI1",
-        key_condition="`GSI1PK = REPO#o#r AND begins_with(GSI1SK, \"ISSUE#\")`, descending",
+        key_condition=(
+            "`GSI1PK = REPO#o#r AND begins_with(GSI1SK, \"ISSUE#\")`, descending; an empty first page: GetItem of the "
+            "repo (404 `REPO_NOT_FOUND`)"
+        ),
         repository_method="`issues_by_update`",
         tests=(
-            "`test_recently_updated_issues_follow_the_changing_index_key_while_the_table_key_stays`, e2e "
+            "`test_recently_updated_issues_follow_the_changing_index_key_while_the_table_key_stays`, "
+            "`test_an_index_list_of_an_unknown_repo_is_404_and_of_a_repo_without_issues_empty`, e2e "
             "`test_the_books_open_and_recently_updated_issues`"
         ),
     ),
@@ -202,10 +206,11 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /patterns/repos/{owner}/{repo}/open-issues`",
         who="signed in",
         source="GSI2 (sparse)",
-        key_condition="`GSI2PK = REPO#o#r#OPEN`",
+        key_condition="`GSI2PK = REPO#o#r#OPEN`; an empty first page: GetItem of the repo (404 `REPO_NOT_FOUND`)",
         repository_method="`open_issues`",
         tests=(
-            "`test_open_issues_come_from_a_sparse_index_that_closing_leaves_and_reopening_enters`, e2e "
+            "`test_open_issues_come_from_a_sparse_index_that_closing_leaves_and_reopening_enters`, "
+            "`test_an_index_list_of_an_unknown_repo_is_404_and_of_a_repo_without_issues_empty`, e2e "
             "`test_the_books_open_and_recently_updated_issues`"
         ),
     ),
@@ -253,10 +258,11 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /patterns/orgs/{org}/admins`",
         who="signed in",
         source="GSI2 (sparse)",
-        key_condition="`GSI2PK = ORG#o#ADMINS`",
+        key_condition="`GSI2PK = ORG#o#ADMINS`; an empty first page: GetItem of the org (404 `ORG_NOT_FOUND`)",
         repository_method="`org_admins`",
         tests=(
-            "`test_org_admins_come_from_the_sparse_index_and_a_demoted_admin_leaves_it`, e2e "
+            "`test_org_admins_come_from_the_sparse_index_and_a_demoted_admin_leaves_it`, "
+            "`test_the_admins_of_an_unknown_org_are_404_and_of_an_org_without_admins_empty`, e2e "
             "`test_the_org_with_its_users_both_ways_and_its_admins`"
         ),
     ),

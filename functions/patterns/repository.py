@@ -283,6 +283,10 @@ class PatternsRepository:
             raise NotFoundError(f"no organization {user.org}", code=ORG_NOT_FOUND) from failed.error
         return user
 
+    def has_org(self, org: str) -> bool:
+        """Whether the organization exists: GetItem on its item, its key only."""
+        return "Item" in self.table.get_item(Key={"PK": org_pk(org), "SK": org_sk(org)}, ProjectionExpression="PK")
+
     def org_with_users(self, org: str, *, newest_last: bool, limit: int, start_key: StartKey) -> Page:
         """An organization and its users in one Query `PK = ORG#<org>`: ascending, the org item (`ORG#…`) comes
         first and the users A→Z; descending, the users Z→A and the org item last."""

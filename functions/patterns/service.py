@@ -92,10 +92,19 @@ class PatternsService:
         return _repo_found(page, start_key, owner, repo)
 
     def issues_by_update(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.issues_by_update(owner, repo, limit=limit, start_key=start_key)
+        page = self.repository.issues_by_update(owner, repo, limit=limit, start_key=start_key)
+        return self._repo_listed(page, start_key, owner, repo)
 
     def open_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.open_issues(owner, repo, limit=limit, start_key=start_key)
+        page = self.repository.open_issues(owner, repo, limit=limit, start_key=start_key)
+        return self._repo_listed(page, start_key, owner, repo)
+
+    def _repo_listed(self, page: Page, start_key: StartKey, owner: str, repo: str) -> Page:
+        """An index's list of a repo's issues does not hold the repo item: an empty first page costs one GetItem of
+        the repo, so an unknown repo is 404 and a repo without such issues an empty list."""
+        if start_key is None and not page.items and self.repository.get_repo(owner, repo) is None:
+            raise NotFoundError(f"no repo {owner}/{repo}", code=REPO_NOT_FOUND)
+        return page
 
     # --- organizations -------------------------------------------------------------------------------
 
@@ -112,7 +121,11 @@ class PatternsService:
         return page
 
     def org_admins(self, org: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.org_admins(org, limit=limit, start_key=start_key)
+        """The sparse index holds admins only: an empty first page costs one GetItem of the org (404 if none)."""
+        page = self.repository.org_admins(org, limit=limit, start_key=start_key)
+        if start_key is None and not page.items and not self.repository.has_org(org):
+            raise NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND)
+        return page
 
     # --- stores and orders ---------------------------------------------------------------------------
 

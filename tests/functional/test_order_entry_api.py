@@ -179,6 +179,30 @@ def test_pattern_14_reps_ranked_by_order_total_per_quarter(seeded, clock):
     assert ok(seeded.call("GET", f"{P}/quarters/2027-Q1/reps"))["items"] == []
 
 
+@pytest.mark.parametrize(("url", "code", "lookup"), [  # lookup: the one read of the entity after the empty list
+    (f"{P}/warehouses/NOPE/employees", "WAREHOUSE_NOT_FOUND", "GetItem"),
+    (f"{P}/jobs/NOPE/employees", "JOB_NOT_FOUND", "GetItem"),
+    (f"{P}/products/NOPE/order-items", "PRODUCT_NOT_FOUND", "GetItem"),
+    (f"{P}/customers/NOPE/orders?{H1}", "CUSTOMER_NOT_FOUND", "GetItem"),
+    (f"{P}/reps/NOPE/customers", "EMPLOYEE_NOT_FOUND", "Query"),  # pattern 1's read of an employee
+    (f"{P}/reps/NOPE/orders?{H1}", "EMPLOYEE_NOT_FOUND", "Query"),
+])
+def test_a_list_under_an_unknown_entity_is_404(seeded, calls, url, code, lookup):
+    calls.clear()
+    assert error(seeded.call("GET", url)) == (404, code)
+    *listed, last = calls.names()
+    assert listed and set(listed) == {"Query"} and last == lookup
+
+
+def test_a_list_under_a_known_entity_with_nothing_in_it_is_empty(seeded):
+    for url in (f"{P}/customers/C1/orders?from=2025-01-01&to=2025-06-30",
+                f"{P}/reps/150/orders?from=2025-01-01&to=2025-06-30"):
+        assert ok(seeded.call("GET", url))["items"] == []
+    ok(seeded.call("PUT", f"{P}/products/P999", user="root", groups=ADMIN, body={"name": "New", "priceCents": 100}))
+    assert ok(seeded.call("GET", f"{P}/products/P999/order-items")) == {
+        "orderLines": [], "inventories": [], "nextCursor": None}
+
+
 # --- writes and their rules ---------------------------------------------------------------------------
 
 HIRE = {"employeeId": "200", "name": "Ada Byron", "email": "ada@example.com", "jobId": "ST_CLERK",
@@ -206,12 +230,14 @@ def test_a_hire_refuses_a_taken_id_and_missing_references_writing_nothing(seeded
     assert len(items(table)) == before
 
 
-def test_a_hire_naming_the_employee_as_their_own_manager_is_400_writing_nothing(seeded, table):
+def test_a_hire_naming_the_employee_as_their_own_manager_writes_nothing(seeded, table):
+    # One transaction cannot both put the employee and check them as the manager (DynamoDB refuses two actions on one
+    # item); no such manager exists before the hire: 404, or 409 when the employee is already hired
     before = items(table)
-    reply = seeded.call("POST", f"{P}/employees", user="root", groups=ADMIN, body={**HIRE, "managerId": "200"})
-    assert reply.status == 400, reply.body
-    assert reply.body["error"]["details"] == [
-        {"field": "body.managerId", "message": "Value error, an employee cannot be their own manager"}]
+    assert error(seeded.call("POST", f"{P}/employees", user="root", groups=ADMIN,
+                             body={**HIRE, "managerId": "200"})) == (404, "MANAGER_NOT_FOUND")
+    assert error(seeded.call("POST", f"{P}/employees", user="root", groups=ADMIN,
+                             body={**HIRE, "employeeId": "150", "managerId": "150"})) == (409, "EMPLOYEE_EXISTS")
     assert items(table) == before
 
 
@@ -383,6 +409,24 @@ def test_reference_products_and_customers_are_admin_puts(seeded):
                              body={"name": "Nobody", "repId": "999"})) == (404, "EMPLOYEE_NOT_FOUND")
     assert ok(seeded.call("PUT", f"{P}/customers/C1", user="root", groups=ADMIN,
                           body={"name": "Acme Corp", "repId": "150"}))["repId"] == "150"
+
+
+def test_a_references_parent_must_exist_and_be_of_its_parent_kind(seeded, table):
+    before = items(table)
+    for kind, parent, code in (("country", "NOPE", "REGION_NOT_FOUND"), ("location", "NOPE", "COUNTRY_NOT_FOUND"),
+                               ("warehouse", "NOPE", "LOCATION_NOT_FOUND"), ("department", "NOPE", "LOCATION_NOT_FOUND"),
+                               ("warehouse", "US", "LOCATION_NOT_FOUND")):  # US is a country, not a location
+        assert error(seeded.call("PUT", f"{P}/reference/{kind}/X1", user="root", groups=ADMIN,
+                                 body={"name": "X", "parentId": parent})) == (404, code)
+    for kind in ("region", "job"):  # no parent kind: no such parent (the body's schema cannot depend on the path)
+        assert error(seeded.call("PUT", f"{P}/reference/{kind}/X1", user="root", groups=ADMIN,
+                                 body={"name": "X", "parentId": "EU"})) == (404, "PARENT_NOT_FOUND")
+    assert items(table) == before
+    assert ok(seeded.call("PUT", f"{P}/reference/country/FR", user="root", groups=ADMIN,
+                          body={"name": "France", "parentId": "EU"})) == {
+        "kind": "country", "id": "FR", "name": "France", "parentId": "EU"}
+    assert ok(seeded.call("PUT", f"{P}/reference/location/3000", user="root", groups=ADMIN,
+                          body={"name": "Paris"}))["parentId"] is None  # a parent is optional
 
 
 @pytest.mark.parametrize("url", [

@@ -442,3 +442,25 @@ def test_the_example_data_loads_twice_without_changing_anything(table):
 def test_the_issues_of_an_unknown_repo_are_404(client):
     # Documented since the fuzzer got it undocumented (issue 15).
     assert error(client.call("GET", "/patterns/repos/nobody/nothing/issues")) == (404, "REPO_NOT_FOUND")
+
+
+@pytest.mark.parametrize("listed", ["open-issues", "recently-updated-issues"])
+def test_an_index_list_of_an_unknown_repo_is_404_and_of_a_repo_without_issues_empty(client, calls, listed):
+    assert error(client.call("GET", f"/patterns/repos/nobody/nothing/{listed}")) == (404, "REPO_NOT_FOUND")
+    make_repo(client)
+    calls.clear()
+    assert ok(client.call("GET", f"{REPO}/{listed}")) == {"items": [], "nextCursor": None}
+    # the index holds no repo item: an empty first page costs one GetItem of the repo, a full one nothing more
+    assert calls.names() == ["Query", "GetItem"]
+    ok(client.call("POST", f"{REPO}/issues", body={"title": "One"}, user="bob"), 201)
+    calls.clear()
+    assert [issue["number"] for issue in ok(client.call("GET", f"{REPO}/{listed}"))["items"]] == [1]
+    assert calls.names() == ["Query"]
+
+
+def test_the_admins_of_an_unknown_org_are_404_and_of_an_org_without_admins_empty(client, calls):
+    assert error(client.call("GET", "/patterns/orgs/Nope/admins")) == (404, "ORG_NOT_FOUND")
+    ok(client.call("PUT", "/patterns/orgs/Quiet", body={"name": "Quiet"}, user="root", groups=ADMIN))
+    calls.clear()
+    assert ok(client.call("GET", "/patterns/orgs/Quiet/admins")) == {"items": [], "nextCursor": None}
+    assert calls.names() == ["Query", "GetItem"]
