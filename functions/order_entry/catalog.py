@@ -134,8 +134,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
         who=None,
         source="GSI1",
         key_condition=(
-            "`SK = REP#r AND begins_with(Data, CUSTOMER#)`; an empty first page: pattern 1's read of the employee (404 "
-            "`EMPLOYEE_NOT_FOUND`)"
+            "`SK = REP#r AND begins_with(Data, CUSTOMER#)`; an empty first page: GetItem of the employee's "
+            "HR-CONFIDENTIAL (404 `EMPLOYEE_NOT_FOUND`)"
         ),
         repository_method="`rep_customers`",
         tests=(
@@ -150,7 +150,7 @@ PATTERNS: tuple[AccessPattern, ...] = (
         source="GSI1",
         key_condition=(
             "per status, in parallel: `SK = REP#r AND Data BETWEEN <S>#from# AND <S>#to#~`, merged; an empty first "
-            "page: pattern 1's read of the employee (404 `EMPLOYEE_NOT_FOUND`)"
+            "page: GetItem of the employee's HR-CONFIDENTIAL (404 `EMPLOYEE_NOT_FOUND`)"
         ),
         repository_method="`rep_orders`",
         tests=(

@@ -59,7 +59,6 @@ class HireIn(ApiModel):
     manager_id: Id | None = None
 
 
-
 class Employee(ApiModel):
     """Pattern 1 and 2: the employee's details, without the confidential ones (salary, commission)."""
 

@@ -114,11 +114,12 @@ class OrderEntryRepository:
         REFERENCE_PARENTS names) exists; the failed check comes back as `parent`."""
         item = {**entity_key(reference.kind, reference.id), "type": reference.kind, "kind": reference.kind,
                 "id": reference.id, "name": reference.name}
-        if not reference.parent_id:
+        parent_kind = REFERENCE_PARENTS.get(reference.kind)
+        if not reference.parent_id or parent_kind is None:  # a parent for a kind without one: the service's 404
             self.table.put_item(Item=item)
             return None
         item["parentId"] = reference.parent_id
-        parent = entity_key(REFERENCE_PARENTS[reference.kind], reference.parent_id)
+        parent = entity_key(parent_kind, reference.parent_id)
         return ddb.transact_write([("reference", self._put(item)), ("parent", self._exists(parent))])
 
     def get_reference(self, kind: str, entity_id: str) -> Reference | None:
@@ -237,6 +238,12 @@ class OrderEntryRepository:
                                     "Data": customer_data(customer.name, customer.customer_id)})),
             ("rep", self._exists({"PK": employee_pk(customer.rep_id), "SK": CONFIDENTIAL})),
         ])
+
+    def exists(self, kind: str, entity_id: str) -> bool:
+        """Whether an entity exists: GetItem of its own item, keys only (an employee's is HR-CONFIDENTIAL, the item
+        the hire's and the customer's ConditionChecks name)."""
+        key = {"PK": employee_pk(entity_id), "SK": CONFIDENTIAL} if kind == "employee" else entity_key(kind, entity_id)
+        return "Item" in self.table.get_item(Key=key, ProjectionExpression="PK")
 
     def get_customer(self, customer_id: str) -> Customer | None:
         """A customer: GetItem on `CUSTOMER#c`, `CUSTOMER#c`."""

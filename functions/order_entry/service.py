@@ -64,13 +64,6 @@ def _missing(kind: str, entity_id: str) -> NotFoundError:
     return NotFoundError(f"no {kind} {entity_id}", code=f"{kind.upper()}_NOT_FOUND")
 
 
-def _known(page: Page, first_page: bool, kind: str, entity_id: str, lookup: Callable[[], object | None]) -> Page:
-    """A list under an entity whose partition or index does not hold the entity's own item: an empty first page
-    costs one read of the entity (`lookup`), so an unknown one is 404 and one with nothing listed an empty list."""
-    if first_page and not page.items and lookup() is None:
-        raise _missing(kind, entity_id)
-    return page
-
 
 class OrderEntryService:
     def __init__(self, repository: OrderEntryRepository, clock: Clock = utc_now,
@@ -78,6 +71,14 @@ class OrderEntryService:
         self.repository = repository
         self.clock = clock
         self.new_id = new_id
+
+    def _known(self, page: Page, first_page: bool, kind: str, entity_id: str) -> Page:
+        """A list under an entity whose partition or index does not hold the entity's own item: an empty first page
+        costs one keys-only GetItem of the entity, so an unknown one is 404 and one with nothing listed an empty
+        list."""
+        if first_page and not page.items and not self.repository.exists(kind, entity_id):
+            raise _missing(kind, entity_id)
+        return page
 
     # --- reference entities --------------------------------------------------------------------------
 
@@ -87,9 +88,7 @@ class OrderEntryService:
         parent_kind = REFERENCE_PARENTS.get(kind)
         if request.parent_id and parent_kind is None:
             # schema-valid (the body's schema cannot depend on the path's kind), so not a 400: no such parent
-            raise NotFoundError(
-                f"a {kind} has no parent: there is no {request.parent_id} to be one; leave parentId out",
-                code="PARENT_NOT_FOUND")
+            raise NotFoundError(f"a {kind} has no parent kind: leave parentId out", code="PARENT_NOT_FOUND")
         reference = Reference(kind=kind, id=entity_id, **request.model_dump())
         if self.repository.put_reference(reference) is not None:
             raise _missing(str(parent_kind), str(request.parent_id))
@@ -148,12 +147,11 @@ class OrderEntryService:
 
     def warehouse_employees(self, warehouse_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.warehouse_employees(warehouse_id, limit=limit, start_key=start_key)
-        return _known(page, start_key is None, "warehouse", warehouse_id,
-                      lambda: self.repository.get_reference("warehouse", warehouse_id))
+        return self._known(page, start_key is None, "warehouse", warehouse_id)
 
     def job_employees(self, job_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.job_employees(job_id, limit=limit, start_key=start_key)
-        return _known(page, start_key is None, "job", job_id, lambda: self.repository.get_reference("job", job_id))
+        return self._known(page, start_key is None, "job", job_id)
 
     # --- customers, products, stock ------------------------------------------------------------------
 
@@ -168,7 +166,7 @@ class OrderEntryService:
 
     def rep_customers(self, rep_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.rep_customers(rep_id, limit=limit, start_key=start_key)
-        return _known(page, start_key is None, "employee", rep_id, lambda: self.repository.get_employee(rep_id))
+        return self._known(page, start_key is None, "employee", rep_id)
 
     def put_product(self, product_id: str, request: ProductIn) -> Product:
         return self.repository.put_product(product_id, request.name, request.price_cents)
@@ -178,7 +176,7 @@ class OrderEntryService:
 
     def product_activity(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.product_activity(product_id, limit=limit, start_key=start_key)
-        return _known(page, start_key is None, "product", product_id, lambda: self.repository.get_product(product_id))
+        return self._known(page, start_key is None, "product", product_id)
 
     def receive(self, warehouse_id: str, product_id: str, quantity: int) -> Inventory:
         failed = self.repository.receive(warehouse_id, product_id, quantity)
@@ -249,17 +247,16 @@ class OrderEntryService:
 
     def customer_orders(self, customer_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
         if _empty(first, last):
-            return Page(items=[])  # nothing read, so nothing known of the customer either
+            return Page(items=[])  # an empty range holds nothing: nothing is read, the customer is not looked up
         page = self.repository.customer_orders(customer_id, first.isoformat(), last.isoformat(), limit=limit,
                                                after=after)
-        return _known(page, after is None, "customer", customer_id,
-                      lambda: self.repository.get_customer(customer_id))
+        return self._known(page, after is None, "customer", customer_id)
 
     def rep_orders(self, rep_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
         if _empty(first, last):
             return Page(items=[])
         page = self.repository.rep_orders(rep_id, first.isoformat(), last.isoformat(), limit=limit, after=after)
-        return _known(page, after is None, "employee", rep_id, lambda: self.repository.get_employee(rep_id))
+        return self._known(page, after is None, "employee", rep_id)
 
     def orders_in_status(self, status: OrderStatus, first: date, last: date, *, limit: int,
                          after: str | None) -> Page:

@@ -93,18 +93,11 @@ class PatternsService:
 
     def issues_by_update(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.issues_by_update(owner, repo, limit=limit, start_key=start_key)
-        return self._repo_listed(page, start_key, owner, repo)
+        return _listed(page, start_key, lambda: self.repository.has_repo(owner, repo), _repo_missing(owner, repo))
 
     def open_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.open_issues(owner, repo, limit=limit, start_key=start_key)
-        return self._repo_listed(page, start_key, owner, repo)
-
-    def _repo_listed(self, page: Page, start_key: StartKey, owner: str, repo: str) -> Page:
-        """An index's list of a repo's issues does not hold the repo item: an empty first page costs one GetItem of
-        the repo, so an unknown repo is 404 and a repo without such issues an empty list."""
-        if start_key is None and not page.items and self.repository.get_repo(owner, repo) is None:
-            raise NotFoundError(f"no repo {owner}/{repo}", code=REPO_NOT_FOUND)
-        return page
+        return _listed(page, start_key, lambda: self.repository.has_repo(owner, repo), _repo_missing(owner, repo))
 
     # --- organizations -------------------------------------------------------------------------------
 
@@ -123,9 +116,8 @@ class PatternsService:
     def org_admins(self, org: str, *, limit: int, start_key: StartKey) -> Page:
         """The sparse index holds admins only: an empty first page costs one GetItem of the org (404 if none)."""
         page = self.repository.org_admins(org, limit=limit, start_key=start_key)
-        if start_key is None and not page.items and not self.repository.has_org(org):
-            raise NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND)
-        return page
+        return _listed(page, start_key, lambda: self.repository.has_org(org),
+                       NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND))
 
     # --- stores and orders ---------------------------------------------------------------------------
 
@@ -160,8 +152,20 @@ class PatternsService:
         return self.repository.get_featured() or Featured(repos=[])
 
 
+def _listed(page: Page, start_key: StartKey, exists: Callable[[], bool], missing: NotFoundError) -> Page:
+    """A list from an index that does not hold its parent's item: an empty first page costs one keys-only GetItem
+    of the parent (`exists`), so an unknown parent is `missing` and one with nothing listed an empty list."""
+    if start_key is None and not page.items and not exists():
+        raise missing
+    return page
+
+
+def _repo_missing(owner: str, repo: str) -> NotFoundError:
+    return NotFoundError(f"no repo {owner}/{repo}", code=REPO_NOT_FOUND)
+
+
 def _repo_found(page: Page, start_key: StartKey, owner: str, repo: str) -> Page:
     """The first page of a repo's collection starts with the repo item; without it, there is no such repo."""
     if start_key is None and not any(isinstance(item, Repo) for item in page.items):
-        raise NotFoundError(f"no repo {owner}/{repo}", code=REPO_NOT_FOUND)
+        raise _repo_missing(owner, repo)
     return page

@@ -77,9 +77,10 @@ def test_pattern_4_customer_orders_in_a_date_range_merge_every_status(seeded, ca
 def test_a_reversed_date_range_is_an_empty_page_without_a_query(seeded, calls):
     # `from` after `to` holds nothing; not a 400, since the description cannot state the order (issue 15)
     calls.clear()
-    for url in (f"{P}/customers/C1/orders", f"{P}/reps/150/orders", f"{P}/orders"):
+    # nothing is read at all, so an unknown customer or rep is not looked up either: an empty page, not a 404
+    for url in (f"{P}/customers/C1/orders", f"{P}/reps/150/orders", f"{P}/orders", f"{P}/customers/NOPE/orders"):
         assert ok(seeded.call("GET", f"{url}?from=2026-06-30&to=2026-01-01")) == {"items": [], "nextCursor": None}
-    assert calls.of("Query") == []
+    assert calls.names() == []
 
 
 def test_pattern_5_open_orders_read_every_shard_in_parallel_with_one_cursor(seeded, calls):
@@ -179,22 +180,30 @@ def test_pattern_14_reps_ranked_by_order_total_per_quarter(seeded, clock):
     assert ok(seeded.call("GET", f"{P}/quarters/2027-Q1/reps"))["items"] == []
 
 
-@pytest.mark.parametrize(("url", "code", "lookup"), [  # lookup: the one read of the entity after the empty list
-    (f"{P}/warehouses/NOPE/employees", "WAREHOUSE_NOT_FOUND", "GetItem"),
-    (f"{P}/jobs/NOPE/employees", "JOB_NOT_FOUND", "GetItem"),
-    (f"{P}/products/NOPE/order-items", "PRODUCT_NOT_FOUND", "GetItem"),
-    (f"{P}/customers/NOPE/orders?{H1}", "CUSTOMER_NOT_FOUND", "GetItem"),
-    (f"{P}/reps/NOPE/customers", "EMPLOYEE_NOT_FOUND", "Query"),  # pattern 1's read of an employee
-    (f"{P}/reps/NOPE/orders?{H1}", "EMPLOYEE_NOT_FOUND", "Query"),
+@pytest.mark.parametrize(("url", "code", "key"), [  # key: the one GetItem of the entity after the empty list
+    (f"{P}/warehouses/NOPE/employees", "WAREHOUSE_NOT_FOUND", "WAREHOUSE#NOPE"),
+    (f"{P}/jobs/NOPE/employees", "JOB_NOT_FOUND", "JOB#NOPE"),
+    (f"{P}/products/NOPE/order-items", "PRODUCT_NOT_FOUND", "PRODUCT#NOPE"),
+    (f"{P}/customers/NOPE/orders?{H1}", "CUSTOMER_NOT_FOUND", "CUSTOMER#NOPE"),
+    (f"{P}/reps/NOPE/customers", "EMPLOYEE_NOT_FOUND", "HR-CONFIDENTIAL"),  # an employee's own item
+    (f"{P}/reps/NOPE/orders?{H1}", "EMPLOYEE_NOT_FOUND", "HR-CONFIDENTIAL"),
 ])
-def test_a_list_under_an_unknown_entity_is_404(seeded, calls, url, code, lookup):
+def test_a_list_under_an_unknown_entity_is_404(seeded, calls, url, code, key):
     calls.clear()
     assert error(seeded.call("GET", url)) == (404, code)
     *listed, last = calls.names()
-    assert listed and set(listed) == {"Query"} and last == lookup
+    assert listed and set(listed) == {"Query"} and last == "GetItem"
+    ((lookup, _),) = calls.of("GetItem")
+    assert lookup["Key"]["SK"] == {"S": key} and lookup["ProjectionExpression"] == "PK"  # as sent on the wire
+    assert lookup["Key"]["PK"]["S"].endswith("#NOPE")
 
 
 def test_a_list_under_a_known_entity_with_nothing_in_it_is_empty(seeded):
+    for kind, entity in (("warehouse", "OSL"), ("job", "AC_MGR")):
+        body = {"name": "New", "parentId": "1700"} if kind == "warehouse" else {"name": "New"}
+        ok(seeded.call("PUT", f"{P}/reference/{kind}/{entity}", user="root", groups=ADMIN, body=body))
+        assert ok(seeded.call("GET", f"{P}/{kind}s/{entity}/employees"))["items"] == []
+    assert ok(seeded.call("GET", f"{P}/reps/145/customers"))["items"] == []  # a manager, rep of no one
     for url in (f"{P}/customers/C1/orders?from=2025-01-01&to=2025-06-30",
                 f"{P}/reps/150/orders?from=2025-01-01&to=2025-06-30"):
         assert ok(seeded.call("GET", url))["items"] == []
