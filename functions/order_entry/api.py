@@ -209,9 +209,9 @@ def recent_hires(
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> HirePage | PublicHirePage:
-    """Employees hired since a day (pattern 6); salary, commission and manager only for admins.
+    """Employees hired since a day (pattern 6); salary and commission only for admins.
 
-    Salary, commission and manager only for admins."""
+    Salary and commission only for admins; the manager is public, as in an employee's details (pattern 1)."""
     confidential = caller_of(app).is_in(ADMIN)
     day = _day(since, "since")
     return paginate(

@@ -92,11 +92,12 @@ class JobHistory(ApiModel):
 
 
 class PublicHire(ApiModel):
-    """Pattern 6 as everyone sees it: who was hired when."""
+    """Pattern 6 as everyone sees it: who was hired when, and their manager (public, as in pattern 1's details)."""
 
     employee_id: str
     name: str
     hire_date: str
+    manager_id: str | None = None
 
 
 class Hire(PublicHire):
@@ -104,7 +105,6 @@ class Hire(PublicHire):
 
     salary_cents: int
     commission_pct: float
-    manager_id: str | None = None
 
 
 class HirePage(_Page):

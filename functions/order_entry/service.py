@@ -139,10 +139,12 @@ class OrderEntryService:
         return JobHistory(employee_id=employee_id, job_id=request.job_id, start_date=start, title=job.name)
 
     def recent_hires(self, since: date, *, confidential: bool, limit: int, start_key: StartKey) -> Page:
-        """Hires on or after `since`, newest first; salary, commission and manager only for admins."""
+        """Hires on or after `since`, newest first; salary and commission only for admins (the manager is public, as
+        in an employee's details)."""
         page = self.repository.recent_hires(since.isoformat(), limit=limit, start_key=start_key)
         if not confidential:
-            page.items = [PublicHire(employee_id=h.employee_id, name=h.name, hire_date=h.hire_date) for h in page.items]
+            page.items = [PublicHire(employee_id=h.employee_id, name=h.name, hire_date=h.hire_date,
+                                     manager_id=h.manager_id) for h in page.items]
         return page
 
     def warehouse_employees(self, warehouse_id: str, *, limit: int, start_key: StartKey) -> Page:
