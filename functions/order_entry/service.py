@@ -64,7 +64,6 @@ def _missing(kind: str, entity_id: str) -> NotFoundError:
     return NotFoundError(f"no {kind} {entity_id}", code=f"{kind.upper()}_NOT_FOUND")
 
 
-
 class OrderEntryService:
     def __init__(self, repository: OrderEntryRepository, clock: Clock = utc_now,
                  new_id: Callable[[], str] = lambda: uuid.uuid4().hex) -> None:
@@ -101,7 +100,7 @@ class OrderEntryService:
             # The manager's ConditionCheck and the employee's Put would name one item, which DynamoDB refuses for the
             # whole transaction (a ValidationException, a 5xx). No such manager can exist before the hire: 404, or
             # 409 for an employee already hired, as the transaction would order the two.
-            if self.repository.get_employee(request.employee_id) is not None:
+            if self.repository.exists("employee", request.employee_id):
                 raise ConflictError(f"employee {request.employee_id} exists", code="EMPLOYEE_EXISTS")
             raise _missing("manager", request.employee_id)
         job = found(self.repository.get_reference("job", request.job_id), f"no job {request.job_id}", "JOB_NOT_FOUND")
