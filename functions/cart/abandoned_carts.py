@@ -10,7 +10,9 @@ A REMOVE of a cart header (`sk = "#cart"`):
   The count is per UTC day of the cart's expiry (`expiresAt` in the old image: the same on every delivery), once
   per cart: the cart's marker (`attribute_not_exists`) and the day's `ADD` are one transaction.
 
-A header REMOVE without a usable cartId or old image can never be applied: it is parked and the batch goes on.
+A header REMOVE without a usable cartId can never be applied: it is parked and the batch goes on. One by TTL without
+an old image (a stream not configured as this code expects) still has its lines deleted, which needs only the key;
+whether to count it cannot be known, so it is parked, uncounted.
 """
 
 from __future__ import annotations
@@ -69,12 +71,12 @@ def record_handler(record: DynamoDBRecord) -> str:
     cart_id = keys.get("cartId")
     if not isinstance(cart_id, str) or not cart_id:
         raise PermanentRecordError("the record has no cartId key")
-    old = record.dynamodb.old_image
-    if not old:
-        raise PermanentRecordError("the REMOVE record has no old image (the stream must be OLD_IMAGE)")
-    deleted = repository().delete_lines(cart_id)
+    deleted = repository().delete_lines(cart_id)  # the key is enough: the header is gone, whatever its image says
     if not removed_by_ttl(record.raw_event):
         return f"deleted {deleted} lines; not a TTL removal"
+    old = record.dynamodb.old_image
+    if not old:  # whether it was abandoned (open) and on which day cannot be known: parked, uncounted
+        raise PermanentRecordError("the REMOVE record has no old image (the stream must be OLD_IMAGE)")
     if old.get("status") != OPEN:
         return f"deleted {deleted} lines; not abandoned ({old.get('status')})"
     counted = repository().count_abandoned(cart_id, expiry_day(old), int(time.time()) + ABANDONED_MARKER_SECONDS)

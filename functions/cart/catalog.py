@@ -167,14 +167,16 @@ PATTERNS: tuple[AccessPattern, ...] = (
         who="Lambda",
         source="CartsBySkuIndex, Carts, CartNotifications",
         key_condition=(
-            "Query index `lineSku = :sku` (every page); BatchGetItem of those headers (open, unexpired); per owner "
+            "Query index `lineSku = :sku` (every page); BatchGetItem of those headers (open, unexpired); "
+            "BatchGetItem of their owners' markers (skip those at `:v` or newer); per other owner "
             "TransactWriteItems: Update marker `lastNotifiedVersion < :v` + Put notification"
         ),
-        repository_method="`carts_holding`, `live_carts`, `notify`",
+        repository_method="`carts_holding`, `live_carts`, `notified_owners`, `notify`",
         tests=(
             "`test_a_price_change_notifies_each_owner_of_an_open_live_cart_holding_the_sku_once`, "
             "`test_redelivered_and_reordered_price_records_never_notify_twice_nor_an_older_price_after_a_newer`, "
             "`test_the_notifier_reads_only_the_carts_holding_the_sku`, "
+            "`test_a_retried_price_change_transacts_only_for_the_owners_not_yet_notified`, "
             "`test_an_unchanged_amount_a_new_sku_or_a_removed_price_notifies_nobody`, e2e "
             "`test_a_price_change_reaches_each_owner_holding_the_sku_once_through_the_stream`"
         ),

@@ -74,6 +74,8 @@ def price_change(record: DynamoDBRecord) -> PriceChange | None:
             sku=_text(new, "sku"), old_price=_money(old, "price"), new_price=_money(new, "price"),
             currency=_text(new, "currency"), version=int(new["version"]), changed_at=_text(new, "updatedAt"),
         )
+        note_of(change, [])  # what every owner's notification will be: refused here (pydantic's ValidationError is
+        # a ValueError), not once per owner, so that a record no notification can be made of is parked, not retried
     except (KeyError, TypeError, ValueError, InvalidOperation) as error:
         raise PermanentRecordError(f"not a price change: {error!r}") from error
     if change.old_price == change.new_price and old.get("currency") == change.currency:
@@ -81,25 +83,36 @@ def price_change(record: DynamoDBRecord) -> PriceChange | None:
     return change
 
 
+def note_of(change: PriceChange, cart_ids: list[str]) -> Notification:
+    return Notification(
+        sku=change.sku, old_price=change.old_price, new_price=change.new_price, currency=change.currency,
+        price_version=change.version, changed_at=change.changed_at, cart_ids=cart_ids,  # type: ignore[arg-type]
+    )
+
+
 def notify_holders(change: PriceChange, now: datetime) -> int:
-    """Notify each owner of an open, unexpired cart holding the SKU, once; returns how many were notified now."""
+    """Notify each owner of an open, unexpired cart holding the SKU, once; returns how many were notified now.
+
+    Owners whose marker already holds this version (or a newer one) are skipped after one BatchGetItem of the
+    markers, before any transaction: a retry after a timeout then spends its time on the owners still to notify,
+    instead of failing one transaction per owner already done and reaching the same one again before its timeout.
+    The read is eventually consistent: a marker it misses only costs that owner's transaction its condition."""
     holders = repository().carts_holding(change.sku)
     live = repository().live_carts([holder.cart_id for holder in holders], int(now.timestamp()))
     carts_of: dict[str, list[str]] = {}
     for cart_id, owner in sorted(live.items()):
         carts_of.setdefault(owner, []).append(cart_id)
+    done = repository().notified_owners(change.sku, list(carts_of), change.version) if carts_of else set()
     notified = 0
     for owner, cart_ids in sorted(carts_of.items()):
-        note = Notification(
-            sku=change.sku, old_price=change.old_price, new_price=change.new_price, currency=change.currency,
-            price_version=change.version, changed_at=change.changed_at, cart_ids=cart_ids,  # type: ignore[arg-type]
-        )
-        if repository().notify(owner, note, note_sk(change.changed_at, change.sku)):
+        if owner in done:
+            continue
+        if repository().notify(owner, note_of(change, cart_ids), note_sk(change.changed_at, change.sku)):
             notified += 1
     if notified:
         metrics.add_metric(name="PriceChangeNotifications", unit="Count", value=notified)
     logger.debug("price change", extra={"sku": change.sku, "version": change.version, "holders": len(holders),
-                                        "live": len(live), "notified": notified})
+                                        "live": len(live), "done before": len(done), "notified": notified})
     return notified
 
 

@@ -297,6 +297,15 @@ class CartRepository:
             if header.get("status") == OPEN and int(header.get("expiresAt", 0)) > now_epoch
         }
 
+    def notified_owners(self, sku: str, owners: Sequence[str], version: int) -> set[str]:
+        """Of these owners, those whose (owner, SKU) marker holds `version` or a newer one: BatchGetItem of the
+        markers (eventually consistent, 100 keys a call)."""
+        keys = [{"owner": owner, "sk": marker_sk(sku)} for owner in ddb.unique(owners)]
+        return {
+            str(item["owner"]) for item in ddb.batch_get(self.tables.notification, keys)
+            if int(item.get("lastNotifiedVersion", 0)) >= version
+        }
+
     def notify(self, owner: str, note: Notification, note_key: str) -> bool:
         """Notify an owner of a price change once: TransactWriteItems of the (owner, SKU) marker Update
         `lastNotifiedVersion < :version` and the notification's Put. False: this version or a newer one was

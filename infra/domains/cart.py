@@ -51,7 +51,8 @@ PRICE_NOTIFIER = Consumer(
     source=PRICE_TABLE,
     grants=(
         Grant(CART_TABLE, ("BatchGetItem",), indexes=(CARTS_BY_SKU_INDEX,)),
-        Grant(NOTIFICATION_TABLE, ("PutItem", "UpdateItem")),
+        # markers read first (BatchGet), then each owner's marker and notification in one transaction
+        Grant(NOTIFICATION_TABLE, ("BatchGetItem", "PutItem", "UpdateItem")),
     ),
     # One record can fan out to many owners: few records per batch, more time per batch.
     batch_size=10,
