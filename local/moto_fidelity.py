@@ -37,6 +37,12 @@ And one in transactions:
    reference, TransactionCanceledException). Here it is that cancellation. A Put over 400 KB in a transaction is
    left as moto answers it (a ValidationException): the reference's ValidationError reasons give only the update's
    message, and nothing here tells what DynamoDB answers for a Put.
+And one in Query:
+10. An ExclusiveStartKey whose sort key does not satisfy the Query's sort key condition: DynamoDB refuses it with a
+   ValidationException, "The provided starting key does not match the range key predicate" (a position outside the
+   range asked for; dynalite, which mirrors DynamoDB's validation, tests the same message). moto answers from it,
+   mostly an empty page, so a caller whose range moved under its cursor (a lower bound clamped to now minus a
+   retention) passed locally and failed on AWS. Here it is refused as DynamoDB refuses it.
 `apply()` patches moto once per process: the runtime (whose moto runs in-process) and the test suite call it.
 """
 
@@ -333,6 +339,7 @@ def _partition_reads() -> None:
                     hash_key_conditions: Any = None, range_key_conditions: Any = None, **filter_kwargs: Any) -> Any:
         # moto's query without the filter and the ProjectionExpression: the items it evaluated, as the index holds
         # them, are what the read costs (6.); then the filter and the projection, applied as moto applies them.
+        _check_start_key(exclusive_start_key, range_key_conditions or [])  # 10.
         arguments = (self, hash_key, range_comparison, range_objs, limit, exclusive_start_key, scan_index_forward,
                      None, index_name, consistent_read, None)
         named = {"hash_key_conditions": hash_key_conditions, "range_key_conditions": range_key_conditions,
@@ -478,8 +485,38 @@ def _build(table: Any, index_name: str, hash_attr: str, range_attr: str | None, 
     return partitions
 
 
+_COMPARISONS = {"=": "EQ", "<": "LT", "<=": "LE", ">": "GT", ">=": "GE"}  # moto passes either form
+
+
+def _comparison(name: str) -> str:
+    return _COMPARISONS.get(name, name.upper())
+
+
+def _check_start_key(start: dict[str, Any] | None, range_conditions: list[Any]) -> None:
+    """Item 10: refuse a start key whose sort key lies outside the sort key condition, as DynamoDB does."""
+    from moto.dynamodb.exceptions import MockValidationException
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    for name, comparison, values in range_conditions if start else []:
+        if not isinstance(start.get(name), dict) or not ({"S", "N"} & set(start[name])):
+            continue  # a start key without the attribute, or a binary one (compared as bytes): moto's own answer
+        try:
+            value, bounds = DynamoType(start[name]).cast_value, [v.cast_value for v in values]
+            inside = {
+                "EQ": lambda: value == bounds[0], "LT": lambda: value < bounds[0], "LE": lambda: value <= bounds[0],
+                "GT": lambda: value > bounds[0], "GE": lambda: value >= bounds[0],
+                "BETWEEN": lambda: bounds[0] <= value <= bounds[1],
+                "BEGINS_WITH": lambda: isinstance(value, str) and value.startswith(bounds[0]),
+            }[_comparison(comparison)]()
+        except (KeyError, IndexError, TypeError, ArithmeticError):  # a shape or type this does not know: moto decides
+            continue
+        if not inside:
+            raise MockValidationException("The provided starting key does not match the range key predicate")
+
+
 def _bounds(keys: list[Any], comparison: str, values: list[Any]) -> tuple[int, int]:
     """The slice of `keys` (sorted) that may satisfy the sort key condition; moto checks each item again."""
+    comparison = _comparison(comparison)
     try:
         casts = [value.cast_value for value in values]
         if comparison == "EQ":

@@ -226,7 +226,7 @@ PATTERNS: tuple[AccessPattern, ...] = (
         repository_method="`ParkedRecords.park` (functions/shared/parked.py)",
         tests=(
             "`test_a_malformed_price_record_is_parked_and_the_batch_goes_on`, "
-            "`test_a_header_removal_without_its_old_image_is_parked_and_the_batch_goes_on`"
+            "`test_a_header_removal_without_its_old_image_deletes_its_lines_is_parked_and_the_batch_goes_on`"
         ),
     ),
     AccessPattern(

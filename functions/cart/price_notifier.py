@@ -74,12 +74,14 @@ def price_change(record: DynamoDBRecord) -> PriceChange | None:
             sku=_text(new, "sku"), old_price=_money(old, "price"), new_price=_money(new, "price"),
             currency=_text(new, "currency"), version=int(new["version"]), changed_at=_text(new, "updatedAt"),
         )
-        note_of(change, [])  # what every owner's notification will be: refused here (pydantic's ValidationError is
-        # a ValueError), not once per owner, so that a record no notification can be made of is parked, not retried
     except (KeyError, TypeError, ValueError, InvalidOperation) as error:
         raise PermanentRecordError(f"not a price change: {error!r}") from error
     if change.old_price == change.new_price and old.get("currency") == change.currency:
         return None
+    try:  # what every owner's notification will be, refused here rather than once per owner: parked, not retried
+        note_of(change, [])
+    except ValueError as error:  # pydantic's ValidationError is a ValueError
+        raise PermanentRecordError(f"no notification can be made of it: {error!r}") from error
     return change
 
 

@@ -341,15 +341,13 @@ class CartRepository:
 
     def delete_lines(self, cart_id: str) -> int:
         """Delete the lines of a cart whose header is gone: Query `cartId = :id AND begins_with(sk, "LINE#")`
-        (keys only), then BatchWriteItem deletes. Safe to repeat: there is nothing left to delete."""
-        table = ddb.table(self.tables.cart)
-        keys = table.query(
+        (keys only), then BatchWriteItem deletes, UnprocessedItems retried with backoff (bounded: ThrottledError,
+        a transient failure the stream retries). Safe to repeat: there is nothing left to delete."""
+        keys = ddb.table(self.tables.cart).query(
             KeyConditionExpression=Key("cartId").eq(cart_id) & Key("sk").begins_with(LINE_PREFIX),
             ProjectionExpression="cartId, sk", ConsistentRead=True,
         )["Items"]  # at most MAX_LINES small items: one page
-        with table.batch_writer() as batch:
-            for key in keys:
-                batch.delete_item(Key=key)
+        ddb.batch_delete(self.tables.cart, keys)
         return len(keys)
 
     def count_abandoned(self, cart_id: str, day: str, marker_expires_at: int) -> bool:

@@ -251,6 +251,10 @@ class ConnectedCarService:
         end = end or now + timedelta(seconds=1)
         if empty or start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
             page = Page(items=[])
+        elif start_key is not None and str(start_key.get("eventId", "")) < event_time_key(start):
+            # the cursor's event has aged out since its page (the lower bound is now minus the retention): all after
+            # it, newest first, is older still; DynamoDB refuses a start key outside the key condition anyway
+            page = Page(items=[])
         else:
             page = self.repository.events_of(
                 vin, first=event_time_key(start), last=event_time_key(end), event_type=event_type,

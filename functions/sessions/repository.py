@@ -7,9 +7,7 @@ within days, and until then an expired session must read as absent.
 
 from __future__ import annotations
 
-import random
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -28,15 +26,9 @@ from functions.sessions.schema import (
     USERNAME,
 )
 from functions.shared import ddb
-from functions.shared.errors import ThrottledError
 from functions.shared.pagination import Page, StartKey
 from functions.shared.settings import Settings, TableName
 
-BATCH_WRITE_MAX_ITEMS = 25
-# UnprocessedItems are retried this many times in all, with jittered exponential backoff, before we answer 429
-# (what was deleted stays deleted: the caller's retry resumes the work).
-BATCH_WRITE_ROUNDS = 6
-BATCH_WRITE_BACKOFF_SECONDS = 0.025
 # Keys read from UserIndex per Query when ending all of a user's sessions (KEYS_ONLY items are small).
 DELETE_PAGE_SIZE = 100
 
@@ -149,23 +141,9 @@ class SessionsRepository:
         while True:
             response = table.query(**request)
             tokens = [item[TOKEN] for item in response.get("Items", [])]
-            for start in range(0, len(tokens), BATCH_WRITE_MAX_ITEMS):
-                self._batch_delete(tokens[start : start + BATCH_WRITE_MAX_ITEMS])
+            ddb.batch_delete(self.sessions, [token_key(token) for token in tokens])  # 25 a call, unprocessed retried
             listed += len(tokens)
             last_key = response.get("LastEvaluatedKey")
             if not last_key:
                 return listed
             request["ExclusiveStartKey"] = last_key
-
-    def _batch_delete(self, tokens: Sequence[str]) -> None:
-        """BatchWriteItem of ≤ 25 DeleteRequests, retrying UnprocessedItems (BATCH_WRITE_ROUNDS in all)."""
-        pending: dict[str, Any] = {
-            self.sessions: [{"DeleteRequest": {"Key": token_key(token)}} for token in tokens],
-        }
-        for attempt in range(BATCH_WRITE_ROUNDS):
-            if attempt:
-                time.sleep(random.uniform(0, BATCH_WRITE_BACKOFF_SECONDS * 2**attempt))
-            pending = ddb.resource().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
-            if not pending:
-                return
-        raise ThrottledError("The database is busy; retry with backoff (what was deleted stays deleted).")

@@ -45,6 +45,10 @@ _BATCH_GET_MAX_ROUNDS = 8
 CONFLICT_ATTEMPTS = 4
 CONFLICT_BACKOFF_SECONDS = 0.02
 BATCH_BACKOFF_SECONDS = 0.025
+BATCH_WRITE_MAX_ITEMS = 25  # BatchWriteItem's limit
+# UnprocessedItems are retried this many times in all, with jittered exponential backoff, before ThrottledError
+# (what was deleted stays deleted: the caller's retry resumes the work).
+BATCH_WRITE_ROUNDS = 6
 
 
 @lru_cache(maxsize=1)
@@ -165,6 +169,24 @@ def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[s
         else:
             raise ThrottledError("The database is busy; retry with backoff.")
     return items
+
+
+def batch_delete(table_name: str, keys: Sequence[Mapping[str, Any]]) -> None:
+    """BatchWriteItem deletes of any number of keys: chunks of 25, UnprocessedItems retried (bounded) after a jittered
+    exponential backoff, as AWS asks of BatchWriteItem callers; ThrottledError when a chunk is still unprocessed.
+    Safe to repeat: deleting an absent key is a no-op."""
+    for start in range(0, len(keys), BATCH_WRITE_MAX_ITEMS):
+        pending: dict[str, Any] = {
+            table_name: [{"DeleteRequest": {"Key": dict(key)}} for key in keys[start : start + BATCH_WRITE_MAX_ITEMS]]
+        }
+        for attempt in range(BATCH_WRITE_ROUNDS):
+            if attempt:
+                time.sleep(random.uniform(0, BATCH_BACKOFF_SECONDS * 2**attempt))
+            pending = resource().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+        else:
+            raise ThrottledError("The database is busy; retry with backoff (what was deleted stays deleted).")
 
 
 def unique(values: Iterable[str]) -> list[str]:

@@ -8,6 +8,7 @@ import copy
 from datetime import UTC, datetime
 
 import pytest
+from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 
 from functions.cart import abandoned_carts, price_notifier
 from functions.cart.schema import (
@@ -289,6 +290,43 @@ def test_a_header_removal_without_its_old_image_deletes_its_lines_is_parked_and_
     assert_parked(item, abandoned_carts.CONSUMER, broken, "PermanentRecordError", parked.PENDING)
     replay = abandoned_carts.lambda_handler(REPLAY, LambdaContext())
     assert (replay["replayed"], replay["stillFailing"]) == (0, 1)
+
+
+def test_line_deletes_left_unprocessed_are_retried_with_backoff_then_left_to_the_streams_retry(
+    shop, carts, tables, clock, monkeypatch
+):
+    cart_id = new_cart(shop, "alice", {"COFFEE": 1, "MUG": 1})
+    carts.new()
+    expire_by_ttl(tables, cart_id)
+    (removal,) = (by_ttl(r) for r in carts.new())
+    dynamodb = ddb.resource().meta.client
+    original = dynamodb.batch_write_item
+    rounds: list[dict] = []
+
+    def never(**kwargs):  # a throttled table: every delete comes back unprocessed
+        rounds.append(kwargs)
+        return {"UnprocessedItems": kwargs["RequestItems"]}
+
+    monkeypatch.setattr("functions.shared.ddb.BATCH_BACKOFF_SECONDS", 0.001)
+    monkeypatch.setattr(dynamodb, "batch_write_item", never)
+    # bounded rounds, then a transient failure: not parked, failed for Lambda to retry (a batch whose every record
+    # failed is an error of the invocation, Powertools' BatchProcessingError; with good ones, a batchItemFailure)
+    with pytest.raises(BatchProcessingError, match="ThrottledError"):
+        abandoned([removal])
+    assert len(rounds) == ddb.BATCH_WRITE_ROUNDS and items_of(tables, cart_id) == ["LINE#COFFEE", "LINE#MUG"]
+    assert parked_items(abandoned_carts.CONSUMER) == []
+
+    def one_held_once(**kwargs):  # the retry meets a table that leaves one delete unprocessed, once
+        ((name, requests),) = kwargs["RequestItems"].items()
+        if len(rounds) > ddb.BATCH_WRITE_ROUNDS:
+            return original(**kwargs)
+        rounds.append(kwargs)
+        return {**original(RequestItems={name: requests[:1]}), "UnprocessedItems": {name: requests[1:]}}
+
+    monkeypatch.setattr(dynamodb, "batch_write_item", one_held_once)
+    assert abandoned([removal]) == NO_FAILURES
+    assert items_of(tables, cart_id) == []
+    assert abandoned_count(shop, expiry_day(clock)) == 1
 
 
 def test_a_parked_ttl_removal_is_replayed_once(shop, carts, tables, clock):

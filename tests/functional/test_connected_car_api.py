@@ -755,6 +755,24 @@ def test_event_window_includes_from_and_excludes_to(garage, clock):
     assert codes(garage.call("GET", url + "?to=2026-12-01")) == []
 
 
+def test_a_cursor_whose_events_aged_out_of_the_retention_meanwhile_ends_the_list(garage, clock, calls):
+    """The lower bound of the key range is now minus the retention, so it moves between two pages. A cursor left
+    below it must not reach DynamoDB: a start key outside the sort key condition is a ValidationException there
+    (local/moto_fidelity.py item 10). Newest first, everything after such a cursor has expired: the list ends."""
+    for code in ("C0", "C1", "C2"):                        # T0, T0 + 1 min, T0 + 2 min
+        ok(submit(garage, code=code), 201)
+        clock.advance(minutes=1)
+    url = f"{PREFIX}/vehicles/{VIN}/events"
+    first = ok(garage.call("GET", url + "?limit=2", user="alice"))
+    assert [e["code"] for e in first["items"]] == ["C2", "C1"]
+    clock.now = T0 + timedelta(days=30, seconds=90)       # C0 and C1 have expired, C2 has not
+    calls.clear()
+    rest = ok(garage.call("GET", url + f"?limit=2&cursor={first['nextCursor']}", user="alice"))
+    assert rest == {"items": [], "nextCursor": None}
+    assert calls.of("Query") == []
+    assert codes(garage.call("GET", url, user="alice")) == ["C2"]
+
+
 def test_expired_events_are_never_served_though_still_stored(garage, tables, clock, monkeypatch):
     ok(submit(garage, code="old"), 201)                    # T0
     clock.advance(days=20)

@@ -8,7 +8,7 @@ import boto3
 import pytest
 
 from functions.sessions import api
-from functions.sessions.repository import BATCH_WRITE_MAX_ITEMS, BATCH_WRITE_ROUNDS
+from functions.shared.ddb import BATCH_WRITE_MAX_ITEMS, BATCH_WRITE_ROUNDS
 from functions.sessions.schema import SESSION_TABLE, USER_INDEX
 from functions.shared import ddb
 from infra.domains.sessions import ROUTES
@@ -279,7 +279,7 @@ def test_deletes_left_unprocessed_round_after_round_are_429_and_a_retry_finishes
         rounds.append(1)
         return {"UnprocessedItems": kwargs["RequestItems"]}
 
-    monkeypatch.setattr("functions.sessions.repository.BATCH_WRITE_BACKOFF_SECONDS", 0.001)
+    monkeypatch.setattr("functions.shared.ddb.BATCH_BACKOFF_SECONDS", 0.001)
     monkeypatch.setattr(dynamodb, "batch_write_item", never)
     assert error(client.call("DELETE", "/sessions/users/alice", user="alice")) == (429, "THROTTLED")
     assert len(rounds) == BATCH_WRITE_ROUNDS and len(stored(table_name)) == 3

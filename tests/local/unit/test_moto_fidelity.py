@@ -406,3 +406,43 @@ def test_a_repeated_token_with_binary_values_answers_success(table):
     table.transact_write_items(TransactItems=items, ClientRequestToken="tok-b")
     again = table.transact_write_items(TransactItems=items, ClientRequestToken="tok-b")
     assert again["ResponseMetadata"]["HTTPStatusCode"] == 200
+
+
+# 10. A start key outside the sort key condition is refused, as DynamoDB refuses it -----------------------------
+
+def _put_range(client) -> None:
+    for sk, n in (("a", "1"), ("b", "2"), ("c", "3")):
+        client.put_item(TableName="i", Item={"pk": {"S": "p"}, "sk": {"S": sk}, "g": {"S": "G"}, "gs": {"S": sk},
+                                             "n": {"N": n}})
+
+
+@pytest.mark.parametrize("condition, values, start", [
+    ("sk BETWEEN :lo AND :hi", {":lo": "b", ":hi": "c"}, "a"),  # below: the range moved up past the cursor
+    ("sk >= :lo", {":lo": "b"}, "a"),
+    ("sk < :hi", {":hi": "b"}, "c"),
+    ("begins_with(sk, :p)", {":p": "b"}, "c"),
+])
+def test_a_start_key_outside_the_sort_key_condition_is_a_validation_exception(indexed, condition, values, start):
+    _put_range(indexed)
+    with pytest.raises(ClientError) as refused:
+        indexed.query(TableName="i", KeyConditionExpression=f"pk = :pk AND {condition}",
+                      ExpressionAttributeValues={":pk": {"S": "p"}, **{k: {"S": v} for k, v in values.items()}},
+                      ExclusiveStartKey={"pk": {"S": "p"}, "sk": {"S": start}})
+    assert refused.value.response["Error"] == {
+        "Code": "ValidationException", "Message": "The provided starting key does not match the range key predicate"}
+
+
+def test_a_start_key_inside_the_condition_pages_on_on_the_table_and_on_an_index(indexed):
+    _put_range(indexed)
+    table = indexed.query(TableName="i", KeyConditionExpression="pk = :pk AND sk BETWEEN :lo AND :hi",
+                          ExpressionAttributeValues={":pk": {"S": "p"}, ":lo": {"S": "a"}, ":hi": {"S": "c"}},
+                          ExclusiveStartKey={"pk": {"S": "p"}, "sk": {"S": "a"}})
+    assert [item["sk"]["S"] for item in table["Items"]] == ["b", "c"]
+    index = indexed.query(TableName="i", IndexName="byNumber", KeyConditionExpression="g = :g AND n >= :lo",
+                          ExpressionAttributeValues={":g": {"S": "G"}, ":lo": {"N": "2"}},
+                          ExclusiveStartKey={"pk": {"S": "p"}, "sk": {"S": "b"}, "g": {"S": "G"}, "n": {"N": "2"}})
+    assert [item["sk"]["S"] for item in index["Items"]] == ["c"]
+    with pytest.raises(ClientError):  # and below the index's own sort key condition
+        indexed.query(TableName="i", IndexName="byNumber", KeyConditionExpression="g = :g AND n >= :lo",
+                      ExpressionAttributeValues={":g": {"S": "G"}, ":lo": {"N": "2"}},
+                      ExclusiveStartKey={"pk": {"S": "p"}, "sk": {"S": "a"}, "g": {"S": "G"}, "n": {"N": "1"}})
