@@ -158,7 +158,7 @@ class ConnectedCarRepository:
         }
         if min_available is not None:
             query["FilterExpression"] = Attr("availableBays").gte(min_available)
-        return _page(self.tables.timeslot, Timeslot, limit, start_key, **query)
+        return _page(self.tables.timeslot, Timeslot, limit, start_key, range_end=("serviceDateHour", last), **query)
 
     # customers, vehicles, registrations
 

@@ -116,8 +116,8 @@ class MeasurementsRepository:
         for round_ in range(_MAX_ROUNDS):
             response = table.query(**query, Limit=_FIRST_ROUND_BINS << round_)
             yield from response.get("Items", [])
-            if "LastEvaluatedKey" not in response:
-                return
+            if "LastEvaluatedKey" not in response or int(response["LastEvaluatedKey"]["bin"]) >= last_bin:
+                return  # (a LastEvaluatedKey on the range's last bin: Limit stopped there, and nothing can follow it)
             query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
         yield _RoundsRanOut(int(query["ExclusiveStartKey"]["bin"]))
 

@@ -135,12 +135,20 @@ def cursor_codec() -> CursorCodec:
     return CursorCodec(str(secret).encode())
 
 
-def query_page(query: Callable[..., dict[str, Any]], *, limit: int, start_key: dict[str, Any] | None, **kwargs: Any) -> Page:
+def query_page(
+    query: Callable[..., dict[str, Any]], *, limit: int, start_key: dict[str, Any] | None,
+    range_end: tuple[str, Any] | None = None, **kwargs: Any,
+) -> Page:
     """Up to `limit` items of one Query, resuming at `start_key`.
 
     With a FilterExpression DynamoDB applies Limit before the filter, so a page can come back short while
     more items remain; we read on from LastEvaluatedKey (asking only for what is missing) a bounded number
     of times. The returned `last_key` is exactly where the next page must start.
+
+    `range_end`, (sort key, value), is the key condition's last value in the direction read, for a table's own sort
+    key (unique in its partition, so no other item can follow one that holds it). DynamoDB returns LastEvaluatedKey
+    whenever Limit stops a page, even on the range's last item: a LastEvaluatedKey there ends the range instead of
+    costing one more Query, in this request or in the client's next one, that can only come back empty.
     """
     items: list[dict[str, Any]] = []
     last_key = start_key
@@ -151,6 +159,8 @@ def query_page(query: Callable[..., dict[str, Any]], *, limit: int, start_key: d
         response = query(**request)
         items.extend(response.get("Items", []))
         last_key = response.get("LastEvaluatedKey")
+        if last_key and range_end is not None and last_key.get(range_end[0]) == range_end[1]:
+            last_key = None
         if not last_key or len(items) >= limit:
             break
     return Page(items=items, last_key=last_key)

@@ -633,6 +633,17 @@ def test_timeslot_pages_cover_the_range_once_and_their_cursor_is_bound(calendar,
             assert error(reply) == (400, "INVALID_CURSOR")
 
 
+def test_a_timeslot_page_that_ends_on_the_ranges_last_hour_has_no_cursor(calendar, calls):
+    """DynamoDB gives a LastEvaluatedKey whenever Limit stops a page, even on the range's last hour; a table's sort key
+    is unique, so nothing can follow it: no cursor, rather than a next page that can only be empty."""
+    calls.clear()
+    page = ok(calendar.call("GET", f"{PREFIX}/dealers/{DEALER}/timeslots?from=2026-12-01T08&to=2026-12-01T10&limit=3"))
+    assert [t["serviceDateHour"] for t in page["items"]] == SLOTS[2:5]
+    assert page["nextCursor"] is None
+    (_, response), = calls.of("Query")
+    assert "LastEvaluatedKey" in response  # (moto, too, stopped on it: the partition holds 23:00 after it)
+
+
 def test_no_read_route_scans(calendar, calls, clock):
     ok(calendar.call("POST", f"{PREFIX}/vehicles/{VIN}/events", body={"type": "error", "code": "P0300", "message": "m"},
                      user=VIN, groups=VEHICLE), 201)

@@ -251,6 +251,16 @@ def test_the_range_read_is_one_key_query_on_the_devices_bins(client, series, tab
     assert response["ScannedCount"] == 1  # one bin read for two readings: not device 2's, not the other bins
 
 
+def test_a_round_that_stops_on_the_ranges_last_bin_ends_the_read(client, series, calls):
+    """Limit stopped the first round (2 bins) on the range's last bin: DynamoDB gives a LastEvaluatedKey there, and
+    no bin can follow it, so no second Query is sent (it could only come back empty)."""
+    calls.clear()
+    page = ok(client.call("GET", readings_url(T, T + 2 * BIN_SECONDS - 1, limit=100)))
+    assert [r["epoch"] for r in page["items"]] == [t for t in series if t < T + 2 * BIN_SECONDS]
+    assert page["nextCursor"] is None
+    assert [p["Limit"] for p, _ in calls.of("Query")] == [2]
+
+
 def test_pages_resume_inside_a_bin_without_losing_or_repeating_a_reading(client, series, subtests):
     for limit in (1, 7, 15, 16, 100):  # 7 and 16 end pages inside bins; 15 exactly at a bin's end
         with subtests.test(limit=limit):
