@@ -114,11 +114,7 @@ class CatalogRepository:
 
     def has_parent(self, product_id: str, kind: str) -> bool:
         """Whether a product of this kind exists: GetItem of its parent, keys only."""
-        response = ddb.table(self.products).get_item(
-            Key={PRODUCT_KEY: product_id, SORT_KEY: parent_type(kind)},
-            ProjectionExpression="#pk", ExpressionAttributeNames={"#pk": PRODUCT_KEY},
-        )
-        return "Item" in response
+        return ddb.exists(ddb.table(self.products), {PRODUCT_KEY: product_id, SORT_KEY: parent_type(kind)})
 
     def put_child(self, product_id: str, child_kind: str, child_id: str, child: TrackIn | ActorIn) -> BaseModel:
         """Add or replace a child: TransactWriteItems of a ConditionCheck that the parent of the child's kind

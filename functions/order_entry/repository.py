@@ -243,7 +243,7 @@ class OrderEntryRepository:
         """Whether an entity exists: GetItem of its own item, keys only (an employee's is HR-CONFIDENTIAL, the item
         the hire's and the customer's ConditionChecks name)."""
         key = {"PK": employee_pk(entity_id), "SK": CONFIDENTIAL} if kind == "employee" else entity_key(kind, entity_id)
-        return "Item" in self.table.get_item(Key=key, ProjectionExpression="PK")
+        return ddb.exists(self.table, key)
 
     def get_customer(self, customer_id: str) -> Customer | None:
         """A customer: GetItem on `CUSTOMER#c`, `CUSTOMER#c`."""

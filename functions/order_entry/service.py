@@ -39,7 +39,7 @@ from functions.shared.errors import (
     NotFoundError,
     found,
 )
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pagination import Page, StartKey, listed_under
 
 Clock = Callable[[], datetime]
 
@@ -75,9 +75,8 @@ class OrderEntryService:
         """A list under an entity whose partition or index does not hold the entity's own item: an empty first page
         costs one keys-only GetItem of the entity, so an unknown one is 404 and one with nothing listed an empty
         list."""
-        if first_page and not page.items and not self.repository.exists(kind, entity_id):
-            raise _missing(kind, entity_id)
-        return page
+        return listed_under(page, first_page, lambda: self.repository.exists(kind, entity_id),
+                            _missing(kind, entity_id))
 
     # --- reference entities --------------------------------------------------------------------------
 

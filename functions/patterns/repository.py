@@ -285,12 +285,11 @@ class PatternsRepository:
 
     def has_org(self, org: str) -> bool:
         """Whether the organization exists: GetItem on its item, its key only."""
-        return "Item" in self.table.get_item(Key={"PK": org_pk(org), "SK": org_sk(org)}, ProjectionExpression="PK")
+        return ddb.exists(self.table, {"PK": org_pk(org), "SK": org_sk(org)})
 
     def has_repo(self, owner: str, repo: str) -> bool:
         """Whether the repo exists: GetItem on its item, its key only."""
-        key = {"PK": repo_pk(owner, repo), "SK": repo_sk(owner, repo)}
-        return "Item" in self.table.get_item(Key=key, ProjectionExpression="PK")
+        return ddb.exists(self.table, {"PK": repo_pk(owner, repo), "SK": repo_sk(owner, repo)})
 
     def org_with_users(self, org: str, *, newest_last: bool, limit: int, start_key: StartKey) -> Page:
         """An organization and its users in one Query `PK = ORG#<org>`: ascending, the org item (`ORG#…`) comes

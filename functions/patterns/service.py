@@ -31,7 +31,7 @@ from functions.shared.errors import (
     NotFoundError,
     found,
 )
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pagination import Page, StartKey, listed_under
 
 Clock = Callable[[], datetime]
 
@@ -93,11 +93,13 @@ class PatternsService:
 
     def issues_by_update(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.issues_by_update(owner, repo, limit=limit, start_key=start_key)
-        return _listed(page, start_key, lambda: self.repository.has_repo(owner, repo), _repo_missing(owner, repo))
+        return listed_under(page, start_key is None, lambda: self.repository.has_repo(owner, repo),
+                            _repo_missing(owner, repo))
 
     def open_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.open_issues(owner, repo, limit=limit, start_key=start_key)
-        return _listed(page, start_key, lambda: self.repository.has_repo(owner, repo), _repo_missing(owner, repo))
+        return listed_under(page, start_key is None, lambda: self.repository.has_repo(owner, repo),
+                            _repo_missing(owner, repo))
 
     # --- organizations -------------------------------------------------------------------------------
 
@@ -116,8 +118,8 @@ class PatternsService:
     def org_admins(self, org: str, *, limit: int, start_key: StartKey) -> Page:
         """The sparse index holds admins only: an empty first page costs one GetItem of the org (404 if none)."""
         page = self.repository.org_admins(org, limit=limit, start_key=start_key)
-        return _listed(page, start_key, lambda: self.repository.has_org(org),
-                       NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND))
+        return listed_under(page, start_key is None, lambda: self.repository.has_org(org),
+                            NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND))
 
     # --- stores and orders ---------------------------------------------------------------------------
 
@@ -150,14 +152,6 @@ class PatternsService:
     def get_featured(self) -> Featured:
         """Nothing featured yet is an empty list, not a 404: the singleton is the application's, always there."""
         return self.repository.get_featured() or Featured(repos=[])
-
-
-def _listed(page: Page, start_key: StartKey, exists: Callable[[], bool], missing: NotFoundError) -> Page:
-    """A list from an index that does not hold its parent's item: an empty first page costs one keys-only GetItem
-    of the parent (`exists`), so an unknown parent is `missing` and one with nothing listed an empty list."""
-    if start_key is None and not page.items and not exists():
-        raise missing
-    return page
 
 
 def _repo_missing(owner: str, repo: str) -> NotFoundError:

@@ -171,6 +171,12 @@ def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[s
     return items
 
 
+def exists(table: Table, key: Mapping[str, Any]) -> bool:
+    """Whether the item at `key` exists: GetItem that asks for its first key attribute only (the least it can return),
+    named as is (no key name of this project is a DynamoDB reserved word; one would be refused at once)."""
+    return "Item" in table.get_item(Key=dict(key), ProjectionExpression=next(iter(key)))
+
+
 def batch_delete(table_name: str, keys: Sequence[Mapping[str, Any]]) -> None:
     """BatchWriteItem deletes of any number of keys: chunks of 25, UnprocessedItems retried (bounded) after a jittered
     exponential backoff, as AWS asks of BatchWriteItem callers; ThrottledError when a chunk is still unprocessed.

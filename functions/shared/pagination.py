@@ -41,6 +41,15 @@ class Page:
     last_key: dict[str, Any] | None = None
 
 
+def listed_under(page: Page, first_page: bool, exists: Callable[[], bool], missing: Exception) -> Page:
+    """A list read from an index (or a partition) that does not hold its parent's own item: an empty first page costs
+    one existence read of the parent (`exists`), so an unknown parent raises `missing` and a known one with nothing
+    listed is an empty list. Non-empty and later pages cost nothing more."""
+    if first_page and not page.items and not exists():
+        raise missing
+    return page
+
+
 def binding(route: str, **params: Any) -> str:
     """The route and its parameters in one canonical string (None-valued parameters left out)."""
     query = "&".join(f"{k}={params[k]}" for k in sorted(params) if params[k] is not None)
