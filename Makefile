@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test lint-imports new-domain docs test-unit test-local test-functional test-infra test-e2e synth lint-template deploy token dlq replay bench cost clean
+.PHONY: setup run test lint-imports new-domain docs workbench admin test-unit test-local test-functional test-infra test-e2e synth lint-template deploy deploy-account token user smoke dlq replay bench cost scale clean
 
 setup: $(STAMP)
 
@@ -23,11 +23,31 @@ $(STAMP): requirements.txt requirements-dev.txt package.json package-lock.json
 	@npm ci --no-audit --no-fund >> $(VENV)/install.log 2>&1 || { cat $(VENV)/install.log >&2; exit 1; }
 	@touch $(STAMP)
 
+# CONTEXT="corsOrigins=http://localhost:5173 explorer=false": CDK context for the synth, as `cdk synth -c` takes it.
 run: setup
-	$(PY) -m local run
+	$(PY) -m local run $(foreach pair,$(CONTEXT),-c "$(pair)")
+
+# STAGE on the command line means a deployed stage (tools/cognito_users.py, with your AWS credentials); without it,
+# a token the local runtime accepts. PASSWORD reaches the tool through the environment, not its command line.
+AWS_STAGE := $(if $(filter command line,$(origin STAGE)),$(STAGE))
 
 token: setup
+ifeq ($(AWS_STAGE),)
 	@$(PY) -m local token --user "$(USER)" $(if $(GROUPS),--groups "$(GROUPS)")
+else
+	@$(PY) -m tools.cognito_users token --stage "$(AWS_STAGE)" --user "$(USER)"
+endif
+
+# A user of a deployed stage with a permanent password (printed once, kept in .local/cognito/<stage>/<user>).
+user: setup
+	@test "$(origin USER)" = "command line" || { echo "usage: make user STAGE=<stage> USER=<name> [GROUPS=admin] [PASSWORD=...]" >&2; exit 2; }
+	@$(PY) -m tools.cognito_users user --stage "$(STAGE)" --user "$(USER)" $(if $(GROUPS),--groups "$(GROUPS)") \
+		$(if $(EMAIL),--email "$(EMAIL)")
+
+# The README's tour against a base URL: local tokens, or with STAGE= the stage's smoke users (tools/smoke.py).
+smoke: setup
+	@$(PY) -m tools.smoke $(if $(URL),--url "$(URL)") $(if $(AWS_STAGE),--stage "$(AWS_STAGE)") \
+		$(if $(filter 0 no false,$(EXAMPLES)),--no-examples,$(if $(EXAMPLES),--examples))
 
 dlq: setup
 	@$(PY) -m local dlq
@@ -48,9 +68,24 @@ new-domain: setup
 	@test -n "$(NAME)" || { echo "usage: make new-domain NAME=<name> [SUMMARY='one line']" >&2; exit 2; }
 	$(PY) -m tools.new_domain "$(NAME)" $(if $(SUMMARY),--summary "$(SUMMARY)")
 
-# The entity and access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py (`--check`: compare only).
+# The entity and access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py, and the OpenAPI
+# description /docs serves, functions/platform/openapi.json, from the routers (`--check` on either: compare only).
 docs: setup
 	$(PY) -m tools.docs
+	$(PY) -m tools.openapi
+
+# One NoSQL Workbench data model per domain, docs/workbench/<domain>.json (tools/workbench.py: tables and indexes from
+# the specs, a facet per entity of the catalog's chart, the seed's items as sample data; `--check`: compare only).
+workbench: setup
+	$(PY) -m tools.workbench
+
+# dynamodb-admin (npm, pinned in package.json): browse and edit the tables of a running `make run` at
+# http://127.0.0.1:$(ADMIN_PORT), through its DynamoDB endpoint with the runtime's fake keys and region (local/aws.py).
+ADMIN_PORT ?= 8002
+admin: setup
+	AWS_ACCESS_KEY_ID=testing AWS_SECRET_ACCESS_KEY=testing AWS_REGION="$${AWS_REGION:-$${AWS_DEFAULT_REGION:-us-east-1}}" \
+		npx --no-install dynamodb-admin --skip-default-credentials --host 127.0.0.1 --port "$(ADMIN_PORT)" \
+		--dynamo-endpoint "http://127.0.0.1:$${LOCAL_AWS_PORT:-8000}"
 
 # Unit tests start nothing (no server, no moto server, no worker process); test-local is the local runtime's own
 # suite, its unit tests and the tests that start servers, workers and whole runtimes (tests/local/runtime).
@@ -71,8 +106,14 @@ synth: setup
 lint-template: synth
 	$(VENV)/bin/cfn-lint
 
+# The preflight (tools/preflight.py) stops with one line saying what to do before CloudFormation creates anything.
 deploy: setup
-	npx cdk deploy -c stage=$(STAGE)
+	@$(PY) -m tools.preflight
+	npx cdk deploy -c stage=$(STAGE) $(if $(ALARM_EMAIL),-c alarmEmail=$(ALARM_EMAIL))
+
+# Once per account and region: API Gateway's CloudWatch role, which every stage's logging needs (infra/account_stack.py).
+deploy-account: setup
+	npx cdk deploy -c account=true Blueprints-account
 
 bench: setup
 	$(PY) -m bench
@@ -81,5 +122,10 @@ bench: setup
 cost: setup
 	$(PY) -c 'import bench.__main__, bench.cost; bench.cost.run()'
 
+# Every model's partition load at the rates its seed quotes (bench/scale/): the hottest key against DynamoDB's 3,000 RCU /
+# 1,000 WCU per key, partitions, throttling and the monthly bill; writes .artifacts/scale.json and docs/scale-figures.json.
+scale: setup
+	$(PY) -m bench.scale
+
 clean:
-	rm -rf $(VENV) node_modules cdk.out .local .pytest_cache
+	rm -rf $(VENV) node_modules cdk.out .local .build .pytest_cache

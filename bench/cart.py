@@ -150,10 +150,11 @@ def monthly_estimate(echo: bool = True) -> dict:
           f"10K reads/s ${seed_read:,.0f}, {seed_bytes / gb:,.0f} GB ${seed_storage:,.0f} "
           f"-> ${seed_write + seed_read + seed_storage:,.0f}/month")
     # Ours: a change is one transaction (header Update + line Update + the price's ConditionCheck: 2 WRU each for
-    # items ≤ 1 KB) plus the index entry's write (1 WRU); a read is one Query of header + lines.
+    # items ≤ 1 KB) plus the index entry's write (1 WRU); a read is one Query of header + lines, strongly consistent
+    # as `get_cart` makes it (functions/cart/repository.py).
     per_change = 2 * write_units(header_size) + 2 * write_units(line_size) + 2 * 1 + write_units(index_entry)
     ours_write = writes * per_change * WRU_PRICE
-    ours_read = reads * read_units([header_size, *[line_size] * SKUS_PER_CART]) * RRU_PRICE
+    ours_read = reads * read_units([header_size, *[line_size] * SKUS_PER_CART], consistent=True) * RRU_PRICE
     ours_bytes = SEED_CARTS * (header_size + ITEM_OVERHEAD + SKUS_PER_CART * (line_size + index_entry + 2 * ITEM_OVERHEAD))
     ours_storage = max(0.0, ours_bytes / gb - 25) * STORAGE_PRICE
     say(f"   ours: header {header_size} B + {SKUS_PER_CART} lines of {line_size} B (+ index entries): a change "

@@ -34,6 +34,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+# The seeds-only figures of every measured call, which the docs quote (`<!-- cost: ... -->` markers, rendered by
+# `make docs`, tools/docs.py): rewritten by every run, committed.
+FIGURES = ROOT / "docs" / "cost-figures.json"
+FIELDS = ("requests", "items", "answered", "rcu", "wcu")
 LARGE = 20_000  # unrelated items added to every domain
 SIZES = ("small", "+20k")
 # Not identifiers of any table's partition key, but the people the seeds' items belong to (a message's recipient, a
@@ -142,6 +146,8 @@ def _calls() -> dict[str, list[Call]]:
             Call("/cart/notifications", "/cart/notifications"),
             Call("/cart/abandoned", "/cart/abandoned?day={today}"),
             Call("/cart/carts", "/cart/carts", method="POST", groups=()),
+            Call("/cart/carts/{cartId}/lines/{sku}", f"/cart/carts/{cart.BOB_CART}/lines/SKU-MUG", method="PUT",
+                 user="bob", groups=(), body={"quantity": 2}),
             Call("/cart/prices/{sku}", "/cart/prices/SKU-GRINDER", method="PUT",
                  body={"price": "45.00", "currency": "USD"}),
         ],
@@ -352,6 +358,8 @@ def _verdict(call: Call, bills: dict[str, Bill]) -> str:
         return "FAIL: " + "; ".join(failed)
     if call.method != "GET":
         return "write"
+    if "+20k" not in bills:
+        return "seeds only"
     small, large = bills["small"], bills["+20k"]
     # Per request, a key-based read reads what it answers plus at most one item (the look-ahead of a cursor). More
     # than that, and more than with the seeds only, is items read and not answered: the cost follows the table.
@@ -380,15 +388,44 @@ def _context(size: str) -> dict[str, Any]:
             "two_days_ago": now - 172_800, "size": f"{size.strip('+')}-{uuid.uuid4().hex[:6]}", "readings": readings}
 
 
-def run() -> None:
+def figures(rows: list[Row]) -> dict[str, dict[str, dict[str, float]]]:
+    """{domain: {"METHOD /route": {requests, items, answered, rcu, wcu}}}: the seeds-only bill of every call."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    for row in rows:
+        name = f"{row.call.method} {row.call.route}"
+        assert name not in found.get(row.domain, {}), f"two measured calls are {row.domain} {name}"
+        small = row.bills["small"]
+        found.setdefault(row.domain, {})[name] = {field: float(getattr(small, field)) for field in FIELDS}
+    return found
+
+
+def write_figures(found: dict[str, dict[str, dict[str, float]]], path: Path = FIGURES) -> None:
+    """JSON, one call a line (a diff shows which figures a change moved)."""
+    import json
+
+    def number(value: float) -> float | int:
+        return int(value) if float(value).is_integer() else value
+
+    domains = []
+    for domain in sorted(found):
+        calls = [f"  {json.dumps(name)}: {json.dumps({k: number(v) for k, v in sorted(bill.items())})}"
+                 for name, bill in sorted(found[domain].items())]
+        domains.append(f" {json.dumps(domain)}: {{\n" + ",\n".join(calls) + "\n }")
+    path.write_text("{\n" + ",\n".join(domains) + "\n}\n", encoding="utf-8")
+
+
+def run(*, seeds_only: bool = False) -> None:
+    """Measure every call. `seeds_only` (`python -m bench.cost --seeds-only`, about a minute) skips the +20,000 items
+    and with them the scale audit: the figures the docs quote, without the verdicts."""
     import requests
 
     from bench.__main__ import BENCH_KEYS, bench_runtime
     from local.auth import mint_token
 
     started = time.perf_counter()
-    print(f"\n11. Cost tables and scale audit: every GET route and each domain's main writes, through the local API, "
-          f"with the seeds only and with +{LARGE:,} unrelated items per domain")
+    print("\n11. Cost tables and scale audit: every GET route and each domain's main writes, through the local API, "
+          + ("with the seeds only (no scale audit)" if seeds_only else
+             f"with the seeds only and with +{LARGE:,} unrelated items per domain"))
     keys = BENCH_KEYS
     calls = _calls()
     failures: list[str] = []
@@ -432,18 +469,19 @@ def run() -> None:
                 row.bills["small"] = _measure(session, runtime.url, row.call, context, token)
         runtime.streams.wait_idle(timeout=30)  # what the writes set off is done before the load
         t0 = time.perf_counter()
-        for domain in DOMAINS:
+        for domain in () if seeds_only else DOMAINS:
             loader.add(domain, LARGE)
         load_seconds = time.perf_counter() - t0
         context = {**_context("large"), "appointment": appointment}
         for row in rows:
-            if row.call.method == "GET":
+            if row.call.method == "GET" and not seeds_only:
                 row.bills["+20k"] = _measure(session, runtime.url, row.call, context, token)
 
     for row in rows:
         row.verdict = _verdict(row.call, row.bills)
-    print(f"   added per domain ({load_seconds:.0f} s, straight into moto): "
-          + ", ".join(f"{d} {n:,}" for d, n in loader.written.items()))
+    if not seeds_only:
+        print(f"   added per domain ({load_seconds:.0f} s, straight into moto): "
+              + ", ".join(f"{d} {n:,}" for d, n in loader.written.items()))
     print("   per request: req = DynamoDB requests, read = items DynamoDB read, ans = items answered, "
           "RCU and WCU; a/b = seeds only / +20k (one figure: the same)")
     print("   writes are measured on the seeds only: DynamoDB bills a write by the item's size, not the table's, and "
@@ -461,7 +499,11 @@ def run() -> None:
                 failures.append(f"{name} ({_fill(row.call.url, context)}): {row.verdict}; seeds/+20k: requests "
                                 f"{s.requests:g}/{g.requests:g}, items read {s.items:g}/{g.items:g}, answered "
                                 f"{s.answered}/{g.answered}, RCU {s.rcu:g}/{g.rcu:g}")
-    seed_figures({(r.domain, r.call.method, r.call.route): r.bills for r in rows})
+    if all(200 <= row.bills["small"].status < 300 for row in rows):
+        write_figures(figures(rows))
+        print(f"\n   figures written to {FIGURES.relative_to(ROOT)} (`make docs` renders the ones the docs quote)")
+    if not seeds_only:
+        seed_figures({(r.domain, r.call.method, r.call.route): r.bills for r in rows})
     print(f"\n   section took {time.perf_counter() - started:.0f} s")
     if failures:
         print("\n   FAILURES:")
@@ -517,3 +559,13 @@ def seed_figures(bills: dict[tuple[str, str, str], dict[str, Bill]]) -> None:
           f"{small.requests:g} Queries, {small.items:g} -> {large.items:g} items read, {small.rcu:g} -> "
           f"{large.rcu:g} RCU (≥ 15 × 0.5: each shard's Query is billed at least half a unit) = "
           f"${large.rcu * rru:.2f} per million pages")
+
+
+if __name__ == "__main__":
+    import argparse
+
+    import bench.__main__  # noqa: F401 (the bench's set-up, as `make cost` imports it)
+
+    parser = argparse.ArgumentParser(prog="python -m bench.cost", description=run.__doc__)
+    parser.add_argument("--seeds-only", action="store_true", help="skip the +20,000 items and the scale audit")
+    run(seeds_only=parser.parse_args().seeds_only)

@@ -17,9 +17,19 @@ from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from functions.shared.cors import parse_origins
 from functions.shared.schema import IDEMPOTENCY_TABLE, PARKED_TABLE
 from infra.constructs.api_domain import ApiDomain, SharedInfra
 from infra.constructs.api_function import SharedCode
+from infra.constructs.monitoring import (
+    ALARM_EMAIL_CONTEXT,
+    AlarmTopic,
+    StageAlarms,
+    StageDashboard,
+    Watched,
+    watch_api,
+    watch_tables,
+)
 from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi
 from infra.constructs.spec_table import SpecTable
@@ -45,15 +55,41 @@ class StageConfig:
     throttling_burst_limit: int
     # API functions may answer an admin the items their DynamoDB calls read or wrote (the model explorer): dev only
     explain_items: bool = False
+    # GET /explorer exists (`-c explorer=true|false` overrides): on dev, not on prod unless asked
+    explorer: bool = True
 
     @classmethod
     def named(cls, name: str) -> StageConfig:
         if name == "prod":
-            return cls(name, RemovalPolicy.RETAIN, True, throttling_rate_limit=500, throttling_burst_limit=1000)
+            # RetainExceptOnCreate: kept on a later update or delete, but a failed first create deletes what it
+            # made instead of leaving orphaned tables and a user pool behind (CloudFormation's DeletionPolicy
+            # attribute: https://docs.aws.amazon.com/AWSCloudFormation/latest/UserGuide/aws-attribute-deletionpolicy.html)
+            return cls(name, RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE, True, throttling_rate_limit=500,
+                       throttling_burst_limit=1000, explorer=False)
         if name == "dev":
             return cls(name, RemovalPolicy.DESTROY, False, throttling_rate_limit=50, throttling_burst_limit=100,
                        explain_items=True)
         raise ValueError(f"unknown stage {name!r}: use -c stage=dev or -c stage=prod")
+
+
+# `-c explorer=true|false`: GET /explorer on the stage or not (default: StageConfig.explorer).
+EXPLORER_CONTEXT = "explorer"
+# `-c corsOrigins=https://a.example,https://b.example`: the origins whose pages may call the API (default none).
+CORS_CONTEXT = "corsOrigins"
+
+
+def explorer_from_context(value: object, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    text = str(value).strip().lower()
+    if text not in ("true", "false"):
+        raise ValueError(f"-c {EXPLORER_CONTEXT}={value!r}: use true or false")
+    return text == "true"
+
+
+def cors_origins_from_context(value: object) -> tuple[str, ...]:
+    """The context's origins: a comma-separated string (`-c corsOrigins=…`) or a list (cdk.json)."""
+    return parse_origins(",".join(value) if isinstance(value, (list, tuple)) else str(value or ""))
 
 
 class BlueprintsStack(Stack):
@@ -81,8 +117,17 @@ class BlueprintsStack(Stack):
             removal_policy=stage.removal_policy,
             deletion_protection=stage.deletion_protection,
         )
+        # No hosted UI domain stands behind OAuth, so both clients turn it off: CDK's defaults would otherwise allow
+        # the code and implicit flows with an example.com callback URL.
         self.user_pool_client = self.user_pool.add_client(
-            "WebClient", auth_flows=cognito.AuthFlow(user_srp=True), generate_secret=False
+            "WebClient", auth_flows=cognito.AuthFlow(user_srp=True), generate_secret=False, disable_o_auth=True
+        )
+        # For a terminal (tools/cognito_users.py): the AWS CLI cannot do SRP, so this client allows only
+        # ADMIN_USER_PASSWORD_AUTH, which needs the caller's AWS credentials (cognito-idp:AdminInitiateAuth).
+        # https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-authentication-flow-methods.html
+        self.cli_client = self.user_pool.add_client(
+            "CliClient", auth_flows=cognito.AuthFlow(admin_user_password=True), generate_secret=False,
+            disable_o_auth=True,
         )
         for group, description in GROUPS.items():
             cognito.CfnUserPoolGroup(
@@ -104,6 +149,7 @@ class BlueprintsStack(Stack):
             removal_policy=stage.removal_policy,
             throttling_rate_limit=stage.throttling_rate_limit,
             throttling_burst_limit=stage.throttling_burst_limit,
+            cors_origins=cors_origins_from_context(self.node.try_get_context(CORS_CONTEXT)),
         )
         # Shared by every domain's API function: Powertools idempotency records, expired by TTL.
         self.idempotency = SpecTable(
@@ -123,16 +169,34 @@ class BlueprintsStack(Stack):
             removal_policy=stage.removal_policy,
             deletion_protection=stage.deletion_protection,
             explain=stage.explain_items,
+            explorer=explorer_from_context(self.node.try_get_context(EXPLORER_CONTEXT), stage.explorer),
+            alarms=self._alarms(stage),
         )
         self.domains: dict[str, ApiDomain] = {}
         for build in domains:
             domain = build(self, shared)
             self.domains[domain.node.id] = domain
+        # The API's and the shared tables' alarms here, each domain's in its nested stack; one dashboard for all.
+        watch_api(shared.alarms, self.api.rest_api)
+        shared_tables = Watched(title="Shared", tables=watch_tables(shared.alarms, [self.idempotency, self.parked]))
+        self.dashboard = StageDashboard(
+            self, "Monitoring", api=self.api.rest_api,
+            sections=[shared_tables, *(domain.watched for domain in self.domains.values())],
+        ).dashboard
 
         CfnOutput(self, "ApiUrl", value=self.api.rest_api.url)
         CfnOutput(self, "UserPoolId", value=self.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.user_pool_client.user_pool_client_id)
+        CfnOutput(self, "CliClientId", value=self.cli_client.user_pool_client_id)
         self._acknowledge_nag_findings()
+
+    def _alarms(self, stage: StageConfig) -> StageAlarms:
+        """Every alarm notifies the topic of `-c alarmEmail=…` (README, "Watching a stage"); without it, no topic."""
+        email = self.node.try_get_context(ALARM_EMAIL_CONTEXT)
+        self.alarm_topic = (
+            AlarmTopic(self, "AlarmTopic", email=email, removal_policy=stage.removal_policy) if email else None
+        )
+        return StageAlarms(self.alarm_topic.topic if self.alarm_topic else None)
 
     def _acknowledge_nag_findings(self) -> None:
         """cdk-nag AwsSolutions findings we accept, each on the narrowest construct, each with its reason."""

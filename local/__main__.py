@@ -29,13 +29,21 @@ def _interrupt(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _context_pair(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"{text!r}: write KEY=VALUE")
+    return key, value
+
+
 def _run(args: argparse.Namespace) -> int:
     from local.runtime import Runtime
 
     signal.signal(signal.SIGTERM, _interrupt)
     try:  # `Runtime.start` stops what it started when interrupted
         runtime = Runtime.start(stage=args.stage, port=args.port, aws_port=args.aws_port, seed=not args.no_seed,
-                                assembly=Path(args.assembly) if args.assembly else None)
+                                assembly=Path(args.assembly) if args.assembly else None,
+                                context=dict(args.context or []))
     except KeyboardInterrupt:
         logging.getLogger("local").info("stopped while starting")
         return 0
@@ -112,6 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--stage", default=None, help="CDK context 'stage' (default $STAGE or dev)")
     run.add_argument("--assembly", default=None, help="use this cloud assembly, skip synth")
     run.add_argument("--no-seed", action="store_true", help="do not load example data")
+    run.add_argument("-c", "--context", action="append", type=_context_pair, metavar="KEY=VALUE",
+                     help="CDK context for the synth, as `cdk synth -c`: corsOrigins=http://localhost:5173, explorer=false")
     run.set_defaults(handler=_run)
     token = commands.add_parser("token", help="print a local Cognito-like ID token")
     token.add_argument("--user", required=True)

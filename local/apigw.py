@@ -1,8 +1,9 @@
-"""API Gateway REST API from the template: routes, authorizer, gateway responses, stage throttling. Built from the
-`AWS::ApiGateway::*` resources of the stack holding the RestApi and of every nested stack: CDK's nested stacks attach
-their methods to the parent's API through parameters, so `RestApiId`, `ParentId`, `ResourceId` and `AuthorizerId`
-are compared by their resolved physical ids. Anything but AWS_PROXY integrations and Cognito (or no) authorization
-fails the start with `TemplateError`.
+"""API Gateway REST API from the template: routes, authorizer, gateway responses, stage and method throttling,
+payload compression, CORS preflights. Built from the `AWS::ApiGateway::*` resources of the stack holding the RestApi
+and of every nested stack: CDK's nested stacks attach their methods to the parent's API through parameters, so
+`RestApiId`, `ParentId`, `ResourceId` and `AuthorizerId` are compared by their resolved physical ids. Anything but
+AWS_PROXY integrations, the MOCK integrations of CDK's CORS preflights (`MockResponse`) and Cognito (or no)
+authorization fails the start with `TemplateError`.
 """
 
 from __future__ import annotations
@@ -42,6 +43,77 @@ MAX_URL_CHARS = 10240
 THROTTLE_RATE_ENV, THROTTLE_BURST_ENV = "LOCAL_THROTTLE_RATE", "LOCAL_THROTTLE_BURST"
 
 
+_VTL_ORIGIN = re.compile(r'#set\(\$(\w+) = \$input\.params\(\)\.header\.get\("([\w-]+)"\)\)$')
+_VTL_IF = re.compile(r'#if\((.+)\)$')
+_VTL_EQUALS = re.compile(r'\$(\w+) == "([^"]*)"$')
+_VTL_OVERRIDE = re.compile(r'#set\(\$context\.responseOverride\.header\.([\w-]+) = \$(\w+)\)$')
+
+
+@dataclass(frozen=True)
+class MockResponse:
+    """A MOCK integration's answer, as CDK's CORS preflight (`addCorsPreflight`) builds it: the integration response's
+    status and static headers (`'value'`), and a response template of the only Velocity statements CDK writes there:
+    `#set($v = $input.params().header.get("Name"))`, `#if($v == "a" || $v == "b")` … `#end`, and
+    `#set($context.responseOverride.header.Name = $v)` ("Override your API's request and response parameters and
+    status codes"). Any other template fails the start."""
+    status: int
+    headers: Mapping[str, str]
+    template: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, integration: Mapping[str, Any], where: str) -> MockResponse:
+        responses = [r for r in integration.get("IntegrationResponses") or [] if not r.get("SelectionPattern")]
+        if len(responses) != 1:
+            raise TemplateError(f"{where}: a MOCK integration needs one default integration response locally")
+        (response,) = responses
+        params = response.get("ResponseParameters") or {}
+        if not all(k.startswith("method.response.header.") and _is_static(v) for k, v in params.items()):
+            raise TemplateError(f"{where}: only static MOCK response headers ('value') are supported locally")
+        templates = response.get("ResponseTemplates") or {}
+        lines = tuple(line.strip() for line in str(templates.get("application/json") or "").splitlines()
+                      if line.strip())
+        mock = cls(int(response.get("StatusCode") or 200),
+                   {k.removeprefix("method.response.header."): v[1:-1] for k, v in params.items()}, lines)
+        mock.answer({})  # a template it cannot run fails now, not on the first preflight
+        return mock
+
+    def answer(self, request_headers: Mapping[str, str]) -> tuple[int, dict[str, str]]:
+        """(status, headers) for a request with these headers (names as sent: `header.get` is case-sensitive)."""
+        variables: dict[str, str | None] = {}
+        headers, skipping = dict(self.headers), [False]
+        for line in self.template:
+            if line == "#end":
+                if len(skipping) == 1:
+                    raise TemplateError(f"MOCK response template: #end without #if: {self.template}")
+                skipping.pop()
+                continue
+            if (condition := _VTL_IF.match(line)) is not None:
+                skipping.append(skipping[-1] or not self._holds(condition.group(1), variables))
+                continue
+            if (origin := _VTL_ORIGIN.match(line)) is not None:
+                value = request_headers.get(origin.group(2))
+                if not skipping[-1] and value is not None:  # Velocity: setting null leaves the variable as it was
+                    variables[origin.group(1)] = value
+                continue
+            if (override := _VTL_OVERRIDE.match(line)) is not None:
+                if not skipping[-1] and variables.get(override.group(2)) is not None:
+                    headers[override.group(1)] = str(variables[override.group(2)])
+                continue
+            raise TemplateError(f"MOCK response template: {line!r} is not reproduced locally")
+        if len(skipping) != 1:
+            raise TemplateError(f"MOCK response template: #if without #end: {self.template}")
+        return self.status, headers
+
+    def _holds(self, condition: str, variables: Mapping[str, str | None]) -> bool:
+        results = []
+        for term in condition.split("||"):
+            equals = _VTL_EQUALS.match(term.strip())
+            if equals is None:
+                raise TemplateError(f"MOCK response template: condition {condition!r} is not reproduced locally")
+            results.append(variables.get(equals.group(1)) == equals.group(2))
+        return any(results)
+
+
 @dataclass(frozen=True)
 class Method:
     http_method: str
@@ -50,10 +122,11 @@ class Method:
     authorization_type: str = "NONE"
     token_header: str = "Authorization"  # where its Cognito authorizer reads the token (IdentitySource)
     function: str = ""  # "<Stack>/<LogicalId>" of the Lambda function of the AWS_PROXY integration
+    mock: MockResponse | None = None  # a MOCK integration's answer instead of a function
 
     @property
     def function_label(self) -> str:
-        return self.function.rsplit("/", 1)[-1]
+        return self.function.rsplit("/", 1)[-1] if self.mock is None else "(MOCK)"
 
 
 @dataclass(frozen=True)
@@ -76,6 +149,10 @@ class RestApi:
     resources: dict[str, dict[str, Method]]  # every resource's path ("/a/{b}") -> its methods, by HTTP method
     gateway_responses: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # resolved properties, by type
     throttle: Throttle | None = None  # the stage's default method throttling (None: the template sets none)
+    # A method's own throttling (MethodSettings for its resource path and HTTP method), by (METHOD, "/resource/path")
+    method_throttles: dict[tuple[str, str], Throttle] = field(default_factory=dict)
+    # The RestApi's MinimumCompressionSize: gzip an answer of at least this many bytes (None: compression is off)
+    minimum_compression_size: int | None = None
 
     def routes(self) -> list[Method]:
         return sorted((m for methods in self.resources.values() for m in methods.values()),
@@ -146,6 +223,11 @@ def build_rest_api(stacks: StackResources | Sequence[StackResources]) -> RestApi
         authorization = str(prop("AuthorizationType") or "NONE")
         if authorization not in ("NONE", "COGNITO_USER_POOLS"):
             raise TemplateError(f"{where}: authorization {authorization} is not supported locally")
+        if integration.get("Type") == "MOCK":
+            method = Method(str(prop("HttpMethod")).upper(), path_of(resource_id), resource_id, authorization,
+                            mock=MockResponse.of(integration, where))
+            resources[method.resource_path][method.http_method] = method
+            continue
         arn = re.search(r"/functions/(arn:[^/]+)/invocations", str(integration.get("Uri", "")))
         if integration.get("Type") != "AWS_PROXY" or arn is None or arn.group(1) not in functions:
             raise TemplateError(f"{where}: only AWS_PROXY integrations with a function of the app are served locally")
@@ -155,28 +237,48 @@ def build_rest_api(stacks: StackResources | Sequence[StackResources]) -> RestApi
     responses = {str(prop("ResponseType")): {key: prop(key) for key in ("StatusCode", "ResponseTemplates",
                                                                         "ResponseParameters")}
                  for _, _, prop in parts.get("GatewayResponse", [])}
-    if not all(_is_static(v) for r in responses.values() for v in (r["ResponseParameters"] or {}).values()):
-        raise TemplateError("only static gateway response headers ('value') are supported locally")
+    if not all(_is_static(v) or _REQUEST_HEADER.match(str(v))
+               for r in responses.values() for v in (r["ResponseParameters"] or {}).values()):
+        raise TemplateError("only static gateway response headers ('value') or request headers "
+                            "(method.request.header.Name) are supported locally")
     stages = parts.get("Stage", [])
     stage = str(stages[0][2]("StageName")) if stages else "prod"
-    throttle = _stage_throttle(stages[0][2]("MethodSettings") or [], stages[0][1]) if stages else None
-    return RestApi(api_id, stage, resources, responses, throttle)
+    throttle, method_throttles = _stage_throttles(stages[0][2]("MethodSettings") or [], stages[0][1]) if stages else (
+        None, {})
+    unknown = [key for key in method_throttles if key[1] not in resources or (
+        key[0] not in resources[key[1]] and "ANY" not in resources[key[1]])]
+    if unknown:
+        raise TemplateError(f"MethodSettings throttle methods the API does not have: {unknown}")
+    size = owner.resolver.resolve((owner.stack.resources[api].get("Properties") or {}).get("MinimumCompressionSize"),
+                                  f"{owner.stack.name}/{api}.Properties.MinimumCompressionSize")
+    return RestApi(api_id, stage, resources, responses, throttle, method_throttles,
+                   None if size is None else int(size))
 
 
-def _stage_throttle(method_settings: Sequence[Mapping[str, Any]], where: str) -> Throttle | None:
+_REQUEST_HEADER = re.compile(r"method\.request\.header\.([\w-]+)$")
+
+
+def _stage_throttles(method_settings: Sequence[Mapping[str, Any]], where: str
+                     ) -> tuple[Throttle | None, dict[tuple[str, str], Throttle]]:
     """The stage's default method throttling (MethodSettings `*` on `/*`), as one bucket for the stage: never more
     lenient than AWS, which applies it to each method ("per-API, per-stage throttling limits are applied at the API
-    method level for a stage", "Throttle requests to your REST APIs"). Per-method throttling fails the start."""
-    throttle = None
+    method level for a stage", "Throttle requests to your REST APIs"); and each method's own (an HTTP method on a
+    resource path, `/` escaped as `~1`), which replaces the stage's for that method. Wildcards elsewhere, or a rate
+    without a burst, fail the start."""
+    throttle, methods = None, {}
     for setting in method_settings:
         rate, burst = setting.get("ThrottlingRateLimit"), setting.get("ThrottlingBurstLimit")
         if rate is None and burst is None:
             continue
-        if (setting.get("HttpMethod"), setting.get("ResourcePath")) != ("*", "/*") or rate is None or burst is None:
-            raise TemplateError(f"{where}.MethodSettings: only the stage's default throttling (*, /*, both a rate "
-                                f"and a burst limit) is reproduced locally, got {dict(setting)}")
-        throttle = Throttle(rate=float(rate), burst=int(burst))
-    return throttle
+        key = (str(setting.get("HttpMethod")), str(setting.get("ResourcePath")))
+        if rate is None or burst is None or (key != ("*", "/*") and ("*" in key[0] or "*" in key[1])):
+            raise TemplateError(f"{where}.MethodSettings: only the stage's default throttling (*, /*) and a method's "
+                                f"own (both a rate and a burst limit) are reproduced locally, got {dict(setting)}")
+        if key == ("*", "/*"):
+            throttle = Throttle(rate=float(rate), burst=int(burst))
+        else:
+            methods[(key[0].upper(), key[1][1:].replace("~1", "/"))] = Throttle(rate=float(rate), burst=int(burst))
+    return throttle, methods
 
 
 def _is_static(value: Any) -> bool:
@@ -223,9 +325,13 @@ _CONTEXT_VARIABLE = re.compile(r"\$!?(?:\{context\.([A-Za-z0-9_.]+)\}|context\.(
 
 
 def gateway_response(api: RestApi, response_type: str, context: RequestContext, *, source_ip: str = "",
-                     http_method: str = "", status: int | None = None, message: str | None = None) -> Response:
+                     http_method: str = "", status: int | None = None, message: str | None = None,
+                     request_headers: Mapping[str, str] | None = None, path: str = "") -> Response:
     """API Gateway's own response, shaped by the template's GatewayResponses: the exact type, else DEFAULT_4XX or
-    DEFAULT_5XX by status class, else API Gateway's default `{"message": "..."}`."""
+    DEFAULT_5XX by status class, else API Gateway's default `{"message": "..."}`. A header mapped from a request
+    header (`method.request.header.Origin`) is left out when the request has none. `path` is the request's path
+    without the stage; `$context.path` holds it with the stage, as API Gateway's does (and the proxy event's
+    requestContext.path, local/events.py)."""
     status_, message_, error_type = _DEFAULTS.get(response_type, (500, "Internal server error", ""))
     status, message = status or status_, message or message_
     custom = api.gateway_responses.get(response_type) or api.gateway_responses.get(
@@ -235,18 +341,28 @@ def gateway_response(api: RestApi, response_type: str, context: RequestContext, 
         "requestId": context.request_id, "extendedRequestId": context.extended_request_id, "stage": api.stage,
         "apiId": api.api_id, "accountId": ACCOUNT_ID, "requestTime": context.request_time,
         "requestTimeEpoch": str(context.epoch_ms), "identity.sourceIp": source_ip, "httpMethod": http_method,
+        "path": f"/{api.stage}{path}" if path not in ("", "/") else f"/{api.stage}/",
     }
     template, headers = '{"message":$context.error.messageString}', {}
     if custom is not None:
         status = int(custom["StatusCode"] or status)
         template = (custom["ResponseTemplates"] or {}).get("application/json", template)
-        headers.update({k.removeprefix("gatewayresponse.header."): str(v)[1:-1]
-                        for k, v in (custom["ResponseParameters"] or {}).items()})
+        for key, value in (custom["ResponseParameters"] or {}).items():
+            name, from_request = key.removeprefix("gatewayresponse.header."), _REQUEST_HEADER.match(str(value))
+            if from_request is None:
+                headers[name] = str(value)[1:-1]
+            elif (sent := _header(request_headers or {}, from_request.group(1))) is not None:
+                headers[name] = sent
     body = _CONTEXT_VARIABLE.sub(lambda m: variables.get(m.group(1) or m.group(2), ""), template)
     headers["Content-Type"] = "application/json"
     if error_type:
         headers["x-amzn-ErrorType"] = error_type
     return Response(body, status, {**headers, **tracing_headers(context)})
+
+
+def _header(headers: Mapping[str, str], name: str) -> str | None:
+    """A request header by name, as API Gateway's method request parameters find it: in any case."""
+    return next((value for key, value in headers.items() if key.lower() == name.lower()), None)
 
 
 def tracing_headers(context: RequestContext) -> dict[str, str]:

@@ -1,5 +1,5 @@
-"""The local API Gateway stage as a WSGI app: throttle, route, authorize, invoke, answer, one log line per request
-(`GET /contacts/persons 200 ContactsApi… 41ms`). Tests drive `Gateway` with werkzeug's test client; the runtime serves
+"""The local API Gateway stage as a WSGI app: route, throttle, authorize, invoke (or answer a MOCK integration: CORS
+preflights), compress, answer, one log line per request (`GET /contacts/persons 200 ContactsApi… 41ms`). Tests drive `Gateway` with werkzeug's test client; the runtime serves
 it with werkzeug's threaded server (local/aws.py `WsgiServer`).
 
 The same port answers the two Lambda API operations `make replay` needs (`LambdaApi`): moto cannot run functions
@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import base64
 import binascii
+import gzip
 import json
 import logging
 import time
 import uuid
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -43,14 +45,17 @@ class MalformedResponse(Exception):
 
 
 class Gateway:
-    """One REST API stage. Throttling is the stage's, from the template (`api.throttle`), unless `throttle`
-    replaces it (tests and benchmarks that need more than the stage allows say so); None on both: not throttled."""
+    """One REST API stage. Throttling is the template's: the stage's default (`api.throttle`, one bucket for every
+    method without its own) and each method's own (`api.method_throttles`, a bucket each), unless `throttle` replaces
+    them all (tests and benchmarks that need more than the stage allows say so); None on both: not throttled."""
 
     def __init__(self, api: RestApi, invoke: Invoke, verify: Verify, *, throttle: Throttle | None = None,
                  clock: Callable[[], float] = time.monotonic, lambda_api: LambdaApi | None = None) -> None:
         self.api, self._invoke, self._verify, self.lambda_api = api, invoke, verify, lambda_api
         self.throttle = throttle or api.throttle
         self._bucket = TokenBucket(self.throttle, clock) if self.throttle else None
+        self._method_buckets = {} if throttle else {
+            key: TokenBucket(limits, clock) for key, limits in api.method_throttles.items()}
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         started, request = time.monotonic(), Request(environ)
@@ -61,6 +66,7 @@ class Gateway:
                 response = self.lambda_api.handle(request)
             else:
                 response, function = self.handle(request)
+                compress(response, request, self.api.minimum_compression_size)
         except Exception:
             log.exception("%s %s: local gateway error", request.method, request.path)
             response, function = Response('{"message": "Internal server error"}', 500,
@@ -75,9 +81,17 @@ class Gateway:
 
         def refuse(kind: str, status: int | None = None) -> Response:
             return gateway_response(self.api, kind, context, source_ip=source_ip, http_method=request.method,
-                                    status=status)
+                                    status=status, request_headers=dict(request.headers.items()), path=path)
 
-        if self._bucket is not None and not self._bucket.take():  # the request's log line says 429
+        # The raw path (percent-encoding kept) as API Gateway puts it in the event; the router decodes segments.
+        path = self.api.strip_stage(request.environ.get("RAW_URI", "").partition("?")[0] or request.path)
+        match = self.api.match(request.method, path)
+        bucket = self._bucket
+        if match is not None:  # an ANY method's setting may name the request's method or ANY
+            resource_path = match.method.resource_path
+            bucket = self._method_buckets.get((request.method.upper(), resource_path)) or self._method_buckets.get(
+                (match.method.http_method, resource_path), bucket)
+        if bucket is not None and not bucket.take():  # the request's log line says 429
             return refuse(THROTTLED), None
         if len(request.environ.get("RAW_URI") or request.full_path) > MAX_URL_CHARS:
             return self.refusal(414, "Request-URI Too Long", context, source_ip, request.method), None
@@ -87,12 +101,13 @@ class Gateway:
             body = request.get_data()
         except RequestEntityTooLarge:
             return refuse(REQUEST_TOO_LARGE), None
-        # The raw path (percent-encoding kept) as API Gateway puts it in the event; the router decodes segments.
-        path = self.api.strip_stage(request.environ.get("RAW_URI", "").partition("?")[0] or request.path)
-        match = self.api.match(request.method, path)
         if match is None:
             return refuse(MISSING_AUTHENTICATION_TOKEN), None
         method, claims = match.method, None
+        if method.mock is not None:  # header names as sent: a mapping template's header.get is case-sensitive
+            status, headers = method.mock.answer(dict(request.headers.items()))
+            return Response(b"", status, {**headers, "Content-Type": "application/json",
+                                          **tracing_headers(context)}), None
         if method.authorization_type == "COGNITO_USER_POOLS":
             claims = self._authorize(request, method.token_header)
             if claims is None:
@@ -127,6 +142,35 @@ class Gateway:
         except InvalidToken as exc:
             log.info("%s %s: token rejected: %s", request.method, request.path, exc)
             return None
+
+
+def compress(response: Response, request: Request, minimum_size: int | None) -> None:
+    """API Gateway's payload compression ("Receive an API response with a compressed payload in API Gateway"): with a
+    MinimumCompressionSize on the API, an answer of at least that many bytes and no Content-Encoding of its own is
+    encoded as the request's Accept-Encoding asks, if its highest-priority coding is one API Gateway supports (gzip,
+    deflate, identity: "Enable payload compression for an API"); no header, or only `*`, gets no compression."""
+    if minimum_size is None or "Content-Encoding" in response.headers or response.status_code in (204, 304):
+        return
+    body = response.get_data()
+    if not body or len(body) < minimum_size:
+        return
+    codings: list[tuple[str, float]] = []
+    for part in (request.headers.get("Accept-Encoding") or "").split(","):
+        coding, _, params = part.strip().partition(";")
+        quality = params.strip()[2:] if params.strip().startswith("q=") else "1"
+        try:
+            codings.append((coding.strip().lower(), float(quality)))
+        except ValueError:
+            continue
+    codings = [(coding, q) for coding, q in codings if coding and coding != "*" and q > 0]
+    if not codings:
+        return
+    best = max(q for _, q in codings)
+    preferred = [coding for coding, q in codings if q == best and coding in ("gzip", "deflate", "identity")]
+    if not preferred or preferred[0] == "identity":
+        return
+    response.set_data(gzip.compress(body, mtime=0) if preferred[0] == "gzip" else zlib.compress(body))
+    response.headers["Content-Encoding"] = preferred[0]
 
 
 def proxy_response(result: Any, context: RequestContext) -> Response:

@@ -11,6 +11,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -62,10 +63,11 @@ class Runtime:
     def start(cls, repo: Path | None = None, *, stage: str | None = None, assembly: Path | None = None, port: int = 0,
               aws_port: int = 0, host: str = "127.0.0.1", seed: bool = True, max_concurrency: int | None = None,
               keys_dir: Path | None = None, log_sink: LogSink = stderr_sink,
-              throttle: Throttle | None = None) -> Runtime:
+              throttle: Throttle | None = None, context: Mapping[str, str] | None = None) -> Runtime:
         """Synthesize (unless `assembly` is given), provision and serve; returns once serving. Ports 0: any free one.
         `throttle` replaces the stage's throttling from the template (as LOCAL_THROTTLE_RATE / _BURST do): only for a
-        workload that needs more than the stage allows on AWS."""
+        workload that needs more than the stage allows on AWS. `context`: CDK context for the synth, as `cdk synth
+        -c key=value` gives it (`corsOrigins`, `explorer`: README, "Deploying")."""
         repo = Path(repo or PACKAGE_ROOT).resolve()
         stage = stage or stage_from_env()
         own = None
@@ -73,7 +75,7 @@ class Runtime:
             (repo / ".local").mkdir(exist_ok=True)
             own = Path(tempfile.mkdtemp(prefix="cdk.out-", dir=repo / ".local"))
             try:
-                assembly = synth_cached(repo, own, stage, log.info)
+                assembly = synth_cached(repo, own, stage, log.info, context=context)
             except BaseException:
                 shutil.rmtree(own, ignore_errors=True)
                 raise

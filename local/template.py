@@ -88,12 +88,12 @@ def _stack(name: str, path: Path, outdir: Path) -> StackTemplate:
     return StackTemplate(name, template, outdir, nested)
 
 
-def synth_context(repo: Path, stage: str) -> dict[str, Any]:
-    """The context the CDK CLI would pass: cdk.json's, the stage, asset metadata on (the app makes no lookups: there
-    is no cdk.context.json to read)."""
+def synth_context(repo: Path, stage: str, extra: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The context the CDK CLI would pass: cdk.json's, the `-c key=value` pairs given (`extra`), the stage, asset
+    metadata on (the app makes no lookups: there is no cdk.context.json to read)."""
     cdk_json = repo / "cdk.json"
     context = json.loads(cdk_json.read_text(encoding="utf-8")).get("context", {}) if cdk_json.is_file() else {}
-    return {**context, "aws:cdk:enable-asset-metadata": True, "stage": stage}
+    return {**context, **(extra or {}), "aws:cdk:enable-asset-metadata": True, "stage": stage}
 
 
 def _stop_group(proc: subprocess.Popen[str], grace: float = 1.0) -> None:
@@ -109,7 +109,8 @@ def _stop_group(proc: subprocess.Popen[str], grace: float = 1.0) -> None:
     proc.wait()
 
 
-def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> Path:
+def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
+          context: Mapping[str, str] | None = None) -> Path:
     """Run `app.py` like the CDK CLI would and return the cloud assembly directory."""
     app = repo / "app.py"
     if not app.is_file():
@@ -120,7 +121,7 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None]) -> P
     env = dict(os.environ)
     # Like the Makefile: the venv's bin first, so that jsii finds the Node the venv provides.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env.update(CDK_OUTDIR=str(outdir), CDK_CONTEXT_JSON=json.dumps(synth_context(repo, stage)),
+    env.update(CDK_OUTDIR=str(outdir), CDK_CONTEXT_JSON=json.dumps(synth_context(repo, stage, context)),
                JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION="1")
     started = time.monotonic()
     # Its own process group: app.py starts jsii's Node process, which an interrupted start must stop too (killing
@@ -160,7 +161,8 @@ def _synth_input_files(repo: Path) -> Iterator[Path]:
                 yield path
 
 
-def synth_key(repo: Path, stage: str, environ: Mapping[str, str] | None = None) -> str:
+def synth_key(repo: Path, stage: str, environ: Mapping[str, str] | None = None,
+              context: Mapping[str, str] | None = None) -> str:
     """A hash of everything synth reads: the files above (path and content), the context with the stage, the
     versions of Python and the CDK libraries, the environment app.py reads, and this module (how synth runs)."""
     environ = os.environ if environ is None else environ
@@ -171,7 +173,7 @@ def synth_key(repo: Path, stage: str, environ: Mapping[str, str] | None = None) 
         digest.update(data)
 
     add("python", sys.version.encode())
-    add("context", json.dumps(synth_context(repo, stage), sort_keys=True).encode())
+    add("context", json.dumps(synth_context(repo, stage, context), sort_keys=True).encode())
     for name in SYNTH_DISTRIBUTIONS:
         try:
             version = importlib.metadata.version(name)
@@ -196,15 +198,15 @@ def _link_or_copy(src: str, dst: str) -> None:
 
 
 def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
-                 environ: Mapping[str, str] | None = None) -> Path:
+                 environ: Mapping[str, str] | None = None, context: Mapping[str, str] | None = None) -> Path:
     """`synth`, unless the last synthesized output of the same inputs (`synth_key`) is in `.local/synth-cache`:
     then that output is copied into `outdir` (this instance's own directory, as a synth would fill it)."""
     environ = os.environ if environ is None else environ
     if environ.get(SYNTH_CACHE_ENV, "1") == "0":
-        return synth(repo, outdir, stage, log)
+        return synth(repo, outdir, stage, log, context)
     started = time.monotonic()
     cache = repo / SYNTH_CACHE_DIR
-    key = synth_key(repo, stage, environ)
+    key = synth_key(repo, stage, environ, context)
     entry = cache / f"{stage}-{key[:40]}"
     if (entry / "manifest.json").is_file():
         try:
@@ -218,8 +220,8 @@ def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None
             log(f"reused the synthesized output of stage {stage!r} (inputs unchanged, key {key[:12]}) in "
                 f"{outdir} in {time.monotonic() - started:.1f}s")
             return outdir
-    synth(repo, outdir, stage, log)
-    if synth_key(repo, stage, environ) == key:  # an input edited during synth: the output may match neither
+    synth(repo, outdir, stage, log, context)
+    if synth_key(repo, stage, environ, context) == key:  # an input edited during synth: the output may match neither
         _store(cache, entry, outdir)
     return outdir
 

@@ -10,16 +10,28 @@ Each table is generated between its two markers:
     (the access-pattern table: `PATTERNS`, `COLUMNS`)
     <!-- /access-patterns -->
 
-`python -m tools.docs` rewrites every marked table from its domain's catalog; `python -m tools.docs --check` changes
-nothing and exits 1 when a page differs from its catalog (or a catalog has no marked table of either kind).
-tests/unit/test_docs.py makes the same check. Anything else on a page (an entity chart's diagram, the prose) is
-written by hand.
+And every figure of what a call costs that a page quotes (any docs/*.md), from what `make cost` measured
+(bench/cost.py, stored in docs/cost-figures.json), between an inline pair of markers naming the call and the field:
+
+    a change costs <!-- cost: cart PUT /cart/carts/{cartId}/lines/{sku} wcu -->7<!-- /cost --> WRU
+
+(fields: requests, items, answered, rcu, wcu; the seeds-only figures).
+
+And each domain page's "At the seed's scale" table, from what `make scale` computed (bench/scale/, stored in
+docs/scale-figures.json), between `<!-- scale: <page> generated from docs/scale-figures.json by `make docs` -->` and
+`<!-- /scale -->`.
+
+`python -m tools.docs` rewrites every marked table from its domain's catalog and every marked figure from the
+measured figures; `python -m tools.docs --check` changes nothing and exits 1 when a page differs from them (or a
+catalog has no marked table of either kind, or a marker names a call that was not measured). tests/unit/test_docs.py
+makes the same check. Anything else on a page (an entity chart's diagram, the prose) is written by hand.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import re
 import sys
 from collections.abc import Callable
@@ -109,6 +121,87 @@ def render(text: str, load: Callable[[str], ModuleType] = catalog_of) -> str:
     return text
 
 
+# A measured figure quoted in prose: `<!-- cost: <domain> <METHOD> <route> <field> -->value<!-- /cost -->`.
+COST = re.compile(r"<!-- cost: (?P<domain>[\w-]+) (?P<call>[A-Z]+ \S+) (?P<field>requests|items|answered|rcu|wcu) -->"
+                  r"(?P<value>[^<]*)<!-- /cost -->")
+FIGURES = ROOT / "docs" / "cost-figures.json"
+
+
+def measured(path: Path = FIGURES) -> dict[str, dict[str, dict[str, float]]]:
+    """{domain: {"METHOD /route": {field: figure}}} as the last `make cost` wrote them."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def render_costs(text: str, figures: dict[str, dict[str, dict[str, float]]]) -> tuple[str, list[str]]:
+    """The page with every marked figure set to its measurement, and the markers naming a call never measured."""
+    unknown: list[str] = []
+
+    def figure(match: re.Match[str]) -> str:
+        value = figures.get(match["domain"], {}).get(match["call"], {}).get(match["field"])
+        if value is None:
+            unknown.append(f"{match['domain']} {match['call']} {match['field']}")
+            return match[0]
+        return match[0].replace(f"-->{match['value']}<!--", f"-->{value:g}<!--", 1)
+
+    return COST.sub(figure, text), unknown
+
+
+# A domain page's "At the seed's scale" table, from what `make scale` computed (bench/scale/, stored in
+# docs/scale-figures.json): `<!-- scale: <page> ... -->` … `<!-- /scale -->`, <page> the page's file name.
+SCALE = re.compile(r"^<!-- scale: (?P<page>[\w-]+) generated from docs/scale-figures\.json by `make docs` -->\n"
+                   r"(?P<body>.*?)^<!-- /scale -->$", re.MULTILINE | re.DOTALL)
+SCALE_FIGURES = ROOT / "docs" / "scale-figures.json"
+SCALE_COLUMNS = ("design", "rate/s", "hottest key", "its RCU/s", "its WCU/s", "limit reached at /s", "partitions",
+                 "throttles", "$/month on-demand", "$/month provisioned", "the seed's figure")
+
+
+def scale_figures(path: Path = SCALE_FIGURES) -> dict[str, dict]:
+    """{page: {"rows": [...], ...}} as the last `make scale` wrote them."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def scale_table(figures: dict) -> str:
+    """The rows of one page as a table, each claim once above its rows, and the cart's break-even."""
+    lines: list[str] = []
+    claims = list(dict.fromkeys(row["claim"] for row in figures["rows"]))
+    for claim in claims:
+        lines += [f"**{claim}**", "", "| " + " | ".join(SCALE_COLUMNS) + " |",
+                  "|" + "|".join("---" for _ in SCALE_COLUMNS) + "|"]
+        for row in (r for r in figures["rows"] if r["claim"] == claim):
+            design = row["design"] + (f" ({row['note']})" if row["note"] else "")
+            cells = [design, row["rate_per_s"], f"`{row['hottest_key']}`", row["hottest_key_rcu"],
+                     row["hottest_key_wcu"], row["max_rate_per_s"], str(row["partitions"]),
+                     ("**yes**" if row["even_with_split"] else "yes, unless split") if row["throttles"] else "no", row["monthly_usd"], row["provisioned_monthly_usd"],
+                     row["seed_figure"]]
+            lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+        lines.append("")
+    if even := figures.get("break_even"):
+        for mode, label in (("provisioned", "provisioned"), ("on_demand", "on-demand")):
+            lines.append(
+                f"- {label}: ours costs ${even['extra_per_month_' + mode]} a month more than the seed's one-item cart "
+                f"at its rate; the seed's price job costs ${even['job_run_' + mode]} a run, so ours pays for itself "
+                f"when the job would have to run more than {even['jobs_per_month_' + mode]} times a month (every "
+                f"{even['minutes_between_jobs_' + mode]} minutes: notifications fresher than that), or, with a daily "
+                f"job, below {even['rate_for_daily_job_' + mode]} reads + writes a second.")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_scale(text: str, figures: dict[str, dict]) -> tuple[str, list[str]]:
+    """The page with its scale table rendered, and the pages a marker names that `make scale` has no rows for."""
+    unknown: list[str] = []
+
+    def table(match: re.Match[str]) -> str:
+        page = figures.get(match["page"])
+        if page is None:
+            unknown.append(match["page"])
+            return match[0]
+        start = match[0].split("\n", 1)[0]
+        return f"{start}\n{scale_table(page)}<!-- /scale -->"
+
+    return SCALE.sub(table, text), unknown
+
+
 def domains_with_catalogs(root: Path = ROOT) -> list[str]:
     return sorted(path.parent.name for path in (root / "functions").glob("*/catalog.py") if path.parent.name != "shared")
 
@@ -142,6 +235,37 @@ def main(argv: list[str] | None = None) -> int:
         else:
             doc.write_text(new, encoding="utf-8")
             print(f"rewrote {doc.relative_to(ROOT)}")
+    figures = measured()
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        new, unknown = render_costs(text, figures)
+        name = page.relative_to(ROOT)
+        problems.extend(f"{name}: a cost marker names a call `make cost` did not measure: {u}" for u in unknown)
+        if new == text:
+            continue
+        if args.check:
+            problems.append(f"{name}: a quoted cost differs from {FIGURES.relative_to(ROOT)}")
+        else:
+            page.write_text(new, encoding="utf-8")
+            print(f"rewrote {name}")
+    scale = scale_figures()
+    for domain in domains_with_catalogs():
+        page = doc_of(domain)
+        text = page.read_text(encoding="utf-8") if page.is_file() else ""
+        name = page.relative_to(ROOT)
+        if not SCALE.search(text):
+            problems.append(f"{name}: no \"At the seed's scale\" table marked <!-- scale: {page.stem} generated from "
+                            "docs/scale-figures.json by `make docs` -->")
+            continue
+        new, unknown = render_scale(text, scale)
+        problems.extend(f"{name}: a scale marker names a page `make scale` has no rows for: {u}" for u in unknown)
+        if new == text:
+            continue
+        if args.check:
+            problems.append(f"{name}: its scale table differs from {SCALE_FIGURES.relative_to(ROOT)}")
+        else:
+            page.write_text(new, encoding="utf-8")
+            print(f"rewrote {name}")
     for problem in problems:
         print(f"error: {problem}" if not args.check else problem, file=sys.stderr)
     if args.check and problems:

@@ -63,6 +63,8 @@ def expiry_day(old_image: Mapping[str, Any]) -> str:
 
 
 def record_handler(record: DynamoDBRecord) -> str:
+    # The mapping's filter (HEADER_REMOVALS in infra/domains/cart.py) already drops everything but a header's REMOVE;
+    # these checks stay for a record that reaches the handler some other way (a replay, a mapping without it).
     if record.event_name != DynamoDBRecordEventName.REMOVE or record.dynamodb is None:
         return "ignored"
     keys = record.dynamodb.keys

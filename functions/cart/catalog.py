@@ -36,7 +36,7 @@ ENTITIES: EntityTable = EntityTable(
             "CartNotifications: notification",
             "`owner`",
             "`sk = \"NOTE#<changedAt>#<sku>\"`",
-            "`sku`, `oldPrice`, `newPrice`, `currency`, `priceVersion`, `changedAt`, `cartIds`",
+            "`sku`, `oldPrice`, `oldCurrency`, `newPrice`, `currency`, `priceVersion`, `changedAt`, `cartIds`",
             "—",
         ),
         ("CartNotifications: marker", "`owner`", "`sk = \"SKU#<sku>\"`", "`lastNotifiedVersion`", "—"),
@@ -183,12 +183,15 @@ PATTERNS: tuple[AccessPattern, ...] = (
     ),
     AccessPattern(
         name="my notifications, newest first",
-        route="`GET /cart/notifications?limit=&cursor=`",
+        route="`GET /cart/notifications?limit=&cursor=` → `{sku, oldPrice, oldCurrency, newPrice, currency, …}`",
         who="signed in (own)",
         source="CartNotifications",
         key_condition="Query `owner = :me AND begins_with(sk, \"NOTE#\")`, backwards, signed cursor",
         repository_method="`notifications_of`",
-        tests="`test_in_order_price_changes_each_notify_and_list_newest_first_in_pages`",
+        tests=(
+            "`test_in_order_price_changes_each_notify_and_list_newest_first_in_pages`, "
+            "`test_a_currency_change_notifies_with_the_old_currency_beside_the_new`"
+        ),
     ),
     AccessPattern(
         name="abandoned carts: delete lines, count",
@@ -268,3 +271,7 @@ STREAMS: tuple[StreamDemo, ...] = (
         body={"price": 13.25, "currency": "USD"},
     ),
 )
+
+# The seed's user (seeds/cart.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# alice owns the seeded cart c0ffee…a11c.
+PERSONA = "alice"

@@ -60,7 +60,9 @@ class Notification(ApiModel):
     sku: str
     old_price: Decimal
     new_price: Decimal
-    currency: str
+    currency: str = Field(description="the currency of newPrice")
+    old_currency: str | None = Field(description="the currency of oldPrice (null only in a notification stored "
+                                                 "before it was recorded)")
     price_version: int
     changed_at: datetime
     cart_ids: list[str]

@@ -60,23 +60,27 @@ class PriceChange:
     old_price: Decimal
     new_price: Decimal
     currency: str
+    old_currency: str  # the price's currency before the change: a change of currency alone is a change too
     version: int
     changed_at: str  # the new image's updatedAt (ISO-8601): the same for every delivery of the record
 
 
 def price_change(record: DynamoDBRecord) -> PriceChange | None:
     """The change a record announces, or None when it announces none that a cart owner must hear of."""
+    # The mapping's filter (PRICE_CHANGES in infra/domains/cart.py) drops INSERT and REMOVE before any invocation;
+    # checked here too, for a record that reaches the handler some other way (a replay, a mapping without it).
     if record.event_name != DynamoDBRecordEventName.MODIFY or record.dynamodb is None:
         return None
     old, new = record.dynamodb.old_image, record.dynamodb.new_image
     try:
         change = PriceChange(
             sku=_text(new, "sku"), old_price=_money(old, "price"), new_price=_money(new, "price"),
-            currency=_text(new, "currency"), version=int(new["version"]), changed_at=_text(new, "updatedAt"),
+            currency=_text(new, "currency"), old_currency=_text(old, "currency"), version=int(new["version"]),
+            changed_at=_text(new, "updatedAt"),
         )
     except (KeyError, TypeError, ValueError, InvalidOperation) as error:
         raise PermanentRecordError(f"not a price change: {error!r}") from error
-    if change.old_price == change.new_price and old.get("currency") == change.currency:
+    if change.old_price == change.new_price and change.old_currency == change.currency:
         return None
     try:  # what every owner's notification will be, refused here rather than once per owner: parked, not retried
         note_of(change, [])
@@ -88,7 +92,7 @@ def price_change(record: DynamoDBRecord) -> PriceChange | None:
 def note_of(change: PriceChange, cart_ids: list[str]) -> Notification:
     return Notification(
         sku=change.sku, old_price=change.old_price, new_price=change.new_price, currency=change.currency,
-        price_version=change.version, changed_at=change.changed_at, cart_ids=cart_ids,  # type: ignore[arg-type]
+        old_currency=change.old_currency, price_version=change.version, changed_at=change.changed_at, cart_ids=cart_ids,  # type: ignore[arg-type]
     )
 
 

@@ -312,7 +312,7 @@ class CartRepository:
         notified already (a redelivered or out-of-order record), nothing written."""
         item = {
             "owner": owner, "sk": note_key, "sku": note.sku, "oldPrice": note.old_price, "newPrice": note.new_price,
-            "currency": note.currency, "priceVersion": note.price_version, "changedAt": note.changed_at.isoformat(),
+            "currency": note.currency, "oldCurrency": note.old_currency, "priceVersion": note.price_version, "changedAt": note.changed_at.isoformat(),
             "cartIds": list(note.cart_ids),
         }
         actions = [
@@ -398,7 +398,8 @@ def _price(item: Mapping[str, Any]) -> Price:
 def _notification(item: Mapping[str, Any]) -> Notification:
     return Notification(
         sku=str(item["sku"]), old_price=Decimal(str(item["oldPrice"])), new_price=Decimal(str(item["newPrice"])),
-        currency=str(item["currency"]), price_version=int(item["priceVersion"]), changed_at=item["changedAt"],
+        currency=str(item["currency"]), old_currency=item.get("oldCurrency"), price_version=int(item["priceVersion"]),
+        changed_at=item["changedAt"],
         cart_ids=[str(cart_id) for cart_id in item.get("cartIds", [])],
     )
 

@@ -178,3 +178,7 @@ EXAMPLES: dict[str, str] = {
     "childKind": "track",
     "childId": "1",
 }
+
+# The seed's user (seeds/catalog.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# the catalog is the same for every signed-in caller.
+PERSONA = "alice"

@@ -27,7 +27,12 @@ from functions.shared.models import ApiModel, stripped
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
 MAX_JSON_DEPTH = 16  # DynamoDB allows 32 levels of nesting in an item; a child sits 3 levels down
 MAX_DIGITS = 38  # DynamoDB numbers: 38 significant digits, magnitude 1E-130 .. 9.99E+125
-_NUMBERS = Context(prec=MAX_DIGITS)  # rounds a number to the 38 significant digits DynamoDB holds
+# The bounds the description states (DynamoDBJson), as the decimals JSON spells them: inside DynamoDB's own 1E-130 ..
+# 9.9999999999999999999999999999999999999E+125, and compared with the decimal that is stored, not a float's binary
+# value (9.999999999999998e125 is stored as 9999999999999998E+110, a hair above the float it was read as).
+NUMBER_MAX = Decimal(repr(DYNAMODB_NUMBER_MAX))
+NUMBER_MIN = Decimal(repr(DYNAMODB_NUMBER_MIN))
+_NUMBERS = Context(prec=MAX_DIGITS)  # a number of at most 38 significant digits, normalized (no rounding left to do)
 
 Text = stripped(1, 200)
 Kind = Literal["book", "album", "movie"]
@@ -149,38 +154,45 @@ def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
 
 # --- products as documents ---------------------------------------------------------------------
 
-def check_number(value: float) -> None:
+def check_number(value: float, where: str = "") -> None:
+    """A number DynamoDB holds exactly as it is stored (`stored_json`: the decimal spelling of the JSON number):
+    "Numbers can have up to 38 digits of precision", positive from 1E-130 to
+    9.9999999999999999999999999999999999999E+125, negative in the mirror range (DynamoDB Developer Guide, "Supported data types and naming rules"). The same check
+    holds the answer read back, so what was accepted is always answered. More digits are refused, not rounded: an
+    answer shows the value sent."""
+    at = f"{where}: " if where else ""
     if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError("numbers must be finite")
-    # The bounds the description states, compared exactly (Python compares an int with a float exactly). They lie
-    # inside DynamoDB's 1E-130..9.99E+125, and rounding to 38 significant digits (stored_json) keeps a number there.
-    if value and not DYNAMODB_NUMBER_MIN <= abs(value) <= DYNAMODB_NUMBER_MAX:
-        raise ValueError("numbers must be 0 or have a magnitude within 1E-130..9.99E+125")
+        raise ValueError(f"{at}numbers must be finite")
+    number = Decimal(value) if isinstance(value, int) else Decimal(str(value))
+    if number and not NUMBER_MIN <= number.copy_abs() <= NUMBER_MAX:  # copy_abs: abs() rounds to 28 digits
+        raise ValueError(f"{at}numbers must be 0 or have a magnitude within 1E-130..9.99E+125 (DynamoDB's)")
+    if len(str(int("".join(map(str, number.as_tuple().digits)))).rstrip("0") or "0") > MAX_DIGITS:
+        raise ValueError(f"{at}numbers have at most {MAX_DIGITS} significant digits (DynamoDB's)")
 
 
-def check_json(value: Any, depth: int = 1) -> None:
-    """A JSON value DynamoDB stores as it is: maps (M) and lists (L) nested at most MAX_JSON_DEPTH deep."""
+def check_json(value: Any, depth: int = 1, where: str = "") -> None:
+    """A JSON value DynamoDB stores as it is: maps (M) and lists (L) nested at most MAX_JSON_DEPTH deep. A refusal
+    names where in the value it is (`tracks.0.length`), the field being the one the value is."""
     if depth > MAX_JSON_DEPTH:
-        raise ValueError(f"nested more than {MAX_JSON_DEPTH} levels deep")
+        raise ValueError(f"{where or 'the value'}: nested more than {MAX_JSON_DEPTH} levels deep")
     if value is None or isinstance(value, bool | str):
         return
     if isinstance(value, int | float):
-        check_number(value)
+        check_number(value, where)
     elif isinstance(value, list):
-        for element in value:
-            check_json(element, depth + 1)
+        for index, element in enumerate(value):
+            check_json(element, depth + 1, f"{where}.{index}" if where else str(index))
     elif isinstance(value, dict):
         for key, element in value.items():
             if not isinstance(key, str) or not key:
-                raise ValueError("object keys must be non-empty strings")
-            check_json(element, depth + 1)
+                raise ValueError(f"{where or 'the value'}: object keys must be non-empty strings")
+            check_json(element, depth + 1, f"{where}.{key}" if where else key)
     else:
         raise ValueError(f"not a JSON value: {type(value).__name__}")  # noqa: TRY004 (pydantic reports ValueError as a 400)
 
 
 def json_object(value: dict[str, Any]) -> dict[str, Any]:
-    """The object as DynamoDB will hold it (numbers rounded to 38 significant digits), so an answer shows what is
-    stored."""
+    """The object as DynamoDB will hold it (numbers as decimals), so an answer shows what is stored."""
     check_json(value)
     return plain_json(stored_json(value))
 
@@ -254,8 +266,8 @@ def plain_json(value: Any) -> Any:
 
 
 def stored_json(value: Any) -> Any:
-    """A JSON value as boto3 writes it: numbers as normalized Decimals (boto3 refuses floats, and an int of more
-    than 38 digits that check_number let through, such as 10**40, only as 1E+40)."""
+    """A JSON value as boto3 writes it: numbers as normalized Decimals (boto3 refuses floats, and an int such as 10**40,
+    one significant digit, only as 1E+40)."""
     if isinstance(value, int | float) and not isinstance(value, bool):
         return _NUMBERS.normalize(Decimal(str(value)))
     if isinstance(value, list):

@@ -321,6 +321,9 @@ PATTERNS: tuple[AccessPattern, ...] = (
 # `@today`, `@today+1T09`: dates relative to the day the page is used, as the seeds are.
 EXAMPLES: dict[str, str] = {
     "dealerId": "denver-downtown",
+    # one range for both: the seed's timeslots are the coming week, its vehicle events the past days
+    "from": "@today-7",
+    "to": "@today+8",
     "serviceDateHour": "@today+1T09",
     "username": "alice",
     "vin": "1HGCM82633A004352",
@@ -342,3 +345,7 @@ STREAMS: tuple[StreamDemo, ...] = (
         body={"statusCode": "inactive"},
     ),
 )
+
+# The seed's user (seeds/connected_car.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# alice is a customer with an active registration of the example vin.
+PERSONA = "alice"

@@ -28,7 +28,7 @@ from functions.connected_car.schema import (
     compound_key,
 )
 from functions.shared.auth import ADMIN, Caller
-from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError, found
+from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError, check_range, found
 from functions.shared.pagination import Page
 from functions.shared.settings import settings
 
@@ -86,12 +86,6 @@ def moment_bound(value: str | None, field: str) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
-def reversed_range(first: Any, last: Any) -> bool:
-    """A range whose `from` is after its `to` holds nothing: an empty page, not a 400 (the OpenAPI description cannot
-    state "from <= to", so refusing it would refuse input the description calls valid)."""
-    return first is not None and last is not None and first > last
-
-
 class ConnectedCarService:
     def __init__(self, repository: ConnectedCarRepository, clock: Callable[[], datetime] = utc_now):
         self.repository = repository
@@ -146,7 +140,8 @@ class ConnectedCarService:
     ) -> Page:
         first_hour = hour_bound(first, "from", end=False)
         last_hour = hour_bound(last, "to", end=True)
-        page = Page(items=[]) if reversed_range(first_hour, last_hour) else self.repository.timeslots_of(
+        check_range(first_hour, last_hour)
+        page = self.repository.timeslots_of(
             dealer_id, first=first_hour or FIRST_HOUR, last=last_hour or LAST_HOUR, min_available=min_available,
             limit=limit, start_key=start_key,
         )
@@ -245,11 +240,11 @@ class ConnectedCarService:
         now = self._clock()
         start = moment_bound(first, "from")
         end = moment_bound(last, "to")
-        empty = reversed_range(start, end)
+        check_range(start, end)
         oldest = now - event_retention()
         start = oldest if start is None or start < oldest else start
         end = end or now + timedelta(seconds=1)
-        if empty or start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
+        if start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
             page = Page(items=[])
         elif start_key is not None and str(start_key.get("eventId", "")) < event_time_key(start):
             # the cursor's event has aged out since its page (the lower bound is now minus the retention): all after

@@ -166,3 +166,7 @@ EXAMPLES: dict[str, str] = {
     "personId": "1302c80a-7c61-4920-93a4-23c44c931945",
     "linkId": "eca6da1c-0c94-4b3e-8531-f4f9481330ef",
 }
+
+# The seed's user (seeds/contacts.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# any signed-in caller reads the seed's persons.
+PERSONA = "alice"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints
 
 from functions.shared.models import ApiModel, Day, stripped
 
@@ -40,13 +40,7 @@ class LinkIn(ApiModel):
     address_id: Id
     relationship: Relationship
     start_date: Day
-    end_date: Day | None = None
-
-    @model_validator(mode="after")
-    def _ends_after_start(self) -> LinkIn:
-        if self.end_date is not None and self.end_date < self.start_date:
-            raise ValueError("endDate is before startDate")
-        return self
+    end_date: Day | None = None  # not before startDate: ContactsService.link names both fields when it is
 
 
 class EndLinkIn(ApiModel):

@@ -17,7 +17,7 @@ from functions.contacts.models import (
 )
 from functions.contacts.repository import ContactRepository, epoch_to_day
 from functions.contacts.schema import ADDRESS, PERSON, PERSON_ADDRESS
-from functions.shared.errors import NotFoundError
+from functions.shared.errors import NotFoundError, check_range
 from functions.shared.pagination import Page
 
 
@@ -40,6 +40,7 @@ class ContactService:
         return address
 
     def link(self, person_id: str, data: LinkIn) -> Link:
+        check_range(data.start_date, data.end_date, low="startDate", high="endDate", where="body")
         link = Link(link_id=str(uuid.uuid4()), person_id=person_id, **data.model_dump())
         self._repository.put_link(link)
         return link

@@ -178,3 +178,7 @@ EXAMPLES: dict[str, str] = {
     "username": "alexdebrie",
     "orderId": "1VrgXBQ0VCshuQUnh1HrDIHQNwY",
 }
+
+# The seed's user (seeds/ecommerce.py), whom the explorer runs the patterns as (`make token USER=alexdebrie`):
+# the seed's customer Alex DeBrie.
+PERSONA = "alexdebrie"

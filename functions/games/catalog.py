@@ -130,3 +130,7 @@ EXAMPLES: dict[str, str] = {
     "userId": "bob",
     "gameId": "Game1",
 }
+
+# The seed's user (seeds/games.py), whom the explorer runs the patterns as (`make token USER=bob`):
+# bob plays Game1 and Game3.
+PERSONA = "bob"

@@ -70,7 +70,8 @@ PATTERNS: tuple[AccessPattern, ...] = (
             "`test_the_range_read_is_one_key_query_on_the_devices_bins`, "
             "`test_pages_resume_inside_a_bin_without_losing_or_repeating_a_reading`, "
             "`test_a_page_that_reads_its_most_bins_ends_after_the_last_bin_read`, "
-            "`test_a_cursor_is_bound_to_its_device_and_range`, e2e "
+            "`test_a_cursor_is_bound_to_its_device_and_range`, `test_a_page_without_a_limit_holds_25_readings`, "
+            "`test_a_reversed_range_is_400_naming_both_fields`, e2e "
             "`test_the_seeds_device_1_readings_are_served_moved_to_yesterday`"
         ),
     ),
@@ -96,3 +97,7 @@ EXAMPLES: dict[str, str] = {
     "from": "0",
     "to": "4102444800",
 }
+
+# The seed's user (seeds/measurements.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# any signed-in caller reads the devices.
+PERSONA = "alice"

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import AfterValidator, Field, StringConstraints
 
 from functions.measurements.schema import MAX_EPOCH, MAX_READINGS_PER_BATCH
-from functions.shared.models import ApiModel, JsonInt
+from functions.shared.models import ApiModel, JsonInt, JsonNumber
 
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
 MAX_DECIMALS = 4
@@ -24,8 +24,8 @@ def few_decimals(value: float) -> float:
 
 DeviceId = Annotated[str, StringConstraints(pattern=DEVICE_ID_PATTERN)]
 Epoch = Annotated[JsonInt, Field(strict=True, ge=0, le=MAX_EPOCH, description="epoch seconds (UTC)")]
-Temperature = Annotated[float, Field(ge=-273.15, le=10_000, allow_inf_nan=False), AfterValidator(few_decimals)]
-Pressure = Annotated[float, Field(ge=0, le=1_000_000, allow_inf_nan=False), AfterValidator(few_decimals)]
+Temperature = Annotated[JsonNumber, Field(ge=-273.15, le=10_000), AfterValidator(few_decimals)]
+Pressure = Annotated[JsonNumber, Field(ge=0, le=1_000_000), AfterValidator(few_decimals)]
 
 
 class Reading(ApiModel):

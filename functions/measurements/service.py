@@ -14,7 +14,7 @@ from functions.measurements.schema import (
     RETENTION_DAYS,
     RETENTION_SECONDS,
 )
-from functions.shared.errors import ConflictError, InvalidInputError
+from functions.shared.errors import ConflictError, InvalidInputError, check_range
 from functions.shared.pagination import Page
 
 StartKey = dict[str, Any] | None
@@ -73,8 +73,7 @@ class MeasurementsService:
 
     def readings_of(self, device_id: str, first: int, last: int, *, limit: int, start_key: StartKey) -> Page:
         """Readings of a device in [first, last], oldest first, never older than the retention (expired = absent)."""
-        if first > last:  # an empty range (the description cannot say "from <= to": not refused)
-            return Page(items=[])
+        check_range(first, last)
         now = self._clock()
         start = max(first, now - RETENTION_SECONDS)
         if start_key is not None:

@@ -96,3 +96,7 @@ PATTERNS: tuple[AccessPattern, ...] = (
 EXAMPLES: dict[str, str] = {
     "msgId": "3kf8",
 }
+
+# The seed's user (seeds/messaging.py), whom the explorer runs the patterns as (`make token USER=david`):
+# the seed's David: his inbox holds 3kf8 and afed.
+PERSONA = "david"

@@ -308,3 +308,7 @@ EXAMPLES: dict[str, str] = {
     "since": "2020-01-01",
     "name": "Peter Tucker",
 }
+
+# The seed's user (seeds/order_entry.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# any signed-in caller reads the order-entry data.
+PERSONA = "alice"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StringConstraints, model_validator
+from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day, JsonInt, rounded, stripped
+from functions.shared.models import ApiModel, Day, JsonInt, JsonNumber, rounded, stripped
 
 # Ids become parts of keys: no separator (`#`), no spaces.
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -55,7 +55,7 @@ class HireIn(ApiModel):
     warehouse_id: Id
     hire_date: Day
     salary_cents: Cents
-    commission_pct: Annotated[float, Field(ge=0, le=1, strict=True), rounded(9)] = 0.0
+    commission_pct: Annotated[JsonNumber, Field(ge=0, le=1), rounded(9)] = 0.0
     manager_id: Id | None = None
 
 
@@ -173,7 +173,7 @@ class MoveIn(ApiModel):
     product_id: Id
     from_warehouse_id: Id
     to_warehouse_id: Id
-    quantity: Quantity  # to the same warehouse: moves nothing (OrderEntryService.move)
+    quantity: Quantity  # two different warehouses (OrderEntryService.move)
 
 
 class Move(ApiModel):
@@ -191,19 +191,8 @@ class LineIn(ApiModel):
 
 class OrderIn(ApiModel):
     customer_id: Id
+    # One line per product, checked by OrderEntryService (`one_line_per_product`): JSON Schema cannot state it.
     lines: Annotated[list[LineIn], Field(min_length=1, max_length=MAX_ORDER_LINES)]
-
-    @model_validator(mode="after")
-    def _one_line_per_product(self) -> OrderIn:
-        """Lines of one product are merged (their quantities added, in the order first seen): one line per product
-        is what is stored (`ORDER#…`, `PRODUCT#…`), and the description cannot say "unique by productId" (issue 15)."""
-        merged: dict[str, int] = {}
-        for line in self.lines:
-            merged[line.product_id] = merged.get(line.product_id, 0) + line.quantity
-        if len(merged) == len(self.lines):
-            return self
-        lines = [LineIn(product_id=product, quantity=quantity) for product, quantity in merged.items()]
-        return self.model_copy(update={"lines": lines})
 
 
 class OrderLine(ApiModel):

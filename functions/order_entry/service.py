@@ -36,7 +36,9 @@ from functions.order_entry.repository import (
 from functions.shared.ddb import ConditionFailed
 from functions.shared.errors import (
     ConflictError,
+    InvalidInputError,
     NotFoundError,
+    check_range,
     found,
 )
 from functions.shared.pagination import Page, StartKey, listed_under
@@ -186,13 +188,12 @@ class OrderEntryService:
 
     def move(self, request: MoveIn) -> Move:
         if request.from_warehouse_id == request.to_warehouse_id:
-            # Moves nothing, but answers as a move would: the stock must be there. Not a 400: the description cannot
-            # say that two fields differ (issue 15), and one transaction cannot touch the row twice anyway.
-            stock = self.repository.get_inventory(request.from_warehouse_id, request.product_id)
-            if stock is None or stock.quantity < request.quantity:  # no row: none in stock, as between two
-                raise ConflictError(f"{request.from_warehouse_id} holds fewer than {request.quantity} of "
-                                    f"{request.product_id}", code="INSUFFICIENT_STOCK")
-            return Move(product_id=request.product_id, source=stock, destination=stock)
+            # A move is between two warehouses (docs/order-entry.md); to the same one it would move nothing, and one
+            # transaction cannot touch the row twice. JSON Schema cannot say that two fields differ: checked here.
+            raise InvalidInputError(
+                "a move needs two different warehouses",
+                details=[{"field": "body.fromWarehouseId", "message": "must differ from toWarehouseId"},
+                         {"field": "body.toWarehouseId", "message": "must differ from fromWarehouseId"}])
         failed = self.repository.move(request.product_id, request.from_warehouse_id, request.to_warehouse_id,
                                       request.quantity)
         if failed is not None:
@@ -212,6 +213,7 @@ class OrderEntryService:
 
     def place_order(self, request: OrderIn) -> Order:
         """An OPEN order for today at the products' current prices, credited to the customer's account rep."""
+        one_line_per_product(request)
         customer = found(self.repository.get_customer(request.customer_id), f"no customer {request.customer_id}",
                          "CUSTOMER_NOT_FOUND")
         products = self.repository.get_products([line.product_id for line in request.lines])
@@ -246,22 +248,19 @@ class OrderEntryService:
         return order.model_copy(update={"status": status})
 
     def customer_orders(self, customer_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
-        if _empty(first, last):
-            return Page(items=[])  # an empty range holds nothing: nothing is read, the customer is not looked up
+        check_range(first, last)
         page = self.repository.customer_orders(customer_id, first.isoformat(), last.isoformat(), limit=limit,
                                                after=after)
         return self._known(page, after is None, "customer", customer_id)
 
     def rep_orders(self, rep_id: str, first: date, last: date, *, limit: int, after: str | None) -> Page:
-        if _empty(first, last):
-            return Page(items=[])
+        check_range(first, last)
         page = self.repository.rep_orders(rep_id, first.isoformat(), last.isoformat(), limit=limit, after=after)
         return self._known(page, after is None, "employee", rep_id)
 
     def orders_in_status(self, status: OrderStatus, first: date, last: date, *, limit: int,
                          after: str | None) -> Page:
-        if _empty(first, last):
-            return Page(items=[])
+        check_range(first, last)
         return self.repository.orders_in_status(status, first.isoformat(), last.isoformat(), limit=limit,
                                                 after=after)
 
@@ -269,10 +268,20 @@ class OrderEntryService:
         return self.repository.rep_ranking(quarter, limit=limit, start_key=start_key)
 
 
-def _empty(first: date, last: date) -> bool:
-    """A range whose `from` is after its `to` holds nothing: an empty page, not a 400 (the OpenAPI description cannot
-    state "from <= to", so refusing it would refuse input the description calls valid)."""
-    return first > last
+def one_line_per_product(request: OrderIn) -> None:
+    """One line per product (docs/order-entry.md): a product's line is one item (`ORDER#…`, `PRODUCT#…`), so a
+    second line of it would have to be merged into the first, silently. JSON Schema's `uniqueItems` compares whole
+    lines, not one field of them: checked here, before any read, naming each repeated line."""
+    first_line: dict[str, int] = {}
+    repeated = []
+    for index, line in enumerate(request.lines):
+        if line.product_id in first_line:
+            repeated.append({"field": f"body.lines.{index}.productId",
+                             "message": f"{line.product_id} is already line {first_line[line.product_id]}"})
+        else:
+            first_line[line.product_id] = index
+    if repeated:
+        raise InvalidInputError("an order has one line per product", details=repeated)
 
 
 def _placement_conflict(failed: ConditionFailed) -> ConflictError:

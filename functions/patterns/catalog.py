@@ -370,3 +370,7 @@ EXAMPLES: dict[str, str] = {
     "orderId": "1a2b",
     "status": "CANCELLED",
 }
+
+# The seed's user (seeds/patterns.py), whom the explorer runs the patterns as (`make token USER=alexdebrie`):
+# the owner of alexdebrie/dynamodb-book (a customer's orders also need the admin group).
+PERSONA = "alexdebrie"

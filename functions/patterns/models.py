@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from functions.shared.models import ApiModel, DateTime, Day, rounded, stripped
+from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, rounded, stripped
 
 # Names that become parts of keys: no separator (`#`), no spaces.
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -144,7 +144,7 @@ class StorePage(_Page):
 class OrderIn(ApiModel):
     status: OrderStatus
     ordered_at: DateTime
-    amount: Annotated[float, Field(ge=0, le=1_000_000, strict=True), rounded(6)]
+    amount: Annotated[JsonNumber, Field(ge=0, le=1_000_000), rounded(6)]
 
 
 class Order(ApiModel):

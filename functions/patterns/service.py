@@ -29,6 +29,7 @@ from functions.shared.errors import (
     ForbiddenError,
     InvalidInputError,
     NotFoundError,
+    check_range,
     found,
 )
 from functions.shared.pagination import Page, StartKey, listed_under
@@ -137,8 +138,7 @@ class PatternsService:
         """A customer's orders are theirs and the admins' to read."""
         if caller.username != customer and not caller.is_in(ADMIN):
             raise ForbiddenError("a customer's orders are theirs (or an admin's) to read")
-        if wanted.first and wanted.last and wanted.first > wanted.last:
-            return Page(items=[])  # an empty range (the description cannot say "from <= to": not refused)
+        check_range(wanted.first, wanted.last)
         first = wanted.first.isoformat() if wanted.first else None
         last = wanted.last.isoformat() if wanted.last else None
         return self.repository.orders_by_status(customer, wanted.status, first, last, limit=limit,

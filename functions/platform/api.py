@@ -1,10 +1,9 @@
 """GET /health, the OpenAPI description of every domain's routes with Swagger UI at GET /docs, and the model
 explorer at GET /explorer.
 
-The spec is generated from the domains' own routers, so it cannot drift from what they serve. They are imported
-when the description is first asked for (`every_domain()`), not when the function starts: /health, the route a
-cold start most often serves, does not pay for importing every domain (issue 16, cold start).
-Swagger UI's assets are inlined by Powertools, so the page works offline too.
+/docs serves the description `make docs` generated from the domains' routers (functions/platform/docs.py): serving
+it imports no domain, so no request of this function pays for loading thirteen domains (cold start). `every_domain()`
+is what generates it (tools/openapi.py) and what tests compare it with; nothing here calls it while serving.
 """
 
 from __future__ import annotations
@@ -15,6 +14,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
 
+from functions.platform import docs
 from functions.platform.domains import domain_names
 from functions.shared.handler import api_handler
 from functions.shared.http import build_resolver
@@ -25,8 +25,8 @@ _including = threading.Lock()
 
 
 def every_domain() -> Any:
-    """The resolver with every domain package's router (functions/<domain>/api.py) included, once. Called before the
-    description is built."""
+    """The resolver with every domain package's router (functions/<domain>/api.py) included, once: its
+    `get_openapi_schema` is the description of every route. For the generator and the tests, not for serving."""
     with _including:
         if _included:
             return app
@@ -37,27 +37,28 @@ def every_domain() -> Any:
     return app
 
 
-_describe = app.get_openapi_schema
+def _if_none_match() -> str | None:
+    return app.current_event.headers.get("If-None-Match")
 
 
-def _describe_every_domain(**kwargs: Any) -> Any:
-    every_domain()
-    return _describe(**kwargs)
+@app.get("/docs", include_in_schema=False)
+def swagger_ui() -> Response[str]:
+    """Swagger UI with the description inline; `?format=json`: the description alone (as Powertools' /docs)."""
+    base_path = app._get_base_path()
+    if (app.current_event.query_string_parameters or {}).get("format") == "json":
+        return docs.cacheable(docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE,
+                              _if_none_match())
+    return docs.cacheable(docs.page(base_path), content_types.TEXT_HTML, docs.REVALIDATE, _if_none_match())
 
 
-app.get_openapi_schema = _describe_every_domain  # type: ignore[method-assign]  # /docs and get_openapi_json_schema
-app.enable_swagger(
-    path="/docs",
-    title="Blueprints API",
-    version="1.0.0",
-    persist_authorization=True,  # Authorize with a token (`make token`) once; Swagger UI keeps it over reloads
-    description=(
-        "Classic DynamoDB data models as one serverless backend. Every route but /health, /docs and /explorer needs "
-        "`Authorization: Bearer <Cognito ID token>` (Authorize, then paste the token `make token` prints); writes to "
-        "reference data need the `admin` group. Errors answer `{\"error\": {\"code\", \"message\", \"details\"?}}`: "
-        "each operation lists its statuses and codes."
-    ),
-)
+@app.get(docs.SCRIPT_PATH, include_in_schema=False)
+def swagger_ui_script() -> Response[str]:
+    return docs.cacheable(*docs.asset(docs.SCRIPT_PATH), docs.A_DAY, _if_none_match())
+
+
+@app.get(docs.STYLES_PATH, include_in_schema=False)
+def swagger_ui_styles() -> Response[str]:
+    return docs.cacheable(*docs.asset(docs.STYLES_PATH), docs.A_DAY, _if_none_match())
 
 
 @app.get("/health", include_in_schema=False)

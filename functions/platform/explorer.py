@@ -1,4 +1,4 @@
-"""GET /explorer: every domain's model, access patterns and their cost, in one page (issue 17).
+"""GET /explorer: every domain's model, access patterns and their cost, one domain per view (`#/<domain>`).
 
 The page is a single HTML document with its script and styles inline (functions/platform/explorer.html): no build
 step, nothing fetched from the internet. What it shows comes from the code the backend runs, embedded in the page
@@ -55,6 +55,11 @@ def table(spec: TableSpec) -> dict[str, Any]:
     }
 
 
+def slug(name: str) -> str:
+    """A pattern's name as part of its URL (`#/voting/results-of-a-poll`): lower case, words joined by `-`."""
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
 def pattern(access: AccessPattern, previous: list[dict[str, str]]) -> dict[str, Any]:
     """A pattern with the requests its route names, each resolved to a method and a full path (a `…/x` path is the
     previous pattern's path up to its `/x`)."""
@@ -75,6 +80,7 @@ def pattern(access: AccessPattern, previous: list[dict[str, str]]) -> dict[str, 
         requests.append({"method": method, "path": path.replace("…", ""), "query": query.replace("…", "")})
     return {
         "name": access.name,
+        "slug": slug(access.name),
         "route": access.route,
         "who": access.who,
         "source": access.source,
@@ -103,8 +109,11 @@ def domain(name: str) -> dict[str, Any]:
             raise ValueError(f"functions/{name}/catalog.py: {demo.name!r} names a pattern with no route to run")
     return {
         "name": name,
+        "slug": name.replace("_", "-"),
         "title": name.replace("_", " ").capitalize(),
         "summary": (package.__doc__ or "").strip(),
+        # the seed's user: the page runs the patterns with that user's token, as the example data expects
+        "persona": getattr(catalog, "PERSONA", "alice"),
         "tables": [table(spec) for spec in schema.TABLES],
         "entities": None if entities is None else {"columns": list(entities.columns),
                                                     "rows": [list(row) for row in entities.rows]},

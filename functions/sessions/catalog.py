@@ -126,3 +126,7 @@ EXAMPLES: dict[str, str] = {
     "token": "alice-phone-Wm5nB2xR7kTq9LdZ3vYc8HgJ1sPf4eNu0oAi",
     "username": "alice",
 }
+
+# The seed's user (seeds/sessions.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# alice has two live sessions and one expired.
+PERSONA = "alice"

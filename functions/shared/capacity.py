@@ -4,7 +4,8 @@ Sizes follow "DynamoDB item sizes and formats" in the developer guide: an attrib
 value's (string: UTF-8 bytes; number: 1 byte per two significant digits + 1; binary: raw bytes; null and boolean: 1;
 list and map: 3 bytes + 1 byte per element + the elements; sets: the sum of their elements). A read unit is 4 KB
 (half a unit when eventually consistent), a write unit 1 KB; a Query rounds the total of the items it reads, not
-each item, up to the next 4 KB.
+each item, up to the next 4 KB, and a read that finds nothing still costs the minimum ("DynamoDB read and write
+operations", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html).
 """
 
 from __future__ import annotations

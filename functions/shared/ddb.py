@@ -21,13 +21,17 @@ from functions.shared.errors import AppError, ServiceUnavailableError, Throttled
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
 
-# Standard retry mode retries throttling, 5xx and connection/read timeouts itself, 3 attempts in all (botocore's
+# Standard retry mode retries throttling, 5xx and connection/read timeouts itself, 2 attempts in all (botocore's
 # `max_attempts` would count the retries only), before the error reaches us and becomes a 429 or 503 with
-# Retry-After. Its jittered backoff (botocore 1.44) is at most 1 s then 2 s after throttling, 25 ms then 50 ms after a
-# 5xx or a timeout. The timeouts keep a hung call well inside the API functions' 10 s (3 attempts × 2 s read), where
-# botocore's defaults (60 s each) let Lambda time out and API Gateway answer a bare 5xx. DynamoDB answers in
-# milliseconds; a 1 MB page or a 100-action transaction well under a second.
-CLIENT_CONFIG = Config(connect_timeout=1, read_timeout=2, retries={"mode": "standard", "total_max_attempts": 3})
+# Retry-After: the client retries, not the function past its time. The SDK that runs is the one requirements.txt pins
+# (it ships in the functions' asset, not the runtime's older one), whose jittered backoff before a retry is at most
+# 1 s after throttling, 25 ms after a 5xx or a timeout. Worst case per call: 2 × (1 s connect + 2 s read) + 1 s = 7 s,
+# inside the API functions' 10 s (tests/unit/test_ddb_retries.py computes it from botocore's own retry module); a
+# third attempt would make it 12 s. Not counted: an `x-amz-retry-after` response header, which this botocore honours
+# (up to 5 s more per retry); we found no DynamoDB documentation that it sends one. botocore's defaults (60 s
+# timeouts) let Lambda time out and API Gateway answer a bare 5xx. DynamoDB answers in milliseconds; a 1 MB page or a
+# 100-action transaction well under a second.
+CLIENT_CONFIG = Config(connect_timeout=1, read_timeout=2, retries={"mode": "standard", "total_max_attempts": 2})
 
 THROTTLING_CODES = frozenset(
     {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"}

@@ -63,3 +63,17 @@ class ServiceUnavailableError(AppError):
     status = 503
     code = "SERVICE_UNAVAILABLE"
     retry_after = 2  # a 5xx or a timeout that outlasted the SDK's own retries: give the service a moment
+
+
+def check_range(first: Any, last: Any, *, low: str = "from", high: str = "to", where: str = "query") -> None:
+    """A range's bounds in order, both given: `first` after `last` is a 400 VALIDATION_FAILED naming both fields.
+    An OpenAPI description cannot state "from <= to" (JSON Schema compares no two values), so the API says it here
+    and in each docs page; an empty answer would hide a client's swapped bounds."""
+    if first is not None and last is not None and first > last:
+        raise InvalidInputError(
+            f"{low} must not be after {high}",
+            details=[
+                {"field": f"{where}.{low}", "message": f"must not be after {high}"},
+                {"field": f"{where}.{high}", "message": f"must not be before {low}"},
+            ],
+        )

@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import (
     APIGatewayRestResolver,
+    CORSConfig,
     Response,
     content_types,
 )
@@ -26,7 +27,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from botocore.exceptions import ClientError
 
-from functions.shared import cost
+from functions.shared import cors, cost
 from functions.shared.auth import ADMIN, forbidden_message, parse_groups
 from functions.shared.ddb import (
     TRANSPORT_ERRORS,
@@ -35,7 +36,9 @@ from functions.shared.ddb import (
 )
 from functions.shared.errors import AppError, ServiceUnavailableError
 from functions.shared.observability import logger, metrics
+from functions.shared.models import PATTERN_FORMATS
 from functions.shared.openapi import camel, refine
+from functions.shared.pagination import CURSOR_FIELD, CURSOR_PATTERN, invalid_cursor_message
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
 MAX_BODY_BYTES = 64 * 1024
@@ -61,8 +64,27 @@ def _field_of(location: Any) -> str:
     return ".".join(parts)
 
 
+# A regular expression longer than this is no message for a person: the refusal names the format instead.
+_READABLE_PATTERN = 64
+_FORMATS = {**PATTERN_FORMATS, CURSOR_PATTERN: "expected the nextCursor of this list's previous page, unchanged"}
+
+
+def _message(error: dict[str, Any]) -> str:
+    """Pydantic's message, but a pattern mismatch says what the value should look like (with an example for the
+    shared date and time patterns), not a regular expression of hundreds of characters."""
+    if error.get("type") == "string_pattern_mismatch":
+        pattern = str((error.get("ctx") or {}).get("pattern", ""))
+        if pattern in _FORMATS:
+            return _FORMATS[pattern]
+        if len(pattern) > _READABLE_PATTERN:
+            return "not in the form this field takes (its pattern is in the OpenAPI description, /docs?format=json)"
+    if error.get("type") == "value_error" and (error.get("ctx") or {}).get("error") is not None:
+        return str(error["ctx"]["error"])  # our validator's own words, without pydantic's "Value error, " before them
+    return str(error.get("msg", "invalid"))
+
+
 def validation_details(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{"field": _field_of(e.get("loc")), "message": e.get("msg", "invalid")} for e in errors]
+    return [{"field": _field_of(e.get("loc")), "message": _message(e)} for e in errors]
 
 
 def parse_json_body(text: str) -> Any:
@@ -88,16 +110,16 @@ class Resolver(APIGatewayRestResolver):
     Powertools takes the parameters from `event.path`)."""
 
     def __init__(self, *, public: bool = False):
-        super().__init__(enable_validation=True, json_body_deserializer=parse_json_body)
+        super().__init__(enable_validation=True, json_body_deserializer=parse_json_body, cors=cors_config())
         self._public = public
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """The answer, with what it cost in DynamoDB (functions/shared/cost.py) as a `Server-Timing` header and as
         metrics; on the dev stage, asked with `X-Blueprints-Explain: items`, also the items each call read or wrote
         (`X-Blueprints-Items`, for the model explorer)."""
-        with cost.metered(explain=_asks_to_explain(event)) as ledger:
+        with cost.metered(explain=_asks_for_bill(event)) as ledger:
             response = self._answer(event, context)
-        _bill(response, ledger)
+        _bill(response, ledger, contents=_asks_to_explain(event))
         return response
 
     def _answer(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
@@ -150,6 +172,17 @@ class Resolver(APIGatewayRestResolver):
         return []  # no route: Powertools answers 404
 
 
+def cors_config() -> CORSConfig | None:
+    """Powertools' CORS answer for the origins the stage allows (functions/shared/cors.py): an allowed `Origin` gets
+    `Access-Control-Allow-Origin` with its own value, any other none; no origins configured, no CORS headers at all.
+    API Gateway answers the preflight OPTIONS itself (the MOCK integrations of infra/constructs/rest_api.py)."""
+    origins = cors.allowed_origins()
+    if not origins:
+        return None
+    return CORSConfig(allow_origin=origins[0], extra_origins=list(origins[1:]), allow_headers=list(cors.ALLOW_HEADERS),
+                      expose_headers=list(cors.EXPOSE_HEADERS), max_age=cors.MAX_AGE_SECONDS)
+
+
 def _is_utf8(body: str | bytes, *, encoded: bool) -> bool:
     """Whether the body, base64-decoded if API Gateway encoded it (it does for bytes that are not UTF-8), is UTF-8."""
     try:
@@ -187,10 +220,21 @@ def _asks_to_explain(event: dict[str, Any]) -> bool:
     return bool(claims.get("sub")) and ADMIN in parse_groups(claims.get("cognito:groups"))
 
 
-def _bill(response: dict[str, Any], ledger: cost.Ledger) -> None:
+def _asks_for_bill(event: dict[str, Any]) -> bool:
+    """Whether to answer the bill of every DynamoDB call (operation, table, item count and sizes, units, the rule):
+    asked, by any signed-in caller, on a stage that allows it (dev). The items' attributes are for admins only
+    (`_asks_to_explain`); sizes and counts of what a function read are what its Server-Timing already tells."""
+    if not cost.explaining_allowed():
+        return False
+    headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
+    return headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) == "items" and bool(claims.get("sub"))
+
+
+def _bill(response: dict[str, Any], ledger: cost.Ledger, *, contents: bool = True) -> None:
     headers = {"Server-Timing": ledger.server_timing()}
     if ledger.calls is not None:
-        headers[cost.EXPLAIN_RESPONSE_HEADER] = ledger.explanation()
+        headers[cost.EXPLAIN_RESPONSE_HEADER] = ledger.explanation(contents=contents)
     for name, value in headers.items():
         if isinstance(response.get("multiValueHeaders"), dict):
             response["multiValueHeaders"][name] = [value]
@@ -221,6 +265,9 @@ def build_resolver(*, public: bool = False) -> Resolver:
         if any(e.get("type") == "json_invalid" for e in errors):
             return error_response(400, "MALFORMED_JSON", "the request body is not valid JSON")
         details = validation_details(errors)
+        if details and all(d["field"] == CURSOR_FIELD for d in details):
+            # A cursor off its shape is as invalid as a forged one: one code for both (functions/shared/pagination.py)
+            return error_response(400, "INVALID_CURSOR", invalid_cursor_message(), details)
         fields = ", ".join(d["field"] for d in details)
         return error_response(400, "VALIDATION_FAILED", f"invalid input: {fields}", details)
 
@@ -255,6 +302,10 @@ def build_resolver(*, public: bool = False) -> Resolver:
 
     @app.not_found
     def _not_found(_: Exception) -> Response:
-        return error_response(404, "ROUTE_NOT_FOUND", "no such route")
+        # As API Gateway's own answer to a route it does not have (infra/constructs/rest_api.py GATEWAY_MESSAGES):
+        # requestContext.path is the path with the stage, as $context.path is
+        event = app.current_event
+        path = event.request_context.path or event.path
+        return error_response(404, "ROUTE_NOT_FOUND", f"no route matches {event.http_method} {path}")
 
     return app

@@ -14,6 +14,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
     StringConstraints,
     WithJsonSchema,
 )
@@ -37,13 +38,22 @@ DAY_OR_HOUR_PATTERN = rf"^{_DAY}(?:T(?:[01]\d|2[0-3]))?$"
 _OFFSET = r"(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)"
 MOMENT_PATTERN = rf"^{_DAY}(?:T(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{{1,6}})?)?{_OFFSET}?)?$"
 
+# The shared patterns in words, for a refusal's message: a client is told the format with an example, not a regular
+# expression of hundreds of characters (functions/shared/http.py `validation_details`).
+PATTERN_FORMATS = {
+    DAY_PATTERN: "expected a date YYYY-MM-DD, e.g. 2026-01-31",
+    HOUR_PATTERN: "expected an hour YYYY-MM-DDTHH, e.g. 2026-01-31T09",
+    DAY_OR_HOUR_PATTERN: "expected a date YYYY-MM-DD or an hour YYYY-MM-DDTHH, e.g. 2026-01-31 or 2026-01-31T09",
+    MOMENT_PATTERN: "expected an ISO-8601 date or time, e.g. 2026-01-31 or 2026-01-31T09:30:00Z",
+}
+
 
 def parse_day(value: Any) -> date:
     """Only `YYYY-MM-DD` strings: pydantic alone would also take epoch numbers and datetimes."""
     if isinstance(value, date):
         return value
     if not isinstance(value, str) or not _ISO_DAY.match(value):
-        raise ValueError("must be a date as YYYY-MM-DD")
+        raise ValueError(PATTERN_FORMATS[DAY_PATTERN])
     return date.fromisoformat(value)
 
 
@@ -70,15 +80,20 @@ def _whole_number(value: Any) -> Any:
     return value
 
 
-# An integer field of a request body: strict (no strings, no booleans) but, as JSON Schema says, 1944.0 is 1944.
-# Use as `Annotated[JsonInt, Field(ge=..., strict=True)]`.
-JsonInt = Annotated[int, BeforeValidator(_whole_number)]
+# The two number types of every request model (tests/unit/test_strict_numbers.py walks them all): JSON's true and
+# false are never numbers (pydantic's lax mode reads them as 1 and 0, so a reading of `"temperature": true` was stored
+# as 1.0), and neither is a string of digits.
+# An integer: strict, but, as JSON Schema says, 1944.0 is 1944 (1944.5 is refused). `Annotated[JsonInt, Field(ge=...)]`.
+JsonInt = Annotated[int, BeforeValidator(_whole_number), Strict()]
+# A number: strict (an integer is a number, as in JSON Schema: 3 is 3.0), finite (Python's json reads NaN and
+# Infinity, which JSON does not have). `Annotated[JsonNumber, Field(ge=..., le=...)]`.
+JsonNumber = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 
 
 def rounded(decimals: int) -> Any:
     """A float kept to `decimals` places, as stored and answered: any JSON number in the declared bounds is valid, and
-    5e-324 (which DynamoDB's 38-digit numbers cannot hold: an Underflow, a 502) is 0. Use after a strict float:
-    `Annotated[float, Field(ge=..., le=..., strict=True), rounded(6)]`."""
+    5e-324 (which DynamoDB's 38-digit numbers cannot hold: an Underflow, a 502) is 0. Use after a JsonNumber:
+    `Annotated[JsonNumber, Field(ge=..., le=...), rounded(6)]`."""
     return AfterValidator(lambda value: round(value, decimals) + 0.0)
 
 
@@ -87,6 +102,7 @@ _MAX_AMOUNT = r"1000000(?:\.0{1,2})?"
 MONEY_PATTERN = rf"^(?:(?:0|[1-9]\d{{0,5}})(?:\.\d{{1,2}})?|{_MAX_AMOUNT})$"
 POSITIVE_MONEY_PATTERN = rf"^(?:[1-9]\d{{0,5}}(?:\.\d{{1,2}})?|0\.(?:[1-9]\d?|0[1-9])|{_MAX_AMOUNT})$"
 _CENT = Decimal("0.01")
+_MAX_CENTS = Decimal(10) ** 20  # far above any bound, far below what quantize to the cent can hold (28 digits)
 
 
 def money(*, positive: bool) -> Any:
@@ -103,7 +119,10 @@ def money(*, positive: bool) -> Any:
                 raise ValueError("a string amount is digits with at most two decimals, like 12.30")
             return Decimal(value)
         if isinstance(value, int | float) and not isinstance(value, bool):
-            return Decimal(repr(value)).quantize(_CENT, rounding=ROUND_HALF_UP)
+            amount = Decimal(repr(value))
+            if amount.copy_abs() > _MAX_CENTS:  # quantize would overflow the context (InvalidOperation, a 502):
+                return amount  # the bound refuses it
+            return amount.quantize(_CENT, rounding=ROUND_HALF_UP)
         return value  # pydantic refuses it
 
     low = Decimal("0.01") if positive else Decimal(0)

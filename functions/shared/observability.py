@@ -20,6 +20,8 @@ from aws_lambda_powertools.shared import constants
 from aws_lambda_powertools.shared.functions import strtobool
 from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
 
+from functions.shared.schema import METRICS_NAMESPACE
+
 
 def tracing_disabled(environ: os._Environ[str] | dict[str, str] = os.environ) -> bool:
     """Powertools' rule (`Tracer._is_tracer_disabled`): off when asked to be, or outside Lambda, or under an emulator."""
@@ -60,4 +62,4 @@ class NoTracing(BaseProvider):
 
 logger = Logger()
 tracer = Tracer(provider=NoTracing(), disabled=True) if tracing_disabled() else Tracer()
-metrics = Metrics(namespace="Blueprints")
+metrics = Metrics(namespace=METRICS_NAMESPACE)

@@ -50,8 +50,8 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 # Any JSON value DynamoDB stores in a map (M) or a list (L), for routes that take free-form JSON (catalog documents): an
 # object's keys are never empty, at any depth (DynamoDB refuses an empty attribute name wherever one appears); a number
-# is 0 or has a magnitude within DynamoDB's 1E-130 .. 9.99...E+125 (more than 38 significant digits are rounded, not
-# refused). Nesting depth is checked by the API (400) but not stated: JSON Schema has no keyword for it.
+# is 0 or has a magnitude within DynamoDB's 1E-130 .. 9.99...E+125. At most 38 significant digits and the nesting depth
+# are checked by the API (400) but not stated: JSON Schema has no keyword for either.
 DYNAMODB_JSON = "DynamoDBJson"
 DYNAMODB_JSON_REF = f"#/components/schemas/{DYNAMODB_JSON}"
 DYNAMODB_NUMBER_MAX = 9.999999999999998e125  # the largest float whose shortest spelling stays under 1E+126
@@ -59,7 +59,7 @@ DYNAMODB_NUMBER_MIN = 1e-130
 DYNAMODB_JSON_SCHEMA: dict[str, Any] = {
     "title": DYNAMODB_JSON,
     "description": "any JSON value DynamoDB stores: object keys never empty; numbers 0 or of magnitude "
-                   "1E-130 .. 9.99E+125 (rounded to 38 significant digits)",
+                   "1E-130 .. 9.99E+125, with at most 38 significant digits",
     "anyOf": [
         {"type": "null"},
         {"type": "boolean"},

@@ -89,11 +89,20 @@ class CursorCodec:
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
 
 
+CURSOR_FIELD = "query.cursor"
+
+
+def invalid_cursor_message() -> str:
+    return "cursor is not valid for this list; start again without it"
+
+
 def _invalid_cursor() -> InvalidInputError:
+    """400 INVALID_CURSOR: the code of every cursor this list did not give, whether off the shape (the resolver's
+    validation, functions/shared/http.py) or well-shaped but not signed for this list and these parameters."""
     return InvalidInputError(
-        "cursor is not valid for this list; start again without it",
+        invalid_cursor_message(),
         code="INVALID_CURSOR",
-        details=[{"field": "query.cursor", "message": "invalid cursor"}],
+        details=[{"field": CURSOR_FIELD, "message": "not a cursor this list gave for these parameters"}],
     )
 
 
@@ -108,8 +117,8 @@ def _from_json(key: Mapping[str, Any]) -> dict[str, Any]:
 PageModel = TypeVar("PageModel")
 
 # The shape `CursorCodec.encode` gives: a base64url payload, '.', a base64url HMAC-SHA256 (32 bytes: 43 characters).
-# Stated in the description and checked by validation (400 VALIDATION_FAILED), so a string that cannot be a cursor is
-# schema-invalid; a well-shaped one the API did not sign for this list is the documented 400 INVALID_CURSOR.
+# Stated in the description and checked by validation, so a string that cannot be a cursor is schema-invalid; it is a
+# 400 INVALID_CURSOR as a well-shaped one the API did not sign for this list is (one code for "not this list's cursor").
 CURSOR_PATTERN = r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$"
 
 # The two query parameters of every list route.

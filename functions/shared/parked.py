@@ -38,7 +38,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from functions.shared import ddb
 from functions.shared.observability import logger, metrics
-from functions.shared.schema import PARKED_TABLE
+from functions.shared.schema import PARKED_RECORDS_METRIC, PARKED_TABLE
 from functions.shared.settings import settings
 
 CONSUMERS_PARTITION = "#consumers"  # one item per consumer that ever parked a record (position = its name)
@@ -127,7 +127,8 @@ class ParkedRecords:
             if ddb.error_code(failure) != "ConditionalCheckFailedException":
                 raise
             return Parked(position, type(error).__name__, newly=False)
-        metrics.add_metric(name="StreamRecordsParked", unit="Count", value=1)
+        # What the stage's parked-records alarm counts (infra/constructs/monitoring.py).
+        metrics.add_metric(name=PARKED_RECORDS_METRIC, unit="Count", value=1)
         logger.warning(
             "stream record parked",
             extra={"consumer": self.consumer, "position": position, "errorType": type(error).__name__,

@@ -1,6 +1,7 @@
 """The tables every domain shares, as data: the infrastructure builds them from here without importing the
 code that uses them (Powertools' idempotency utility, the stream-record parking). Also the one setting the
-infrastructure gives every API function by stage, `EXPLAIN_ENV`."""
+infrastructure gives every API function by stage, `EXPLAIN_ENV`, and the names of the metrics the functions emit and
+the infrastructure watches."""
 
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
@@ -21,6 +22,15 @@ PARKED_TABLE = TableSpec(
     # Set only when a record is replayed (or superseded): pending records stay until an operator deals with them.
     ttl_attribute="expiresAt",
 )
+
+# Powertools metrics (EMF) every function writes, under the `service` dimension (POWERTOOLS_SERVICE_NAME): the namespace
+# the infrastructure sets (POWERTOOLS_METRICS_NAMESPACE) and the metrics its alarms and dashboard read
+# (infra/constructs/monitoring.py).
+METRICS_NAMESPACE = "Blueprints"
+# One per stream record parked (functions/shared/parked.py).
+PARKED_RECORDS_METRIC = "StreamRecordsParked"
+# Per API request, from DynamoDB's own figures, as the `Server-Timing` header tells them (functions/shared/http.py).
+REQUEST_COST_METRICS = ("DynamoDBRequests", "DynamoDBItemsRead", "DynamoDBReadUnits", "DynamoDBWriteUnits")
 
 # Set ("items") on the dev stage's API functions only: a request may then ask for the items its DynamoDB calls read or
 # wrote (functions/shared/cost.py), which the model explorer draws by item collection.

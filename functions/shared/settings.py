@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from functions.shared import cost
 from functions.shared.table_spec import TableSpec
 
 
@@ -35,7 +36,10 @@ class Settings:
         return int(self.environ.get(name) or default)
 
     def table(self, spec: TableSpec) -> str:
-        return self.text(spec.env_var)
+        name = self.text(spec.env_var)
+        # the request's bill (functions/shared/cost.py) names the table as the model does, not by its physical name
+        cost.name_table(name, spec.construct_id.removesuffix("Table"))
+        return name
 
 
 @lru_cache(maxsize=1)

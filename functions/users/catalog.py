@@ -110,3 +110,7 @@ EXAMPLES: dict[str, str] = {
     "userId": "bob",
     "email": "bob@gmail.com",
 }
+
+# The seed's user (seeds/users.py), whom the explorer runs the patterns as (`make token USER=bob`):
+# the seed's bob, who reads his own user.
+PERSONA = "bob"

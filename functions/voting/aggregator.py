@@ -53,6 +53,7 @@ from functions.shared import ddb, parked
 from functions.shared.handler import consumer_handler
 from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
+from functions.shared.schema import PARKED_RECORDS_METRIC
 from functions.shared.settings import settings
 from functions.voting.repository import (
     CheckpointMovedError,
@@ -306,6 +307,10 @@ def aggregate(event: dict[str, Any], context: LambdaContext | None = None,
     if applied.records:
         metrics.add_metric(name="VoteRecordsAggregated", unit="Count", value=applied.records)
         metrics.add_metric(name="VoteAggregateWrites", unit="Count", value=applied.item_writes)
+    if applied.parked:
+        # Parked in the flush transaction, not by ParkedRecords.park (which counts its own): the same metric, so the
+        # stage's parked-records alarm sees these too (infra/constructs/monitoring.py).
+        metrics.add_metric(name=PARKED_RECORDS_METRIC, unit="Count", value=applied.parked)
     logger.info(
         "aggregated",
         extra={"shard": shard.shard_id, "records": len(records), "applied": applied.records, "skipped": skipped,

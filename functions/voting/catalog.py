@@ -204,3 +204,7 @@ STREAMS: tuple[StreamDemo, ...] = (
         body={"candidate": "Streams"},
     ),
 )
+
+# The seed's user (seeds/voting.py), whom the explorer runs the patterns as (`make token USER=alice`):
+# alice voted in the seed's poll.
+PERSONA = "alice"

@@ -11,7 +11,8 @@ A domain is its table specs (`functions/<domain>/schema.py`), its routes, its gr
   UpdateItem/DeleteItem on the idempotency table, GetSecretValue on the cursor secret when it has it;
 - the routes on the shared REST API, with one invoke permission for the function;
 - each stream consumer (`StreamConsumer`: DLQ, bounded retries, parked records), with its source table's and
-  granted tables' names in its environment, and its grants.
+  granted tables' names in its environment, and its grants;
+- the alarms on its consumers, parked records and tables (infra/constructs/monitoring.py).
 
 The domain's constructs sit under a construct named after the domain inside its nested stack, so their logical
 ids are those they had when every domain shared one stack (`ContactsApiFunction…`, `ConnectedCarDealerTable…`):
@@ -22,15 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from aws_cdk import Duration, NestedStack, RemovalPolicy
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
+from functions.shared.cors import CORS_ORIGINS_ENV
 from functions.shared.schema import EXPLAIN_ENV, IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
 from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
+from infra.constructs.monitoring import StageAlarms, Watched, watch_consumers, watch_parked, watch_tables
 from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi, Route
 from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
@@ -58,7 +62,11 @@ class Grant:
 
 @dataclass(frozen=True)
 class Consumer:
-    """A stream consumer: `functions.<domain>.<module>.lambda_handler` reading `source`'s stream."""
+    """A stream consumer: `functions.<domain>.<module>.lambda_handler` reading `source`'s stream.
+
+    `filters`: Lambda event filter patterns (FilterCriteria, ORed): a record none matches is discarded before any
+    invocation. Only for records the consumer's code provably ignores; the code keeps its own check.
+    """
 
     construct_id: str
     module: str
@@ -71,6 +79,7 @@ class Consumer:
     max_record_age: Duration = DEFAULT_MAX_RECORD_AGE
     timeout: Duration = DEFAULT_TIMEOUT
     tumbling_window: Duration | None = None
+    filters: tuple[Mapping[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -87,6 +96,10 @@ class SharedInfra:
     # The API functions may answer the items their calls read or wrote, for the model explorer (dev stage only:
     # functions/shared/schema.py, EXPLAIN_ENV).
     explain: bool = False
+    # GET /explorer is served (infra/domains/platform.py; `-c explorer=…`, infra/stack.py).
+    explorer: bool = True
+    # Makes the domain's alarms, with the stage's action (infra/constructs/monitoring.py).
+    alarms: StageAlarms = field(default_factory=StageAlarms)
 
 
 class ApiDomain(Construct):
@@ -128,6 +141,8 @@ class ApiDomain(Construct):
                 **({CURSOR_SECRET_ENV: shared.cursor_secret.secret_arn} if paged else {}),
                 **({IDEMPOTENCY_TABLE.env_var: shared.idempotency.table.table_name} if idempotency else {}),
                 **({EXPLAIN_ENV: "items"} if shared.explain else {}),
+                # The origins whose pages may call the API, for the CORS headers of the answers (functions/shared/cors.py)
+                **({CORS_ORIGINS_ENV: ",".join(shared.api.cors_origins)} if shared.api.cors_origins else {}),
                 **(environment or {}),
             },
         ).function
@@ -146,6 +161,14 @@ class ApiDomain(Construct):
         self.consumers = {
             consumer.construct_id: self._consumer(consumer, shared, package, service) for consumer in consumers
         }
+        # Alarms beside what they watch, in this nested stack; the parent's dashboard draws `watched`.
+        self.watched = Watched(
+            title=construct_id,
+            service=service,
+            consumers=watch_consumers(shared.alarms, self.consumers),
+            parked=watch_parked(shared.alarms, self, service) if self.consumers else None,
+            tables=watch_tables(shared.alarms, self.tables.values()),
+        )
 
     def table(self, spec: TableSpec) -> SpecTable:
         try:
@@ -178,6 +201,7 @@ class ApiDomain(Construct):
             max_record_age=consumer.max_record_age,
             timeout=consumer.timeout,
             tumbling_window=consumer.tumbling_window,
+            filters=consumer.filters,
         )
         self._grant(stream_consumer.function, consumer.grants)
         return stream_consumer

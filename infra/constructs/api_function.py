@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from aws_cdk import Duration, RemovalPolicy, Stack
+from aws_cdk import AssetHashType, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -13,13 +13,13 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
+from functions.shared.schema import METRICS_NAMESPACE
+from infra.constructs.function_asset import stage_function_asset
 from infra.constructs.nag import acknowledge
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
-# Only the functions/ package ships; tests, infra and local never reach Lambda.
-ASSET_EXCLUDE = ["*", ".*", "!functions", "!functions/**", "**/__pycache__", "**/*.pyc"]
 
 
 def powertools_version() -> str:
@@ -29,6 +29,12 @@ def powertools_version() -> str:
     if match is None:
         raise ValueError("requirements.txt must pin aws-lambda-powertools==<version>")
     return match.group(1)
+
+
+def powertools_layer_parameter(version: str | None = None) -> str:
+    """The public SSM parameter that names the AWS-managed layer's ARN for our architecture, runtime and pinned
+    version (Powertools' install guide, "SSM Parameter Store"); tools/preflight.py checks it exists in the region."""
+    return f"/aws/service/powertools/python/{ARCHITECTURE.name}/{RUNTIME.name}/{version or powertools_version()}"
 
 
 class SharedCode(Construct):
@@ -42,17 +48,22 @@ class SharedCode(Construct):
     def __init__(self, scope: Construct, construct_id: str):
         super().__init__(scope, construct_id)
         self._code: dict[str, lambda_.Code] = {}
+        self._staged: tuple[Path, str] | None = None
         # The public SSM parameter names the layer ARN for this version; it resolves at deploy time,
         # so synth stays offline.
-        layer_arn = ssm.StringParameter.value_for_string_parameter(
-            self, f"/aws/service/powertools/python/{ARCHITECTURE.name}/{RUNTIME.name}/{powertools_version()}"
-        )
+        layer_arn = ssm.StringParameter.value_for_string_parameter(self, powertools_layer_parameter())
         self.powertools = lambda_.LayerVersion.from_layer_version_arn(self, "Powertools", layer_arn)
 
     def code_for(self, scope: Construct) -> lambda_.Code:
         stack = Stack.of(scope).node.path
         if stack not in self._code:
-            self._code[stack] = lambda_.Code.from_asset(str(ROOT), exclude=ASSET_EXCLUDE)
+            # functions/ and the pinned AWS SDK, staged once (infra/constructs/function_asset.py); tests, infra and
+            # local never reach Lambda. The staging key is the asset hash: no second fingerprint of ~30 MB.
+            if self._staged is None:
+                self._staged = stage_function_asset()
+            directory, key = self._staged
+            self._code[stack] = lambda_.Code.from_asset(
+                str(directory), asset_hash=key, asset_hash_type=AssetHashType.CUSTOM)
         return self._code[stack]
 
 
@@ -102,7 +113,7 @@ class ApiFunction(Construct):
             logging_format=lambda_.LoggingFormat.JSON,
             environment={
                 "POWERTOOLS_SERVICE_NAME": service,
-                "POWERTOOLS_METRICS_NAMESPACE": "Blueprints",
+                "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
                 "POWERTOOLS_LOG_LEVEL": "INFO",
                 "STACK_NAME": root_stack(self).stack_name,
                 **environment,

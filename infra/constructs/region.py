@@ -12,47 +12,29 @@ fails halfway, or a function has no Powertools. So an unsupported region is refu
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from aws_cdk import Aws, CfnRule, CfnRuleAssertion, Fn, Stack, Token
 
-# The regions of "All regional Layer ARNs" → arm64 → Python 3.13 (our ARCHITECTURE and RUNTIME) in Powertools for
-# AWS Lambda (Python)'s install guide: https://docs.aws.amazon.com/powertools/python/latest/getting-started/install/
-# (source: aws-powertools/powertools-lambda-python, docs/includes/_layer_homepage_arm64.md). The AWS China and
-# GovCloud layers are published by other accounts, at other layer versions, and the versioned SSM parameter we
-# resolve is not documented there; nor has the rest of the stack (Cognito user pools…) been checked there.
-# A region that AWS adds later: check that table, then add it here.
-POWERTOOLS_LAYER_REGIONS: tuple[str, ...] = (
-    "af-south-1",
-    "ap-east-1",
-    "ap-northeast-1",
-    "ap-northeast-2",
-    "ap-northeast-3",
-    "ap-south-1",
-    "ap-south-2",
-    "ap-southeast-1",
-    "ap-southeast-2",
-    "ap-southeast-3",
-    "ap-southeast-4",
-    "ap-southeast-5",
-    "ap-southeast-7",
-    "ca-central-1",
-    "eu-central-1",
-    "eu-central-2",
-    "eu-north-1",
-    "eu-south-1",
-    "eu-south-2",
-    "eu-west-1",
-    "eu-west-2",
-    "eu-west-3",
-    "il-central-1",
-    "me-central-1",
-    "me-south-1",
-    "mx-central-1",
-    "sa-east-1",
-    "us-east-1",
-    "us-east-2",
-    "us-west-1",
-    "us-west-2",
-)
+from infra.constructs.api_function import ARCHITECTURE, RUNTIME
+
+# The regions where AWS publishes the layer for our ARCHITECTURE and RUNTIME, as data with its source ("_source":
+# Powertools' install guide, "All regional Layer ARNs"). The AWS China and GovCloud layers are published by other
+# accounts, at other layer versions, and the versioned SSM parameter we resolve is not documented there; nor has the
+# rest of the stack (Cognito user pools…) been checked there. tools/preflight.py reads the same file.
+REGIONS_FILE = Path(__file__).with_name("powertools_layer_regions.json")
+
+
+def _published_regions() -> tuple[str, ...]:
+    data = json.loads(REGIONS_FILE.read_text(encoding="utf-8"))
+    if (data["architecture"], data["runtime"]) != (ARCHITECTURE.name, RUNTIME.name):
+        raise ValueError(f"{REGIONS_FILE.name} lists the layer's regions for {data['architecture']}/{data['runtime']}, "
+                         f"the functions run {ARCHITECTURE.name}/{RUNTIME.name}: take that table from its source")
+    return tuple(data["regions"])
+
+
+POWERTOOLS_LAYER_REGIONS: tuple[str, ...] = _published_regions()
 
 RULE_ID = "PowertoolsLayerRegion"
 
@@ -62,10 +44,11 @@ class UnsupportedRegionError(ValueError):
 
 
 def unsupported_region_message(region: str | None = None) -> str:
-    where = f"{region} is not a region" if region else "This stack cannot be deployed in a region"
+    """What the synth-time check raises (naming the region) and the template rule shows when it fails."""
+    refused = f"Cannot deploy to {region}. " if region else ""
     return (
-        f"{where} where the AWS-managed Powertools for AWS Lambda (Python) layer is published. "
-        f"Deploy to one of: {', '.join(POWERTOOLS_LAYER_REGIONS)}."
+        f"{refused}Blueprints deploys only to regions where the AWS-managed Powertools for AWS Lambda (Python) layer "
+        f"is published: {', '.join(POWERTOOLS_LAYER_REGIONS)}."
     )
 
 

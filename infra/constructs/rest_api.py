@@ -13,15 +13,19 @@ placeholder method. CDK passes the ids the nested stacks need (API, root resourc
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from aws_cdk import RemovalPolicy, Stack
+from aws_cdk import Duration, RemovalPolicy, Size, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
+
+from functions.shared import cors
+from infra.constructs.nag import acknowledge
 
 # The id of a function's one permission for API Gateway (a child of the function, beside it in its nested stack).
 INVOKE_PERMISSION_ID = "ApiInvokePermission"
@@ -41,9 +45,17 @@ class Route:
     paged: bool = False
 
 
+# A refusal whose default message says the wrong thing gets its own, from the $context variables a gateway response
+# template may substitute ("Gateway responses for REST APIs in API Gateway"): API Gateway answers a path or method
+# that matches no method with MISSING_AUTHENTICATION_TOKEN, "Missing Authentication Token" (no route uses IAM auth).
+# $context.path is the request path with the stage ("/dev/contacts/x"), as in a request's requestContext.path.
+GATEWAY_MESSAGES = {"ROUTE_NOT_FOUND": "no route matches $context.httpMethod $context.path"}
+
+
 def _error_template(code: str) -> str:
     # $context.error.messageString is already a quoted JSON string.
-    return json.dumps({"error": {"code": code, "message": "__MSG__"}}).replace('"__MSG__"', "$context.error.messageString")
+    message = json.dumps(GATEWAY_MESSAGES[code]) if code in GATEWAY_MESSAGES else "$context.error.messageString"
+    return json.dumps({"error": {"code": code, "message": "__MSG__"}}).replace('"__MSG__"', message)
 
 
 # API Gateway's own refusals, in the same error shape as the functions' answers.
@@ -61,6 +73,30 @@ GATEWAY_RESPONSES = (
 # every 429; the functions send it on DynamoDB's throttling, and API Gateway's own 429 carries none by default).
 GATEWAY_RESPONSE_HEADERS = {"THROTTLED": {"Retry-After": "'1'"}}  # by code: jsii hands out a new ResponseType each time
 
+# API Gateway gzips an answer of at least this many bytes for a client that sends `Accept-Encoding: gzip` ("Payload
+# compression for REST APIs"): /docs' page with the description inline (342 KB) leaves it as 22 KB, Swagger UI's
+# script (1.5 MB) as 418 KB (measured with the local runtime, which compresses as the template says). Below 1 KiB,
+# gzip's 18 bytes of framing and the time spent gain little.
+MIN_COMPRESSION_BYTES = 1024
+
+# Every public (anonymous) method gets its own throttle below the stage's: a browser opening /docs makes three
+# requests (the page, Swagger UI's script and styles), the explorer one, a health check one a few seconds; 10 a
+# second with bursts of 20 serve many people at once, while anonymous traffic cannot spend more than 10 function
+# invocations a second per route ("Throttle requests to your REST APIs": method-level limits override the stage's).
+PUBLIC_RATE_LIMIT, PUBLIC_BURST_LIMIT = 10, 20
+
+
+def cors_gateway_headers(origins: Sequence[str]) -> dict[str, str]:
+    """The CORS headers of API Gateway's own refusals (401, 403, 429…), so that a page on an allowed origin can read
+    why it was refused. A gateway response cannot choose among several origins (its headers are static values or
+    request values, "Set up a gateway response"), so with several it echoes the request's `Origin`: these answers
+    carry only the error envelope, and no answer of the API allows credentials."""
+    if not origins:
+        return {}
+    allow = f"'{origins[0]}'" if len(origins) == 1 else "method.request.header.Origin"
+    return {"Access-Control-Allow-Origin": allow, "Vary": "'Origin'",
+            "Access-Control-Expose-Headers": f"'{','.join(cors.EXPOSE_HEADERS)}'"}
+
 
 class BlueprintsApi(Construct):
     def __init__(
@@ -73,9 +109,12 @@ class BlueprintsApi(Construct):
         removal_policy: RemovalPolicy,
         throttling_rate_limit: int,
         throttling_burst_limit: int,
+        cors_origins: Sequence[str] = (),
     ):
         super().__init__(scope, construct_id)
         self.stage_name = stage_name
+        self.cors_origins = tuple(cors_origins)
+        self._acknowledged: set[str] = set()  # OPTIONS methods whose cdk-nag findings are acknowledged
         access_logs = logs.LogGroup(
             self, "AccessLogs", retention=logs.RetentionDays.THREE_MONTHS, removal_policy=removal_policy
         )
@@ -87,9 +126,17 @@ class BlueprintsApi(Construct):
             # The role API Gateway writes CloudWatch logs with (execution and access logs alike) is an account-wide,
             # per-region setting (AWS::ApiGateway::Account). Managed here, every stage's stack would overwrite it
             # and destroying `dev` would stop API logging for `prod` in the same account: it is set once per
-            # account and region instead (README, "Deploying"); without it the stage's deploy fails with
+            # account and region instead, by infra/account_stack.py (`make deploy-account`; `make deploy`'s
+            # preflight checks it); without it the stage's deploy fails with
             # "CloudWatch Logs role ARN must be set in account settings to enable logging".
             cloud_watch_role=False,
+            min_compression_size=Size.bytes(MIN_COMPRESSION_BYTES),
+            # Preflight OPTIONS on every resource, answered by API Gateway (MOCK) without calling a function; the
+            # functions add the headers to their answers (functions/shared/http.py, `cors_config`).
+            default_cors_preflight_options=apigw.CorsOptions(
+                allow_origins=list(self.cors_origins), allow_methods=apigw.Cors.ALL_METHODS,
+                allow_headers=list(cors.ALLOW_HEADERS), max_age=Duration.seconds(cors.MAX_AGE_SECONDS),
+            ) if self.cors_origins else None,
             deploy_options=apigw.StageOptions(
                 stage_name=stage_name,
                 throttling_rate_limit=throttling_rate_limit,
@@ -119,8 +166,11 @@ class BlueprintsApi(Construct):
                 type=response_type,
                 status_code=status,
                 templates={"application/json": _error_template(code)},
-                response_headers=GATEWAY_RESPONSE_HEADERS.get(code),
+                response_headers={**cors_gateway_headers(self.cors_origins), **GATEWAY_RESPONSE_HEADERS.get(code, {})}
+                or None,
             )
+        if self.cors_origins:
+            self._acknowledge_preflight(self.rest_api.root)
 
     def add_routes(self, scope: Construct, function: lambda_.IFunction, routes: list[Route]) -> list[apigw.Method]:
         """The routes' resources and methods, built in `scope` (a domain's nested stack) on the parent's RestApi.
@@ -146,6 +196,7 @@ class BlueprintsApi(Construct):
                 methods.append(
                     resource.add_method(route.method, integration, authorization_type=apigw.AuthorizationType.NONE)
                 )
+                self._throttle_public(route)
             else:
                 methods.append(resource.add_method(
                     route.method,
@@ -153,9 +204,36 @@ class BlueprintsApi(Construct):
                     authorizer=self.authorizer,
                     authorization_type=apigw.AuthorizationType.COGNITO,
                 ))
+            parent: apigw.IResource | None = resource
+            while self.cors_origins and isinstance(parent, apigw.Resource):  # each resource on the way has one
+                self._acknowledge_preflight(parent)
+                parent = parent.parent_resource
         if routes:
             self._allow_invoke(function)
         return methods
+
+    def _throttle_public(self, route: Route) -> None:
+        """The stage's method setting for one public route: its own limits (PUBLIC_RATE_LIMIT, PUBLIC_BURST_LIMIT),
+        logging as the stage's default. CDK renders the stage's settings when the stage is made, before any domain
+        adds its routes, so the setting is appended to the CloudFormation stage here."""
+        stage = self.rest_api.deployment_stage.node.default_child
+        assert isinstance(stage, apigw.CfnStage)
+        # The resource path of a method setting escapes "/" as "~1" (CloudFormation's AWS::ApiGateway::Stage
+        # MethodSetting, ResourcePath): /docs/swagger-ui.js -> /~1docs~1swagger-ui.js.
+        setting = apigw.CfnStage.MethodSettingProperty(
+            http_method=route.method, resource_path="/" + route.path.replace("/", "~1"),
+            throttling_rate_limit=PUBLIC_RATE_LIMIT, throttling_burst_limit=PUBLIC_BURST_LIMIT,
+            logging_level=apigw.MethodLoggingLevel.ERROR.value, data_trace_enabled=False,
+        )
+        stage.method_settings = [*(stage.method_settings or []), setting]
+
+    def _acknowledge_preflight(self, resource: apigw.IResource) -> None:
+        options = resource.node.try_find_child("OPTIONS")
+        if options is not None and options.node.path not in self._acknowledged:
+            self._acknowledged.add(options.node.path)
+            reason = "A CORS preflight (OPTIONS) is anonymous by the Fetch standard; API Gateway answers it (MOCK)."
+            acknowledge(options, "AwsSolutions-APIG4", reason)
+            acknowledge(options, "AwsSolutions-COG4", reason)
 
     def _top_level(self, scope: Construct, stack: Stack, path_part: str) -> apigw.IResource:
         existing = self.rest_api.root.get_resource(path_part)

@@ -10,6 +10,7 @@ from functions.cart.schema import (
     CART_TABLE,
     CARTS_BY_SKU_INDEX,
     DEFAULT_IDLE_TTL_SECONDS,
+    HEADER_SK,
     IDLE_TTL_ENV,
     NOTIFICATION_TABLE,
     PRICE_TABLE,
@@ -44,6 +45,17 @@ GRANTS = [
     Grant(STATS_TABLE, ("GetItem",)),
 ]
 
+# Lambda event filtering (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html) drops, before
+# any invocation, the records a consumer's code ignores; each consumer still checks them itself. DynamoDB values are
+# matched in their typed form ({"S": [...]}: "Using event filtering with a DynamoDB event source").
+# The notifier acts on MODIFY only: a first price (INSERT) is in no cart, no route deletes a price (REMOVE). A MODIFY
+# that leaves amount and currency as they were still reaches it: a filter cannot compare the old and new images.
+PRICE_CHANGES = {"eventName": ["MODIFY"]}
+# The abandoned-carts consumer acts on a header's REMOVE only: every line write and the header's INSERT and MODIFY
+# (every cart change refreshes it) are dropped. Every header REMOVE passes, TTL's or not: any removed header's lines
+# must go; only TTL's (userIdentity, checked by the consumer) count as abandoned.
+HEADER_REMOVALS = {"eventName": ["REMOVE"], "dynamodb": {"Keys": {"sk": {"S": [HEADER_SK]}}}}
+
 # Price changes → the carts holding the SKU (CartsBySkuIndex) → one notification per owner and price version.
 PRICE_NOTIFIER = Consumer(
     "PriceNotifier",
@@ -58,6 +70,7 @@ PRICE_NOTIFIER = Consumer(
     batch_size=10,
     timeout=Duration.seconds(120),
     max_record_age=Duration.hours(6),
+    filters=(PRICE_CHANGES,),
 )
 
 # TTL removals of cart headers → their lines deleted, abandoned carts counted per day.
@@ -71,6 +84,7 @@ ABANDONED_CARTS = Consumer(
     ),
     batch_size=100,
     max_record_age=Duration.hours(6),
+    filters=(HEADER_REMOVALS,),
 )
 
 

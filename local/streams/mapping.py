@@ -10,16 +10,17 @@ from datetime import datetime
 from typing import Any
 
 from local.resources import FUNCTION_TYPE, StackResources, TableInfo
+from local.streams.filters import FilterCriteria, FilterError, criteria_of
 from local.template import TemplateError
 from local.ttl import TTL_IDENTITY, swept
 
 log = logging.getLogger("local.streams")
 
 MAPPING_TYPE = "AWS::Lambda::EventSourceMapping"
-# What is read below; any other property (FilterCriteria, Enabled, ParallelizationFactor...) fails the start.
+# What is read below; any other property (Enabled, ParallelizationFactor...) fails the start.
 _PROPERTIES = {"EventSourceArn", "FunctionName", "StartingPosition", "BatchSize", "MaximumBatchingWindowInSeconds",
                "FunctionResponseTypes", "MaximumRetryAttempts", "BisectBatchOnFunctionError",
-               "MaximumRecordAgeInSeconds", "DestinationConfig", "TumblingWindowInSeconds"}
+               "MaximumRecordAgeInSeconds", "DestinationConfig", "TumblingWindowInSeconds", "FilterCriteria"}
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class MappingSpec:
     max_record_age: float = -1  # seconds; [PARAMS] -1 "means infinite" too
     on_failure: str | None = None  # an SQS queue ARN
     tumbling_window: int = 0  # seconds; 0: no window (and no shardId, state or window in the event)
+    filters: FilterCriteria = FilterCriteria()  # none: every record is delivered (filters.py)
 
     @property
     def stream_arn(self) -> str:
@@ -75,6 +77,10 @@ def mapping_specs(resources: StackResources, streams: Mapping[str, TableInfo]) -
             raise TemplateError(f"{where}.StartingPosition: {position!r} is not valid for DynamoDB")
         if destination and str(destination).split(":")[2:3] != ["sqs"]:
             raise TemplateError(f"{where}.DestinationConfig: only an SQS on-failure destination is emulated")
+        try:
+            filters = criteria_of(props.get("FilterCriteria"), f"{where}.FilterCriteria")
+        except FilterError as error:
+            raise TemplateError(str(error)) from None
         specs.append(MappingSpec(
             id=f"{resources.stack.name}/{logical_id}", function=f"{resources.stack.name}/{target['Ref']}",
             function_arn=resources.get_att(target["Ref"], "Arn"), table=table,
@@ -84,7 +90,7 @@ def mapping_specs(resources: StackResources, streams: Mapping[str, TableInfo]) -
             max_retries=int(props.get("MaximumRetryAttempts", -1)),
             bisect=str(props.get("BisectBatchOnFunctionError")).lower() == "true",
             max_record_age=float(props.get("MaximumRecordAgeInSeconds", -1)),
-            on_failure=str(destination) if destination else None, tumbling_window=window))
+            on_failure=str(destination) if destination else None, tumbling_window=window, filters=filters))
     return specs
 
 

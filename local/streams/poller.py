@@ -61,6 +61,7 @@ class ShardPoller:
         self._wake = threading.Event()
         # For `Streams.wait_idle`, guarded by `streams.progress`: reads started, the last one that left nothing to do.
         self.fetches = self.caught_up_at = 0
+        self.filtered = 0  # records the mapping's FilterCriteria discarded
         self.finished = False
         self._thread = threading.Thread(target=self._run, name=f"stream-{spec.function_label}-{shard_id[-8:]}",
                                         daemon=True)
@@ -147,6 +148,12 @@ class ShardPoller:
         for raw in records:
             record = lambda_record(raw, stream_arn=self.spec.stream_arn, region=self.streams.region)
             self._last_read = record.sequence
+            if not self.spec.filters.matches(record.event):
+                # FilterCriteria: "If none of your filters are satisfied, Lambda discards the record", and "the
+                # streams iterator advances past this record" (Lambda developer guide, "Control which events Lambda
+                # sends to your function"): never buffered, so never in a batch, a retry, a window or the DLQ.
+                self.filtered += 1
+                continue
             if not self._buffer:
                 self._buffered_since = time.monotonic()
             self._buffer.append(record)
@@ -219,9 +226,11 @@ class Streams:
                 if "EndingSequenceNumber" not in (shard.get("SequenceNumberRange") or {}):
                     iterator = self.iterator(spec, shard["ShardId"], spec.starting_position)
                     self._pollers.append(ShardPoller(self, spec, shard["ShardId"], iterator, destination))
-            log.info("stream %s -> %s (batch %d, %s%s%s)", spec.table.logical_id, spec.function_label, spec.batch_size,
-                     spec.starting_position, f", retries {spec.max_retries}" if spec.max_retries >= 0 else "",
-                     ", bisect" if spec.bisect else "")
+            log.info("stream %s -> %s (batch %d, %s%s%s%s)", spec.table.logical_id, spec.function_label,
+                     spec.batch_size, spec.starting_position,
+                     f", retries {spec.max_retries}" if spec.max_retries >= 0 else "",
+                     ", bisect" if spec.bisect else "",
+                     f", {len(spec.filters.patterns)} filter(s)" if spec.filters else "")
         for poller in self._pollers:
             poller.start()
 

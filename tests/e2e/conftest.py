@@ -19,6 +19,8 @@ from local.auth import mint_token
 from local.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[2]
+# The origin the e2e runtime allows; the browser resolves it to a loopback server (--host-resolver-rules).
+CORS_TEST_ORIGIN = "http://cors-allowed.test"
 
 
 class Api:
@@ -47,9 +49,12 @@ def runtime(tmp_path_factory) -> Iterator[Runtime]:
     # The dev stage allows 50 requests/s, burst 100 (the template's, enforced locally). The 200 concurrent voters of
     # test_voting.py stay under that on a slow machine but can exceed it on a fast one, as they would on AWS dev:
     # the suite runs under the prod stage's limits instead, explicitly.
+    # Synthesized with one allowed CORS origin (`-c corsOrigins=…`), a name no page outside the tests has: the browser
+    # test serves a page under it (test_explorer.py, test_a_page_on_an_allowed_origin_…).
     prod = StageConfig.named("prod")
     rt = Runtime.start(ROOT, stage="dev", port=0, aws_port=0, keys_dir=keys_dir, max_concurrency=2,
-                       throttle=Throttle(rate=prod.throttling_rate_limit, burst=prod.throttling_burst_limit))
+                       throttle=Throttle(rate=prod.throttling_rate_limit, burst=prod.throttling_burst_limit),
+                       context={"corsOrigins": CORS_TEST_ORIGIN})
     rt.keys_dir = keys_dir
     try:
         yield rt

@@ -42,7 +42,8 @@ pytestmark = pytest.mark.skipif(
            "explorer's browser tests",
 )
 
-# One pattern run per domain: a read of the seeded data that answers several items (the token is alice's, admin).
+# One pattern run per domain, as the domain's persona (the seed's user, with the admin group to see the items): a read
+# of the seeded data that answers something.
 RUNS = {
     "cart": "GET /cart/carts/{cartId}",
     "catalog": "GET /catalog/products/{productId}",
@@ -58,6 +59,11 @@ RUNS = {
     "users": "GET /users/by-email/{email}",
     "voting": "GET /voting/polls/{pollId}/results",
 }
+WIDTHS = (1280, 1440)
+# Four domains' views, screenshotted for the record (.artifacts/explorer/view-<domain>.png).
+SCREENSHOTS = ("connected_car", "messaging", "order_entry", "voting")
+MODEL = explorer.model()
+DOMAINS = {domain["name"]: domain for domain in MODEL["domains"]}
 
 
 @pytest.fixture(scope="module")
@@ -75,69 +81,170 @@ def browser() -> Iterator[object]:
             chromium.close()
 
 
-@pytest.fixture
-def page(browser, runtime):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+def open_page(browser, runtime, width: int = 1440, height: int = 900):
+    context = browser.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
     page.goto(f"{runtime.url}/explorer")
+    return context, page, errors
+
+
+@pytest.fixture
+def page(browser, runtime):
+    context, page, errors = open_page(browser, runtime)
     yield page
     context.close()
-    assert errors == [], "the page logged errors"
+    # a refused call (401, 409) is the browser's console error "Failed to load resource": that one is expected
+    assert [e for e in errors if "Failed to load resource" not in e] == [], "the page logged errors"
 
 
-def sign_in(page, api, user: str = "alice", groups: tuple[str, ...] = ("admin",)) -> None:
-    page.fill("#token", api.token(user, groups))
-    page.click("#signin button")
+def sign_in(page, api, user: str = "alice", groups: tuple[str, ...] = ("admin",), ttl: int = 3600) -> None:
+    """Paste a token: it signs in at once, no button."""
+    page.fill("#token", api.token(user, groups, ttl))
     expected = f"signed in as {user}" + (f" (groups: {', '.join(groups)})" if groups else "")
-    assert page.inner_text("#who") == expected
+    assert page.inner_text("#who").startswith(expected)
 
 
-def position_of(domain: str, route: str) -> int:
-    """The row of the first pattern of the domain's catalog that runs this route."""
+def view(page, domain: str, pattern: str = "") -> object:
+    page.evaluate("hash => { location.hash = hash; }", f"#/{DOMAINS[domain]['slug']}" + (f"/{pattern}" if pattern else ""))
+    section = page.locator(f"section[data-domain={domain}]")
+    section.wait_for()
+    return section
+
+
+def overflow(page) -> int:
+    """How many pixels the page is wider than the window (0: no horizontal scroll)."""
+    return page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+
+
+def slug_of(domain: str, route: str) -> str:
+    """The slug of the first pattern of the domain's catalog that runs this route."""
     method, path = route.split(" ", 1)
-    for position, pattern in enumerate(explorer.domain(domain)["patterns"]):
+    for pattern in DOMAINS[domain]["patterns"]:
         if any(r["method"] == method and r["path"] == path for r in pattern["requests"]):
-            return position
+            return pattern["slug"]
     raise AssertionError(f"no pattern of {domain} runs {route}")
 
 
-def test_every_domain_table_and_access_pattern_of_the_catalogs_is_on_the_page(page):
-    model = explorer.model()
+def run(page, domain: str, slug: str, *, body: str | None = None):
+    """Open the pattern by its address, run it, and wait for the answer."""
+    section = view(page, domain, slug)
+    runner = section.locator(f"tr[data-slug='{slug}'] + tr .runner")
+    runner.locator("button.go").wait_for()
+    if body is not None:
+        runner.locator("textarea[name=body]").fill(body)
+    runner.locator("button.go").click()
+    runner.locator(".output .status").wait_for()
+    return runner
+
+
+def test_the_landing_view_lists_every_model_with_its_seed_user_and_one_line(page):
     assert page.title() == "Blueprints model explorer"
-    assert page.locator("nav a").all_inner_texts() == [domain["title"] for domain in model["domains"]]
-    for domain in model["domains"]:
-        section = page.locator(f"section[data-domain={domain['name']}]")
-        assert section.locator(".tablespec .name").count() == len(domain["tables"])
-        for table in domain["tables"]:
-            box = section.locator(f".tablespec[data-table={table['name']}]")
-            assert f"partition key {table['partitionKey']['name']}" in box.inner_text()
-            assert box.locator("table tr").count() == (len(table["indexes"]) + 1 if table["indexes"] else 0)
-        shown = section.locator("table.patterns > tr[data-pattern] > td:first-child").all_inner_texts()
-        assert [name.split("\n")[0] for name in shown] == [re.sub(r"[`*]", "", p["name"]) for p in domain["patterns"]]
-        runnable = [p["name"] for p in domain["patterns"] if p["requests"]]
-        assert section.locator("table.patterns button.run").count() == len(runnable)
-        if domain["entities"]:
-            assert section.locator("table.entities tr").count() == len(domain["entities"]["rows"]) + 1
-    page.screenshot(path=ARTIFACTS / "explorer.png")
+    models = page.locator("#landing .model")
+    assert models.count() == len(MODEL["domains"]) == 13
+    for domain in MODEL["domains"]:
+        card = page.locator(f"#landing .model[data-domain={domain['name']}]")
+        assert card.locator("h2").inner_text() == domain["title"]
+        assert f"seed data as {domain['persona']}" in card.inner_text()
+        assert card.locator("p").first.inner_text() == domain["summary"].split("\n")[0]
+    assert page.locator("nav a[data-domain]").all_inner_texts() == [d["title"] for d in MODEL["domains"]]
+    # one domain per view, at its own address
+    page.locator("#landing .model[data-domain=voting] h2 a").click()
+    page.wait_for_url("**#/voting")
+    assert page.locator("section.domain").count() == 1 and page.locator("section[data-domain=voting] h2").is_visible()
+    page.screenshot(path=ARTIFACTS / "landing.png")
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_view_is_wider_than_the_window_and_each_shows_its_tables_and_patterns(browser, runtime, api, width):
+    context, page, errors = open_page(browser, runtime, width=width)
+    try:
+        assert overflow(page) == 0, "the landing view"
+        for domain in MODEL["domains"]:
+            section = view(page, domain["name"])
+            assert section.locator(".tablespec .name").count() == len(domain["tables"])
+            for table in domain["tables"]:
+                box = section.locator(f".tablespec[data-table={table['name']}]")
+                assert f"partition key {table['partitionKey']['name']}" in box.inner_text()
+                assert box.locator("table tr").count() == (len(table["indexes"]) + 1 if table["indexes"] else 0)
+                # every index row inside its box (connected car's Appointment: sort key and projection visible)
+                inner = box.evaluate("b => [b.getBoundingClientRect().right, ...[...b.querySelectorAll('td')].map("
+                                     "c => c.getBoundingClientRect().right)]")
+                scroller = box.locator(".scroll")
+                if scroller.count():
+                    assert scroller.evaluate("s => s.scrollWidth <= s.clientWidth + 1"), (domain["name"], table)
+                assert max(inner[1:] or [0]) <= inner[0] + 1, (domain["name"], table["name"])
+            shown = section.locator("table.patterns > tr[data-pattern] > td:first-child").all_inner_texts()
+            assert [n.split("\n")[0] for n in shown] == [re.sub(r"[`*]", "", p["name"]) for p in domain["patterns"]]
+            assert overflow(page) == 0, domain["name"]
+            # the title is not under the sticky header
+            header = page.locator("header").bounding_box()
+            assert section.locator("h2").bounding_box()["y"] >= header["y"] + header["height"]
+            if width == 1440 and domain["name"] in SCREENSHOTS:
+                page.screenshot(path=ARTIFACTS / f"view-{domain['name']}.png", full_page=True)
+    finally:
+        context.close()
+    assert errors == []
+
+
+def test_a_pattern_address_opens_its_runner_below_the_sticky_header(page, api):
+    sign_in(page, api, "alice")
+    slug = slug_of("voting", RUNS["voting"])
+    section = view(page, "voting", "results")  # a prefix or a word of the pattern's slug is enough
+    row = section.locator(f"tr[data-slug='{slug}']")
+    row.wait_for()
+    assert row.locator("+ tr .runner").is_visible()
+    header = page.locator("header").bounding_box()
+    assert row.bounding_box()["y"] >= header["y"] + header["height"] - 1
+    assert page.evaluate("() => location.hash") == "#/voting/results"
+
+
+def test_a_pasted_token_signs_in_and_an_expired_one_says_how_to_get_a_new_one(page, api):
+    # Given a token pasted, no button pressed
+    page.fill("#token", api.token("david", ("admin",)))
+    who = page.inner_text("#who")
+    assert who.startswith("signed in as david (groups: admin) · expires in ") and who.endswith(" min"), who
+    assert page.locator("#signin button").count() == 0
+    # When an expired one is pasted
+    page.fill("#token", api.token("alice", (), ttl=-60))
+    # Then the page says so, and how to get a new one
+    assert "expired" in page.inner_text("#who") and "make token USER=alice" in page.inner_text("#who")
+    assert "signed in" not in page.inner_text("#who")
+    runner = run(page, "voting", slug_of("voting", RUNS["voting"]))
+    assert runner.locator(".output .status").get_attribute("data-status") == "401"
+    hint = runner.locator(".output .signin-hint").inner_text()
+    assert "expired" in hint and "make token USER=alice" in hint and "admin" not in hint
 
 
 @pytest.mark.parametrize("domain", sorted(RUNS))
-def test_a_pattern_runs_and_shows_its_answer_items_and_cost(page, api, domain):
-    sign_in(page, api)
-    section = page.locator(f"section[data-domain={domain}]")
-    section.locator(f"tr[data-position='{position_of(domain, RUNS[domain])}'] button.run").click()
-    runner = section.locator("table.patterns .runner").first
-    runner.locator("button.go").click()
+def test_a_pattern_runs_as_the_domains_persona_and_bills_every_call(page, api, domain):
+    persona = DOMAINS[domain]["persona"]
+    sign_in(page, api, "someone-else")  # the persona's token is the one a run uses, whichever was pasted last
+    sign_in(page, api, persona)
+    page.fill("#token", api.token("someone-else", ("admin",)))
+    section = view(page, domain)
+    assert f"Runs as {persona}" in section.locator("#persona").inner_text()
+    runner = run(page, domain, slug_of(domain, RUNS[domain]))
     status = runner.locator(".output .status")
-    status.wait_for()
     assert status.get_attribute("data-status") == "200", runner.locator(".output .answer").inner_text()
     request = runner.locator(".output pre.request").inner_text()
     assert request.startswith("GET /") and "{" not in request.split("\n")[0], request
+    # a non-empty answer: the seed's data, read as its user
+    answer = json.loads(runner.locator(".output .answer").inner_text())
+    assert answer and (answer.get("items") if isinstance(answer, dict) and "items" in answer else answer), answer
+    # the bill: one line per DynamoDB call, its table by its logical name, its items, consistency and rule
+    lines = runner.locator(".output table.calls tr.call")
     whole = runner.locator(".output tr[data-metric=ddb] td").all_inner_texts()
-    assert int(whole[1]) >= 1 and int(whole[2]) >= 1, whole  # DynamoDB requests, items read
+    assert lines.count() == int(whole[1]) >= 1, whole
+    names = {t["name"] for d in MODEL["domains"] for t in d["tables"]} | {t["name"] for t in MODEL["shared"]}
+    for where in lines.locator("td.where").all_inner_texts():
+        assert where.split(".")[0] in names, where  # a logical name, never a physical one
+    rules = lines.locator("td.rule").all_inner_texts()
+    assert all(re.search(r"\d+ items?, [\d.]+ K?B → .* = [\d.]+ [RW]CU", rule) for rule in rules), rules
+    for metric in runner.locator(".output table.cost tr[data-metric] td:first-child").all_inner_texts()[1:]:
+        assert metric.split(".")[0] in names, metric
     collections = runner.locator(".output .collection")
     assert collections.count() >= 1
     shown = sum(int(re.search(r"\((\d+) items?\)", text).group(1)) for text in
@@ -148,22 +255,77 @@ def test_a_pattern_runs_and_shows_its_answer_items_and_cost(page, api, domain):
         let found = 0; while (walker.nextNode()) { if (/^\\s*(null|undefined)\\s*$/.test(walker.currentNode.data)) found++; }
         return found; }""")
     assert stray == 0
+    assert overflow(page) == 0  # a long answer (a nextCursor) wraps inside its box
     runner.screenshot(path=ARTIFACTS / f"run-{domain}.png")
 
 
-def test_a_caller_outside_the_admin_group_sees_the_answer_but_not_the_items(page, api):
-    sign_in(page, api, user="alice", groups=())
-    section = page.locator("section[data-domain=voting]")
-    section.locator(f"tr[data-position='{position_of('voting', RUNS['voting'])}'] button.run").click()
+def test_davids_message_is_read_as_david(page, api):
+    sign_in(page, api, "david")
+    runner = run(page, "messaging", slug_of("messaging", "GET /messaging/messages/{msgId}"))
+    assert runner.locator(".output .status").get_attribute("data-status") == "200"
+    assert json.loads(runner.locator(".output .answer").inner_text())["msgId"] == "3kf8"
+
+
+def test_a_fan_out_shows_its_calls_in_parallel_beside_the_wall_time(page, api):
+    sign_in(page, api, DOMAINS["order_entry"]["persona"])
+    route = "GET /order-entry/orders"
+    runner = run(page, "order_entry", slug_of("order_entry", route))
+    assert runner.locator(".output .status").get_attribute("data-status") == "200"
+    calls = runner.locator(".output table.calls tr.call").count()
+    assert calls > 1
+    times = runner.locator(".output .times").inner_text()
+    assert re.search(rf"in DynamoDB: [\d.]+ ms summed over {calls} calls", times), times
+    assert "ms wall (in the browser)" in times
+
+
+def test_a_refused_write_is_billed_and_shown_as_refused(page, api):
+    sign_in(page, api, "alice")
+    slug = slug_of("voting", "PUT /voting/polls/{pollId}")
+    # the example poll exists: another definition under its id is refused by the PutItem's condition
+    runner = run(page, "voting", slug, body=json.dumps({"question": "Another question?",
+                                                         "candidates": ["Streams", "Indexes"]}))
+    assert runner.locator(".output .status").get_attribute("data-status") == "409"
+    refused = runner.locator(".output table.calls tr.call.refused")
+    assert refused.count() == 1
+    line = refused.inner_text()
+    assert "PutItem" in line and "refused · estimated" in line and "~1 (refused, estimated)" in line, line
+    assert re.search(r"refused: larger of stored [\d.]+ K?B and attempted [\d.]+ K?B → 1 × 1 KB = 1 WCU", line), line
+    whole = runner.locator(".output tr[data-metric=ddb] td").all_inner_texts()
+    assert whole[4] == "0" and whole[5] == "1 refused, ~1 WCU estimated", whole  # DynamoDB's own figure stays 0
+    runner.screenshot(path=ARTIFACTS / "refused-write.png")
+
+
+def test_an_update_in_a_transaction_shows_what_it_sets(page, api):
+    # a cart and a SKU of their own (the seeded carts are other tests' expectations)
+    owner, sku = f"shopper-{uuid.uuid4().hex[:8]}", new_sku(api)
+    cart_id = new_cart(api, owner, {})
+    sign_in(page, api, owner)
+    section = view(page, "cart", slug_of("cart", "PUT /cart/carts/{cartId}/lines/{sku}"))
     runner = section.locator("table.patterns .runner").first
+    runner.locator("button.go").wait_for()
+    runner.locator("input[name=cartId]").fill(cart_id)
+    runner.locator("input[name=sku]").fill(sku)
+    runner.locator("textarea[name=body]").fill('{"quantity": 3}')
     runner.locator("button.go").click()
     runner.locator(".output .status").wait_for()
     assert runner.locator(".output .status").get_attribute("data-status") == "200"
+    # the transaction's Update shows what it sets, not its bare key
+    sets = runner.locator(".output .collection td.attributes code.sets").all_inner_texts()
+    assert any(json.loads(text).get("quantity") == 3 and json.loads(text).get("owner") == owner for text in sets), sets
+
+
+def test_a_caller_outside_the_admin_group_gets_the_bill_but_not_the_items(page, api):
+    sign_in(page, api, user="alice", groups=())
+    runner = run(page, "voting", slug_of("voting", RUNS["voting"]))
+    assert runner.locator(".output .status").get_attribute("data-status") == "200"
+    assert runner.locator(".output table.calls tr.call").count() >= 1  # the bill per call, by logical names
+    assert runner.locator(".output table.calls td.where").first.inner_text().startswith("Votes")
     assert runner.locator(".output .collection").count() == 0
     assert "shown to callers of the admin group" in runner.locator(".output").inner_text()
 
 
 def watch(page, domain: str, demo: str, *, params: dict[str, str] | None = None, body: str | None = None):
+    view(page, domain)
     box = page.locator(f"section[data-domain={domain}] .demo[data-demo='{demo}']")
     for name, value in (params or {}).items():
         box.locator(f"input[name='{name}']").fill(value)
@@ -209,3 +371,80 @@ def test_deactivating_the_only_registration_turns_is_active_false(page, api, cus
     box = watch(page, "connected_car", "isActive", params={"username": username, "vin": vin},
                 body='{"statusCode": "inactive"}')
     assert '"isActive": false' in box.locator(".output .derived .answer").inner_text()
+
+
+# --- CORS: a page on another origin calls the API --------------------------------------------------------------
+
+DENIED_ORIGIN = "http://cors-denied.test"
+# What the page on the other origin runs: a simple GET, a GET with a token (a preflight first: Authorization is not a
+# CORS-safelisted header), and a refusal of API Gateway's own (401, no token). Each answer as the page can read it.
+CALLS = """async ([api, token]) => {
+  const read = async (path, headers) => {
+    try {
+      const answer = await fetch(api + path, {headers});
+      return {status: answer.status, body: await answer.text(), timing: answer.headers.get("Server-Timing")};
+    } catch (error) { return {error: String(error)}; }
+  };
+  return {health: await read("/health", {}),
+          persons: await read("/contacts/persons?limit=1", {Authorization: "Bearer " + token}),
+          refused: await read("/contacts/persons?limit=1", {})};
+}"""
+
+
+@pytest.fixture(scope="module")
+def other_origin() -> Iterator[int]:
+    """A static page on another loopback port, for the browser to load as CORS_TEST_ORIGIN or DENIED_ORIGIN."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = b"<!doctype html><title>another origin</title><p>a page that is not the API"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_page_on_an_allowed_origin_can_call_the_api_and_one_on_another_origin_cannot(browser, runtime, api,
+                                                                                      other_origin):
+    from tests.e2e.conftest import CORS_TEST_ORIGIN
+
+    # Given both origins' names resolved to the page's loopback server, port included, by Chromium itself: the
+    # origins are http://cors-allowed.test and http://cors-denied.test, as on the internet, and stay loopback
+    hosts = [origin.removeprefix("http://") for origin in (CORS_TEST_ORIGIN, DENIED_ORIGIN)]
+    rules = ",".join(f"MAP {host} 127.0.0.1:{other_origin}" for host in hosts)
+    seen = {}
+    chromium = browser.browser_type.launch(executable_path=CHROMIUM,
+                                           args=[*CHROMIUM_ARGS, f"--host-resolver-rules={rules}"])
+    try:
+        for origin in (CORS_TEST_ORIGIN, DENIED_ORIGIN):
+            page = chromium.new_page()
+            page.goto(origin + "/")
+            assert page.evaluate("location.origin") == origin
+            seen[origin] = page.evaluate(CALLS, [runtime.url, api.token("alice")])
+            page.close()
+    finally:
+        chromium.close()
+    # Then the allowed page reads the answers, a preflighted one and the gateway's own refusal included
+    allowed = seen[CORS_TEST_ORIGIN]
+    assert (allowed["health"]["status"], json.loads(allowed["health"]["body"])) == (200, {"status": "ok"})
+    assert allowed["persons"]["status"] == 200 and len(json.loads(allowed["persons"]["body"])["items"]) == 1
+    assert allowed["persons"]["timing"].startswith("ddb;")  # an exposed header: the cost of the call
+    assert allowed["refused"]["status"] == 401 and json.loads(allowed["refused"]["body"])["error"]["code"] == (
+        "UNAUTHORIZED")
+    # and the other page reads none: the browser refuses each answer (fetch fails) for want of its origin
+    assert all("Failed to fetch" in answer.get("error", "") for answer in seen[DENIED_ORIGIN].values()), seen

@@ -26,7 +26,7 @@ def test_a_body_that_is_not_utf8_from_a_non_admin_is_403(api):
 
 def test_a_cursor_holding_a_non_ascii_character_is_400(api):
     reply = api.call("GET", "/ecommerce/customers/alice/orders?cursor=x.%E2%98%83")
-    assert (reply.status_code, reply.json()["error"]["code"]) == (400, "VALIDATION_FAILED"), reply.text
+    assert (reply.status_code, reply.json()["error"]["code"]) == (400, "INVALID_CURSOR"), reply.text
 
 
 def test_a_well_shaped_cursor_the_api_did_not_sign_is_400_invalid_cursor(api):
@@ -35,9 +35,13 @@ def test_a_well_shaped_cursor_the_api_did_not_sign_is_400_invalid_cursor(api):
     assert (reply.status_code, reply.json()["error"]["code"]) == (400, "INVALID_CURSOR"), reply.text
 
 
-def test_trace_is_a_json_route_not_found(api):
+def test_trace_is_a_json_route_not_found(api, runtime):
     reply = api.call("TRACE", "/contacts/persons")
     assert (reply.status_code, reply.json()["error"]["code"]) == (404, "ROUTE_NOT_FOUND"), reply.text
+    # rendered from the synthesized MISSING_AUTHENTICATION_TOKEN gateway response, as API Gateway renders it
+    assert reply.json()["error"]["message"] == f"no route matches TRACE /{runtime.stage}/contacts/persons"
+    unknown = api.call("GET", "/contacts/nothing-here")
+    assert unknown.json()["error"]["message"] == f"no route matches GET /{runtime.stage}/contacts/nothing-here"
 
 
 def test_an_email_with_at_and_plus_is_found_encoded_or_not(api):

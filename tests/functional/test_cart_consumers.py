@@ -5,10 +5,12 @@ event source mapping would, then redelivered, reordered and malformed."""
 from __future__ import annotations
 
 import copy
+import json
 from datetime import UTC, datetime
 
 import pytest
 from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
+from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
 from functions.cart import abandoned_carts, price_notifier
 from functions.cart.schema import (
@@ -19,6 +21,8 @@ from functions.cart.schema import (
     STATS_TABLE,
 )
 from functions.shared import ddb, parked
+from infra.domains.cart import ABANDONED_CARTS, PRICE_NOTIFIER
+from local.streams.filters import FilterCriteria
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     ADMIN,
     IDLE,
@@ -90,6 +94,17 @@ def test_a_price_change_notifies_each_owner_of_an_open_live_cart_holding_the_sku
     assert summary(shop, "bob") == [("COFFEE", "12.50", "11.00", 2, [bob])]
     for nobody in ("carol", "dave", "erin"):
         assert notes(shop, nobody) == {"items": [], "nextCursor": None}
+
+
+def test_a_currency_change_notifies_with_the_old_currency_beside_the_new(shop, prices):
+    # docs/cart.md: a notification carries oldPrice in oldCurrency and newPrice in currency
+    new_cart(shop, "alice", {"COFFEE": 1, "MUG": 1})
+    set_price(shop, "COFFEE", "12.50", currency="EUR")  # the amount alone stays: a change of currency
+    set_price(shop, "MUG", "7.00")  # the amount alone changes
+    assert notifier(prices.new()) == NO_FAILURES
+    answered = {n["sku"]: (n["oldPrice"], n["oldCurrency"], n["newPrice"], n["currency"])
+                for n in notes(shop, "alice")["items"]}
+    assert answered == {"COFFEE": ("12.50", "USD", "12.50", "EUR"), "MUG": ("8.00", "USD", "7.00", "USD")}
 
 
 def test_redelivered_and_reordered_price_records_never_notify_twice_nor_an_older_price_after_a_newer(
@@ -342,3 +357,46 @@ def test_a_parked_ttl_removal_is_replayed_once(shop, carts, tables, clock):
     assert parked_items(abandoned_carts.CONSUMER)[0]["status"] == parked.REPLAYED
     assert abandoned([removal]) == NO_FAILURES  # the stream's own delivery finds it counted
     assert abandoned_count(shop, expiry_day(clock)) == 1 and items_of(tables, cart_id) == []
+
+
+# --- what the mappings' filters drop --------------------------------------------------------------------
+
+def mapping_filter(consumer) -> FilterCriteria:
+    """The consumer's FilterCriteria as the stack declares it, applied as Lambda (and the local runtime) applies it."""
+    return FilterCriteria(tuple(json.dumps(pattern) for pattern in consumer.filters))
+
+
+def test_the_mappings_filters_drop_only_records_the_consumers_ignore(shop, prices, carts, tables):
+    # Given every kind of write a cart and a price go through
+    kept_cart = new_cart(shop, "alice", {"COFFEE": 1, "MUG": 2})
+    ok(shop.call("DELETE", f"/cart/carts/{kept_cart}/lines/MUG"), 204)
+    bought = new_cart(shop, "alice", {"COFFEE": 1})
+    ok(shop.call("POST", f"/cart/carts/{bought}/checkout"))
+    deleted_cart = new_cart(shop, "alice", {"MUG": 1})
+    expire_by_ttl(tables, kept_cart)
+    expire_by_ttl(tables, deleted_cart)  # someone's delete: no TTL identity
+    cart_records = carts.new()
+    ttl_removal = next(r for r in cart_records if r["dynamodb"]["Keys"]["cartId"]["S"] == kept_cart
+                       and r["eventName"] == "REMOVE" and r["dynamodb"]["Keys"]["sk"]["S"] == HEADER_SK)
+    cart_records[cart_records.index(ttl_removal)] = by_ttl(ttl_removal)
+    set_price(shop, "TEA", "3.00")  # INSERT
+    set_price(shop, "COFFEE", "13.00")  # MODIFY
+    ddb.table(tables[PRICE_TABLE.env_var]).delete_item(Key={"sku": "TEA"})  # REMOVE
+    price_records = prices.new()
+
+    events = {}
+    for consumer, module, records in ((ABANDONED_CARTS, abandoned_carts, cart_records),
+                                      (PRICE_NOTIFIER, price_notifier, price_records)):
+        # When the mapping's filter sorts them
+        criteria = mapping_filter(consumer)
+        dropped = [r for r in records if not criteria.matches(r)]
+        kept = [r for r in records if criteria.matches(r)]
+        # Then every dropped record is one the consumer's code ignores, and it drops most of them
+        assert [module.record_handler(DynamoDBRecord(r)) for r in dropped] == ["ignored"] * len(dropped)
+        assert len(dropped) > len(kept) > 0
+        events[module.CONSUMER] = sorted({r["eventName"] for r in kept})
+    # and what passes is what they act on: every header removal (TTL's and anyone's: their lines must go)
+    assert events == {abandoned_carts.CONSUMER: ["REMOVE"], price_notifier.CONSUMER: ["MODIFY"]}
+    header_removals = [r for r in cart_records if r["eventName"] == "REMOVE" and r["dynamodb"]["Keys"]["sk"]["S"] ==
+                       HEADER_SK]
+    assert len(header_removals) == 2 and all(mapping_filter(ABANDONED_CARTS).matches(r) for r in header_removals)

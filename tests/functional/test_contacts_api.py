@@ -235,6 +235,8 @@ def test_invalid_link_is_400(seeded, body):
     reply = seeded.call("POST", f"/contacts/persons/{seed.BOB}/addresses", body=body, groups=ADMIN)
     assert reply.status == 400, reply.body
     assert reply.body["error"]["code"] == "VALIDATION_FAILED"
+    if body.get("endDate"):  # a reversed period names both of its fields, as a reversed range does
+        assert [d["field"] for d in reply.body["error"]["details"]] == ["body.startDate", "body.endDate"]
 
 
 @pytest.mark.parametrize(

@@ -246,6 +246,9 @@ def test_bad_orders_are_400_and_an_order_for_a_missing_customer_404_writing_noth
         400, "VALIDATION_FAILED")
     cheap = {"items": [{"itemId": "a", "description": "A", "price": "1.001"}]}
     assert error(client.call("POST", f"{BASE}/alice/orders", body=cheap, user="alice")) == (400, "VALIDATION_FAILED")
+    # a price far past the bound is refused by it, not a 502 (rounding it to the cent overflowed Decimal's context)
+    huge = {"items": [{"itemId": "a", "description": "A", "price": 1.6052323214657963e308}]}
+    assert error(client.call("POST", f"{BASE}/alice/orders", body=huge, user="alice")) == (400, "VALIDATION_FAILED")
     assert error(place(client, "ghost")) == (404, "CUSTOMER_NOT_FOUND")
     assert error(place(client, "alice", user="bob")) == (403, "FORBIDDEN")
     assert len(items(table)) == 2

@@ -192,6 +192,11 @@ def test_only_admins_ingest(client, table):
         ({"readings": [reading(T, temperature=1e-200)]}, "body.readings.0.temperature"),
         ({"readings": [reading(T, temperature=-300)]}, "body.readings.0.temperature"),
         ({"readings": [reading(T, pressure=-1)]}, "body.readings.0.pressure"),
+        # JSON's true and false are no numbers (docs/measurements.md: values are numbers; true was stored as 1.0)
+        ({"readings": [reading(T, temperature=True)]}, "body.readings.0.temperature"),
+        ({"readings": [reading(T, pressure=False)]}, "body.readings.0.pressure"),
+        ({"readings": [{**reading(T), "epoch": True}]}, "body.readings.0.epoch"),
+        ({"readings": [reading(T, temperature="30")]}, "body.readings.0.temperature"),
         ({"readings": [{"deviceId": "1", "epoch": T, "temperature": 30}]}, "body.readings.0.pressure"),
         ({"readings": [{**reading(T), "humidity": 40}]}, "body.readings.0.humidity"),
     ],
@@ -277,6 +282,13 @@ def test_pages_resume_inside_a_bin_without_losing_or_repeating_a_reading(client,
             assert len(cursors) == -(-len(seen) // limit) - 1  # no empty last page
 
 
+def test_a_page_without_a_limit_holds_25_readings(client, series):
+    # docs/measurements.md: `limit` 1–100, 25 when not given
+    page = ok(client.call("GET", readings_url(T, NOW)))
+    assert [r["epoch"] for r in page["items"]] == series[:25] and page["nextCursor"] is not None
+    assert len(series) > 25
+
+
 def test_a_cursor_is_bound_to_its_device_and_range(client, series, subtests):
     cursor = ok(client.call("GET", readings_url(T, NOW, limit=5)))["nextCursor"]
     for other in (readings_url(T, NOW, device="2"), readings_url(T + 1, NOW), readings_url(T, NOW - 1),
@@ -303,9 +315,12 @@ def test_a_range_read_needs_from_and_to_in_order(client, subtests):
     assert client.call("GET", readings_url(0, 5), user=None).status == 401
 
 
-def test_a_reversed_range_is_an_empty_page(client):
-    # `from` after `to` holds nothing: not a 400, the description cannot state the order (issue 15).
-    assert ok(client.call("GET", readings_url(10, 5))) == {"items": [], "nextCursor": None}
+def test_a_reversed_range_is_400_naming_both_fields(client):
+    # docs/measurements.md: `from` ≤ `to`, else 400 VALIDATION_FAILED
+    reply = client.call("GET", readings_url(10, 5))
+    assert error(reply) == (400, "VALIDATION_FAILED")
+    assert [d["field"] for d in reply.body["error"]["details"]] == ["query.from", "query.to"]
+    assert ok(client.call("GET", readings_url(5, 5))) == {"items": [], "nextCursor": None}  # one instant is a range
 
 
 # --- 90 days of retention ----------------------------------------------------------------------------

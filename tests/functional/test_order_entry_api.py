@@ -74,13 +74,27 @@ def test_pattern_4_customer_orders_in_a_date_range_merge_every_status(seeded, ca
     assert len(queries) == 4 and {p["IndexName"] for p, _ in queries} == {"GSI1"}  # one Query per status
 
 
-def test_a_reversed_date_range_is_an_empty_page_without_a_query(seeded, calls):
-    # `from` after `to` holds nothing; not a 400, since the description cannot state the order (issue 15)
+def test_a_reversed_date_range_is_400_naming_both_fields_without_a_read(seeded, calls):
+    # docs/order-entry.md: `from` after `to` is 400 VALIDATION_FAILED naming both fields
     calls.clear()
-    # nothing is read at all, so an unknown customer or rep is not looked up either: an empty page, not a 404
+    # nothing is read at all, so an unknown customer is refused for its range, not looked up
     for url in (f"{P}/customers/C1/orders", f"{P}/reps/150/orders", f"{P}/orders", f"{P}/customers/NOPE/orders"):
-        assert ok(seeded.call("GET", f"{url}?from=2026-06-30&to=2026-01-01")) == {"items": [], "nextCursor": None}
+        reply = seeded.call("GET", f"{url}?from=2026-06-30&to=2026-01-01")
+        assert error(reply) == (400, "VALIDATION_FAILED"), url
+        assert [d["field"] for d in reply.body["error"]["details"]] == ["query.from", "query.to"]
     assert calls.names() == []
+    # one day is a range (from = to)
+    assert ids(ok(seeded.call("GET", f"{P}/customers/C1/orders?from=2026-02-01&to=2026-02-28"))["items"]) == ["O-1002"]
+
+
+def test_a_malformed_date_names_its_format_with_an_example(seeded):
+    # README: a 400 names the field; the message says what the value should look like, not a regular expression
+    reply = seeded.call("GET", f"{P}/orders?from=2026-02-30&to=2026-03-01")
+    assert error(reply) == (400, "VALIDATION_FAILED")
+    assert reply.body["error"]["details"] == [
+        {"field": "query.from", "message": "expected a date YYYY-MM-DD, e.g. 2026-01-31"}]
+    a_malformed_cursor = seeded.call("GET", f"{P}/orders?{H1}&cursor=forged")
+    assert error(a_malformed_cursor) == (400, "INVALID_CURSOR")  # as a forged well-shaped one is
 
 
 def test_pattern_5_open_orders_read_every_shard_in_parallel_with_one_cursor(seeded, calls):
@@ -302,10 +316,14 @@ def test_placing_an_order_writes_header_lines_rep_edge_and_quarter_total_at_once
     assert ok(seeded.call("GET", f"{P}/orders/{order['orderId']}"))["lines"][0]["unitPriceCents"] in (24900, 8900)
 
 
-def test_lines_of_one_product_are_merged(seeded):
-    order = ok(place(seeded, "C1", ("P100", 1), ("P200", 1), ("P100", 2)), 201)
-    lines = ok(seeded.call("GET", f"{P}/orders/{order['orderId']}"))["lines"]
-    assert sorted((line["productId"], line["quantity"]) for line in lines) == [("P100", 3), ("P200", 1)]
+def test_an_order_naming_one_product_twice_is_400_naming_the_repeated_line(seeded, table, calls):
+    # docs/order-entry.md: 1–25 lines, one per product, else 400 VALIDATION_FAILED; nothing read, nothing written
+    before = items(table)
+    calls.clear()
+    reply = place(seeded, "C1", ("P100", 1), ("P200", 1), ("P100", 2))
+    assert error(reply) == (400, "VALIDATION_FAILED")
+    assert [d["field"] for d in reply.body["error"]["details"]] == ["body.lines.2.productId"]
+    assert calls.names() == [] and items(table) == before
 
 
 def test_an_order_is_refused_whole_for_bad_input_unknown_references_and_non_admins(seeded, table):
@@ -392,10 +410,11 @@ def test_stock_moves_in_one_transaction_or_not_at_all(seeded, table):
     assert error(move({"quantity": 9})) == (409, "INSUFFICIENT_STOCK")
     assert error(move({"productId": "P300", "quantity": 1})) == (409, "INSUFFICIENT_STOCK")  # no row in MUC
     assert error(move({"toWarehouseId": "NOPE", "quantity": 1})) == (404, "WAREHOUSE_NOT_FOUND")
-    # to the same warehouse: moves nothing, answers as a move (the stock must be there)
-    same = ok(move({"toWarehouseId": "MUC", "quantity": 1}), 201)
-    assert same["source"] == same["destination"] == {"warehouseId": "MUC", "productId": "P200", "quantity": 8}
-    assert error(move({"toWarehouseId": "MUC", "quantity": 9})) == (409, "INSUFFICIENT_STOCK")
+    # docs/order-entry.md: a move is between two warehouses; to the same one is 400 naming both fields
+    for quantity in (1, 9):
+        same = move({"toWarehouseId": "MUC", "quantity": quantity})
+        assert error(same) == (400, "VALIDATION_FAILED")
+        assert [d["field"] for d in same.body["error"]["details"]] == ["body.fromWarehouseId", "body.toWarehouseId"]
     assert ok(seeded.call("GET", f"{P}/warehouses/MUC/inventory/P200"))["quantity"] == 8
     assert ok(move({"quantity": 8}), 201)["destination"]["quantity"] == 20
     assert ok(seeded.call("GET", f"{P}/products/P200"))["totalInventory"] == 20
@@ -440,7 +459,7 @@ def test_a_references_parent_must_exist_and_be_of_its_parent_kind(seeded, table)
 
 
 @pytest.mark.parametrize("url", [
-    f"{P}/orders?from=2026-02-30&to=2026-03-01",  # a reversed range is an empty page (test above)
+    f"{P}/orders?from=2026-02-30&to=2026-03-01", f"{P}/orders?from=2026-03-02&to=2026-03-01",
     f"{P}/orders?to=2026-03-01", f"{P}/customers/C1/orders?from=2026-01-01", f"{P}/recent-hires?since=yesterday",
     f"{P}/quarters/2026-Q5/reps", f"{P}/employees?name=a%23b", f"{P}/orders?{H1}&cursor=forged",
 ])

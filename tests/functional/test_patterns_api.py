@@ -381,8 +381,10 @@ def test_orders_are_the_customers_own_and_bad_ranges_are_400(client, table):
     assert error(client.call("GET", url, user="2b5a41c0")) == (400, "VALIDATION_FAILED")
     assert error(client.call("GET", f"{url}?status=LOST", user="2b5a41c0")) == (400, "VALIDATION_FAILED")
     assert error(client.call("GET", f"{url}?status=PLACED&from=2019-02-30", user="2b5a41c0")) == (400, "VALIDATION_FAILED")
-    # `from` after `to` holds nothing: an empty page (the description cannot state the order, issue 15)
-    assert ok(client.call("GET", f"{url}?status=PLACED&from=2019-03-02&to=2019-03-01", user="2b5a41c0"))["items"] == []
+    # docs/patterns.md: `from` ≤ `to`, else 400 VALIDATION_FAILED naming both fields
+    reversed_range = client.call("GET", f"{url}?status=PLACED&from=2019-03-02&to=2019-03-01", user="2b5a41c0")
+    assert error(reversed_range) == (400, "VALIDATION_FAILED")
+    assert [d["field"] for d in reversed_range.body["error"]["details"]] == ["query.from", "query.to"]
     body = {"status": "PLACED", "orderedAt": "2019-01-01T00:00:00Z", "amount": -1}
     assert error(client.call("PUT", f"{url}/o1", body=body, user="root", groups=ADMIN)) == (400, "VALIDATION_FAILED")
     assert items(table) == []

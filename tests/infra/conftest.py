@@ -107,8 +107,11 @@ def cli_context(stage: str) -> dict[str, Any]:
     }
 
 
-def synth(stage: str, outdir: Path, *, domains: Sequence[DomainBuilder] = DOMAINS, nag: bool = True) -> Synth:
-    app = cdk.App(outdir=str(outdir), context=cli_context(stage))
+def synth(
+    stage: str, outdir: Path, *, domains: Sequence[DomainBuilder] = DOMAINS, nag: bool = True,
+    context: dict[str, Any] | None = None,
+) -> Synth:
+    app = cdk.App(outdir=str(outdir), context={**cli_context(stage), **(context or {})})
     stack = BlueprintsStack(app, f"Blueprints-{stage}", stage=StageConfig.named(stage), domains=domains)
     if nag:
         cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))

@@ -1,9 +1,10 @@
 """Cart in the template: the Carts table (header + lines, TTL, OLD_IMAGE stream, the sparse CartsBySkuIndex
 projecting only the owner), Prices (streamed with both images), notifications and stats, the two consumers'
-mappings, and the idle TTL from the stack's configuration."""
+mappings (and the records their filters let through), and the idle TTL from the stack's configuration."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import aws_cdk as cdk
@@ -66,6 +67,23 @@ def test_consumers_read_their_streams_with_bounded_retries_bisect_max_age_and_a_
     assert props["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
     assert "OnFailure" in props["DestinationConfig"]
     assert raw["Resources"][function]["Properties"]["Timeout"] == timeout
+
+
+def test_each_cart_consumer_is_sent_only_the_records_its_code_acts_on(dev):
+    raw = dev.merged
+    patterns = {}
+    for mapping in resources(raw, "AWS::Lambda::EventSourceMapping").values():
+        function = mapping["Properties"]["FunctionName"]["Ref"]
+        filters = mapping["Properties"].get("FilterCriteria", {"Filters": []})["Filters"]
+        patterns[function] = [json.loads(f["Pattern"]) for f in filters]
+    notifier = logical_id(raw, "AWS::Lambda::Function", "CartPriceNotifierConsumerFunction")
+    abandoned = logical_id(raw, "AWS::Lambda::Function", "CartAbandonedCartsConsumerFunction")
+    # Price changes only: a first price or a removed one is dropped before any invocation
+    assert patterns.pop(notifier) == [{"eventName": ["MODIFY"]}]
+    # A cart header's REMOVE (TTL's or anyone's: its lines must go), the key in DynamoDB's typed form
+    assert patterns.pop(abandoned) == [{"eventName": ["REMOVE"], "dynamodb": {"Keys": {"sk": {"S": ["#cart"]}}}}]
+    # The other consumers act on every record of their streams
+    assert patterns and all(found == [] for found in patterns.values())
 
 
 def test_the_idle_ttl_reaches_the_api_function_from_the_stacks_configuration(dev):

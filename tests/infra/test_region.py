@@ -10,8 +10,10 @@ import aws_cdk as cdk
 import pytest
 
 import app as cdk_app
+from infra.constructs.api_function import ARCHITECTURE, RUNTIME
 from infra.constructs.region import (
     POWERTOOLS_LAYER_REGIONS,
+    REGIONS_FILE,
     RULE_ID,
     UnsupportedRegionError,
     require_powertools_region,
@@ -37,7 +39,8 @@ def test_an_unsupported_region_of_the_stack_is_refused_at_synth_naming_the_suppo
 
 
 def test_the_cli_deploy_region_of_an_environment_agnostic_stack_is_checked_too():
-    with pytest.raises(UnsupportedRegionError, match="cn-north-1 is not a region"):
+    with pytest.raises(UnsupportedRegionError,
+                       match="^Cannot deploy to cn-north-1. Blueprints deploys only to regions where"):
         require_powertools_region(small_stack(), deploy_region="cn-north-1")
 
 
@@ -46,7 +49,7 @@ def test_the_stack_region_wins_over_the_cli_region():
 
 
 def test_app_refuses_an_unsupported_cli_region_before_synth():
-    with pytest.raises(UnsupportedRegionError, match="Deploy to one of: af-south-1, "):
+    with pytest.raises(UnsupportedRegionError, match="is published: af-south-1, ap-east-1, "):
         cdk_app.build_app({"CDK_DEFAULT_REGION": "cn-north-1"})
 
 
@@ -81,3 +84,14 @@ def test_the_app_synthesizes_for_a_supported_region_with_the_rule_and_stays_envi
 
 def template_nested_stacks(template: dict) -> list[str]:
     return [k for k, r in template["Resources"].items() if r["Type"] == "AWS::CloudFormation::Stack"]
+
+
+def test_the_rule_says_where_blueprints_deploys_and_the_list_is_the_published_table_for_our_functions():
+    # the description CloudFormation shows when the rule fails reads as a rule, not as its negation
+    assert unsupported_region_message() == (
+        "Blueprints deploys only to regions where the AWS-managed Powertools for AWS Lambda (Python) layer is "
+        f"published: {', '.join(POWERTOOLS_LAYER_REGIONS)}.")
+    data = json.loads(REGIONS_FILE.read_text())
+    assert (data["architecture"], data["runtime"]) == (ARCHITECTURE.name, RUNTIME.name) == ("arm64", "python3.13")
+    assert POWERTOOLS_LAYER_REGIONS == tuple(data["regions"]) and len(set(data["regions"])) == len(data["regions"])
+    assert "_layer_homepage_arm64.md" in data["_source"]

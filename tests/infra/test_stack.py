@@ -98,8 +98,20 @@ def test_prod_retains_and_protects_data_tables(prod):
     for prefix in {f"{domain.construct_id}{table_id}" for domain in domain_modules() for table_id in domain.table_ids}:
         assert any(name.startswith(prefix) for name in data_tables), prefix
     for table in data_tables.values():
-        assert table["DeletionPolicy"] == "Retain" and table["UpdateReplacePolicy"] == "Retain"
+        # a failed first create deletes them (RetainExceptOnCreate); a replacement keeps the old one
+        assert table["DeletionPolicy"] == "RetainExceptOnCreate" and table["UpdateReplacePolicy"] == "Retain"
         assert table["Properties"]["DeletionProtectionEnabled"] is True
+
+
+def test_nothing_on_prod_outlives_a_failed_first_create(prod):
+    """Plain Retain would leave deletion-protected tables and the user pool behind after every failed first deploy."""
+    policies = {logical_id: (resource.get("DeletionPolicy"), resource.get("UpdateReplacePolicy"))
+                for template in prod.templates.values() for logical_id, resource in template["Resources"].items()
+                if "DeletionPolicy" in resource}
+    assert [logical_id for logical_id, (deletion, _) in policies.items() if deletion == "Retain"] == []
+    kept = {logical_id for logical_id, (deletion, _) in policies.items() if deletion == "RetainExceptOnCreate"}
+    assert any(logical_id.startswith("UserPool") for logical_id in kept)
+    assert any(logical_id.startswith("CursorSigningKey") for logical_id in kept)
 
 
 def test_table_spec_matches_template(dev):
@@ -181,12 +193,19 @@ def test_every_method_but_the_public_ones_needs_a_cognito_token(dev):
 
 def test_gateway_refusals_answer_in_the_api_error_shape(dev):
     template = dev.template
-    for kind, status in (("UNAUTHORIZED", "401"), ("MISSING_AUTHENTICATION_TOKEN", "404"), ("THROTTLED", "429")):
+    for kind, status in (("UNAUTHORIZED", "401"), ("THROTTLED", "429")):
         template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
             "ResponseType": kind,
             "StatusCode": status,
             "ResponseTemplates": {"application/json": Match.string_like_regexp(r'^\{"error": \{"code": "\w+", "message": \$context\.error\.messageString\}\}$')},
         })
+    # an unknown path or method says which matched nothing, not API Gateway's "Missing Authentication Token"
+    template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+        "ResponseType": "MISSING_AUTHENTICATION_TOKEN",
+        "StatusCode": "404",
+        "ResponseTemplates": {"application/json": (
+            '{"error": {"code": "ROUTE_NOT_FOUND", "message": "no route matches $context.httpMethod $context.path"}}')},
+    })
     # a throttled client is told when to retry, as the functions' own 429s tell it
     template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
         "ResponseType": "THROTTLED", "ResponseParameters": {"gatewayresponse.header.Retry-After": "'1'"},
@@ -274,13 +293,15 @@ def test_functions_run_python_313_with_the_powertools_layer(dev):
     })
 
 
-def test_code_asset_ships_only_the_functions_package(dev):
+def test_code_asset_ships_only_the_functions_package_and_the_pinned_sdk(dev):
     raw = dev.merged
     outdir = dev.outdir
     function = next(iter(resources(raw, "AWS::Lambda::Function").values()))
     asset = outdir / function["Metadata"]["aws:asset:path"]
     top = {p.name for p in asset.iterdir()}
-    assert top == {"functions"}
+    # tests, infra and local never reach Lambda; the SDK is tests/infra/test_function_asset.py's subject
+    assert "functions" in top and not top & {"tests", "infra", "local", "seeds", "app.py", "requirements.txt"}
+    assert {"boto3", "botocore"} <= top
     assert not list(asset.rglob("__pycache__"))
 
 
@@ -298,15 +319,16 @@ def test_cfn_lint_accepts_the_templates(dev, prod):
 
 
 def test_synth_imports_the_domains_schemas_and_no_function_code():
-    # infra builds from plain data (functions/<domain>/schema.py, functions/shared/schema.py and table_spec.py):
-    # no handler, service or repository, so no Powertools, boto3 or pydantic at synth
+    # infra builds from plain data (functions/<domain>/schema.py, functions/shared/schema.py and table_spec.py, the
+    # CORS settings of functions/shared/cors.py): no handler, service or repository, so no Powertools, boto3 or
+    # pydantic at synth
     root = Path(__file__).resolve().parents[2]
     probe = "import json, sys, app; print('MODULES', json.dumps(sorted(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True)
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
     modules = json.loads(line.removeprefix("MODULES "))
     code = [m for m in modules if m.startswith("functions.") and m.count(".") > 1]  # not the packages themselves
-    assert code and all(m.endswith((".schema", ".table_spec")) for m in code), code
+    assert code and all(m.endswith((".schema", ".table_spec")) or m == "functions.shared.cors" for m in code), code
     assert not [m for m in modules if m.split(".")[0] in {"aws_lambda_powertools", "boto3", "botocore", "pydantic"}]
 
 

@@ -31,3 +31,20 @@ def test_a_read_whose_items_read_follow_the_table_fails_and_a_bounded_fan_out_do
     fan_out = {"small": read(15, 4, 4, 7.5), "+20k": read(15, 104, 25, 9.5)}  # 15 shards x (25 + 1) bound it
     assert _verdict(get, fan_out) == "ok (shared partition: answer 4 -> 25)"
     assert _verdict(get, {"small": read(1, 1, 1), "+20k": Bill(503, error="SERVICE_UNAVAILABLE")}).startswith("FAIL")
+
+
+def test_the_seeds_only_figures_are_written_one_call_a_line_and_read_back_by_the_docs(tmp_path):
+    import json
+
+    from bench.cost import Row, figures, write_figures
+    from tools import docs as docs_tool
+
+    row = Row("cart", Call("/cart/carts/{cartId}/lines/{sku}", "/cart/carts/c/lines/s", method="PUT"),
+              {"small": Bill(200, 2, 4, 0, 1.0, 7.0)})
+    found = figures([row])
+    assert found == {"cart": {"PUT /cart/carts/{cartId}/lines/{sku}": {
+        "requests": 2.0, "items": 4.0, "answered": 0.0, "rcu": 1.0, "wcu": 7.0}}}
+    path = tmp_path / "cost-figures.json"
+    write_figures(found, path)
+    assert json.loads(path.read_text()) == found and len(path.read_text().splitlines()) == 5
+    assert docs_tool.measured(path) == found

@@ -46,3 +46,19 @@ def test_write_units_round_up_to_the_kilobyte():
     assert write_units(1) == 1
     assert write_units(1024) == 1
     assert write_units(1025) == 2
+
+
+def test_the_developer_guides_own_examples():
+    # https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html
+    assert read_units([3500], consistent=True) == 1  # "reading a 3,500-byte item ... same ... as a 4 KB item"
+    assert read_units([8 * 1024], consistent=True) == 2 and read_units([8 * 1024]) == 1  # "8 KB ... 2 ... 1"
+    assert read_units([round(40.8 * 1024)], consistent=True) == 11  # "combined size is 40.8 KB ... 44 KB"
+    assert read_units([64] * 1500, consistent=True) == 24  # "1500 items of 64 bytes each ... 96 KB"
+    assert write_units(round(1.6 * 1024)) == 2  # "an item of 1.6 KB, DynamoDB rounds the item size up to 2 KB"
+    assert write_units(500) == 1  # "writing a 500-byte item consumes the same throughput as writing a 1 KB item"
+    assert write_units(500) + write_units(3584) == 5  # BatchWriteItem "500-byte and 3.5 KB ... 5 KB (1 KB + 4 KB)"
+
+
+def test_reading_or_deleting_nothing_still_costs_the_minimum():
+    assert read_units([]) == 0.5 and read_units([], consistent=True) == 1  # a Query that finds nothing
+    assert write_units(0) == 1  # a delete of a missing item: "consume 1 write capacity unit"

@@ -58,11 +58,26 @@ def test_json_dynamodb_would_refuse_is_refused(value, why):
         check_json(value)
 
 
-def test_more_than_38_significant_digits_are_rounded_as_stored_not_refused():
-    # The description cannot state a digit count; DynamoDB's 38 digits are kept, as for every other number here.
-    check_json(10 ** 40 + 1)
-    assert stored_json(10 ** 40 + 1) == Decimal("1.000000000000000000000000000000000000E+40")
-    assert plain_json(stored_json(10 ** 40 + 1)) == 10 ** 40
+def test_more_than_38_significant_digits_are_refused_naming_where():
+    # DynamoDB holds 38 significant digits: 10**40 is one digit, 10**40 + 1 is 41
+    check_json(10 ** 40)
+    assert plain_json(stored_json(10 ** 40)) == 10 ** 40
+    with pytest.raises(ValueError, match=r"^a\.0\.b: numbers have at most 38 significant digits"):
+        check_json({"a": [{"b": 10 ** 40 + 1}]})
+
+
+@pytest.mark.parametrize("value", [9.999999999999998e125, -9.999999999999998e125, 9999999999999998 * 10 ** 110, 1e-130])
+def test_the_extreme_numbers_are_accepted_and_so_is_their_answer(value):
+    # Compared with the decimal that is stored: 9.999999999999998e125 is stored as 9999999999999998E+110 and read back
+    # as that integer, a hair above the float's binary value (which refused it as an answer: a 502)
+    check_json({"deep": [value]})
+    check_json(plain_json(stored_json({"deep": [value]})))
+
+
+@pytest.mark.parametrize("value", [int("9" * 38) * 10 ** 88, 10 ** 126, -(10 ** 126), 9.99e-131])
+def test_numbers_just_past_dynamodbs_range_are_refused(value):
+    with pytest.raises(ValueError, match="magnitude"):
+        check_json({"deep": [value]})
 
 
 def test_the_description_states_the_json_rules_check_json_enforces():

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from functions.shared import ddb
@@ -86,3 +87,54 @@ def test_batch_get_backs_off_before_each_retry_of_unprocessed_keys(monkeypatch):
     items = ddb.batch_get("t", [{"k": str(i)} for i in range(5)])
     assert sorted(i["k"] for i in items) == ["0", "1", "2", "3", "4"]
     assert fake.calls == [5, 4, 3] and len(sleeps) == 2  # a pause before each of the two retries, none before the first
+
+
+# --- the retry budget, against the botocore that deploys ----------------------------------------------------------
+
+class _Throttled:
+    """botocore's throttling detector, answering "throttling" for every attempt: the longest backoff there is."""
+
+    def is_throttling_error_from_context(self, context):
+        return True
+
+
+def worst_case_seconds(config) -> float:
+    """Every attempt waits out its connect and read timeouts, every retry waits botocore's longest backoff (its own
+    ExponentialBackoff, as standard mode registers it for DynamoDB, with the jitter at its maximum)."""
+    from botocore.retries import standard
+
+    attempts = config.retries["total_max_attempts"]
+    assert config.retries["mode"] == "standard"
+    backoff = standard.ExponentialBackoff(service_name="dynamodb", random=lambda: 1.0, throttling_detector=_Throttled())
+    waits = [backoff.delay_amount(standard.RetryContext(attempt_number=n)) for n in range(1, attempts)]
+    return attempts * (config.connect_timeout + config.read_timeout) + sum(waits)
+
+
+def api_function_timeout_seconds() -> float:
+    import inspect
+
+    from infra.constructs.api_function import ApiFunction
+
+    return inspect.signature(ApiFunction.__init__).parameters["timeout"].default.to_seconds()
+
+
+def test_the_installed_botocore_is_the_one_that_deploys():
+    import botocore
+
+    from infra.constructs.function_asset import requirement_pins
+
+    assert botocore.__version__ == requirement_pins()["botocore"]
+
+
+def test_a_dynamodb_call_gives_up_well_inside_the_api_functions_timeout():
+    timeout = api_function_timeout_seconds()
+    worst = worst_case_seconds(ddb.CLIENT_CONFIG)
+    assert timeout == 10
+    assert worst == 7  # 2 × (1 s + 2 s) + 1 s of throttling backoff, as ddb.py's comment says
+    assert worst <= 0.8 * timeout  # room for the handler's own work and the 429/503 answer
+
+
+def test_a_third_attempt_would_not_fit():
+    """Why 2 attempts: the same timeouts with a third attempt pass the timeout (the older runtime SDK's budget)."""
+    config = ddb.CLIENT_CONFIG.merge(Config(retries={"mode": "standard", "total_max_attempts": 3}))
+    assert worst_case_seconds(config) == 12 > api_function_timeout_seconds()

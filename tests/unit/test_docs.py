@@ -185,3 +185,29 @@ def test_every_route_method_and_test_a_table_names_exists(doc):
                 if not found:
                     missing.append(f"{pattern}: test {token}")
     assert missing == [], f"{doc.name} names what does not exist:\n" + "\n".join(missing)
+
+
+def test_every_quoted_cost_is_the_one_make_cost_measured():
+    # The figures a page quotes between `<!-- cost: ... -->` markers are those of docs/cost-figures.json, which
+    # bench/cost.py writes from what it measured through the local API; each names a measured call.
+    figures = docs_tool.measured()
+    quoted = 0
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        rendered, unknown = docs_tool.render_costs(text, figures)
+        assert not unknown, f"{page.name}: markers name calls `make cost` did not measure: {unknown}"
+        assert rendered == text, f"{page.name}: a quoted cost differs from the measurement; run `make docs`"
+        quoted += len(docs_tool.COST.findall(text))
+    assert quoted > 0
+
+
+def test_a_cost_marker_renders_its_figure_and_names_an_unmeasured_call():
+    figures = {"cart": {"PUT /cart/carts/{cartId}/lines/{sku}": {"wcu": 7.0, "rcu": 0.5}}}
+    text = ("a change costs <!-- cost: cart PUT /cart/carts/{cartId}/lines/{sku} wcu -->8<!-- /cost --> WRU and "
+            "<!-- cost: cart PUT /cart/carts/{cartId}/lines/{sku} rcu --><!-- /cost --> RRU; "
+            "<!-- cost: cart GET /nowhere rcu -->1<!-- /cost -->")
+    rendered, unknown = docs_tool.render_costs(text, figures)
+    assert rendered == ("a change costs <!-- cost: cart PUT /cart/carts/{cartId}/lines/{sku} wcu -->7<!-- /cost --> "
+                        "WRU and <!-- cost: cart PUT /cart/carts/{cartId}/lines/{sku} rcu -->0.5<!-- /cost --> RRU; "
+                        "<!-- cost: cart GET /nowhere rcu -->1<!-- /cost -->")
+    assert unknown == ["cart GET /nowhere rcu"]

@@ -94,3 +94,12 @@ def test_every_domain_serves_through_the_shared_resolver():
     for path in apis:
         module = importlib.import_module(f"functions.{path.parent.name}.api")
         assert isinstance(module.app, Resolver), path
+
+
+def test_a_route_the_function_does_not_serve_names_the_method_and_path():
+    # As API Gateway's MISSING_AUTHENTICATION_TOKEN template says it (infra/constructs/rest_api.py): with the stage
+    event = rest_event("DELETE", "/things/a/notes", resource="/things/{thing_id}/notes", claims=claims_for("bob"))
+    response = resolver().resolve(event, None)
+    assert response["statusCode"] == 404
+    assert json.loads(response["body"])["error"] == {"code": "ROUTE_NOT_FOUND",
+                                                     "message": "no route matches DELETE /dev/things/a/notes"}

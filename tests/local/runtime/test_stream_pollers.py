@@ -18,7 +18,7 @@ from local.aws import MotoService
 from local.dlq import on_failure_messages
 from local.functions import FunctionError
 from local.resources import Clients, StackResources, TableInfo
-from local.streams import MappingSpec, Streams
+from local.streams import FilterCriteria, MappingSpec, Streams
 from local.streams.poller import POLL_INTERVAL
 from tests.local.conftest import stack_of
 from tests.local.stream_support import wait_for
@@ -291,3 +291,36 @@ def test_a_windowed_response_without_state_fails_the_batch(
     wait_for(lambda: len(consumer.events) >= 2)
     assert [[r["dynamodb"]["Keys"]["PK"]["S"] for r in e["Records"]] for e in consumer.events[:2]] == [["x"], ["x"]]
     assert consumer.events[1]["state"] == {}
+
+
+def test_a_filtered_record_is_never_delivered_and_never_holds_the_shard(
+    clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
+) -> None:
+    # Given a mapping whose filter keeps only "keep-" keys, and a consumer that fails on anything else: a dropped
+    # record that reached it would be retried for ever (no retry limit) and hold every record behind it
+    consumer = Consumer()
+
+    def behaviour(function: str, ids: list[str]) -> Any:
+        if any(not pk.startswith("keep-") for pk in ids):
+            raise FunctionError("consumer", "RuntimeError", f"not for me: {ids}")
+        return None
+
+    consumer.behaviour = behaviour
+    keep = FilterCriteria(('{"dynamodb": {"Keys": {"PK": {"S": [{"prefix": "keep-"}]}}}}',))
+    streams = streams_of([spec(table, starting_position="TRIM_HORIZON", batch_size=2, filters=keep)], consumer)
+    (poller,) = streams.pollers()
+
+    # When dropped and kept records arrive interleaved
+    put(clients, table, "drop-1", "keep-1", "drop-2", "keep-2")
+    assert streams.wait_idle(timeout=5)
+    # Then only the kept ones are delivered, and a dropped one takes no room in a batch
+    assert consumer.batches == {"consumer": [["keep-1", "keep-2"]]}
+    assert poller.filtered == 2 and not poller.failures.pending
+
+    # When a read holds only dropped records, nothing is invoked, and what follows is delivered
+    put(clients, table, "drop-3")
+    assert streams.wait_idle(timeout=5)
+    assert poller.filtered == 3 and consumer.batches == {"consumer": [["keep-1", "keep-2"]]}
+    put(clients, table, "keep-3")
+    assert streams.wait_idle(timeout=5)
+    assert consumer.batches == {"consumer": [["keep-1", "keep-2"], ["keep-3"]]}

@@ -52,6 +52,10 @@ SCENARIOS = [
         environment={"SEEDED_TABLE": {"Ref": "TableSeeded"}},
     ),
     Scenario("Ttl", ttl_attribute="expiresAt"),
+    # The DynamoDB developer guide's TTL archiving filter ("DynamoDB Streams and Time to Live")
+    Scenario("TtlOnly", {"FilterCriteria": {"Filters": [{"Pattern": json.dumps(
+        {"userIdentity": {"type": ["Service"], "principalId": ["dynamodb.amazonaws.com"]}})}]}},
+        ttl_attribute="expiresAt"),
 ]
 ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
@@ -343,6 +347,21 @@ def test_ttl_deletions_reach_the_stream_as_remove_records(app: App) -> None:
     assert removes[0]["userIdentity"] == {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
     remaining = app.dynamodb.scan(TableName=table.name)["Items"]
     assert sorted(item["PK"]["S"] for item in remaining) == ["alive", "string"]
+
+
+def test_a_mapping_filtering_on_ttls_identity_gets_the_sweepers_removals_and_nothing_else(app: App) -> None:
+    assert app.runtime.ttl is not None and app.runtime.streams is not None
+    table = app.table("TtlOnly")
+    past = str(int(time.time()) - 60)
+    for pk in ("expired", "deleted"):
+        app.dynamodb.put_item(TableName=table.name, Item={"PK": {"S": pk}, "expiresAt": {"N": past}})
+    app.delete("TtlOnly", "deleted")  # expired too, but removed by someone before the sweep
+    assert app.runtime.ttl.sweep() == 1
+    app.idle()
+    records = app.records("TtlOnly")
+    assert [(r["eventName"], r["dynamodb"]["Keys"]["PK"]["S"]) for r in records] == [("REMOVE", "expired")]
+    (poller,) = [p for p in app.runtime.streams.pollers() if p.spec.table.logical_id == "TableTtlOnly"]
+    assert poller.filtered == 3  # the two INSERTs and the other REMOVE: dropped, never delivered
 
 
 def test_the_dlq_command_prints_every_on_failure_queue(

@@ -107,7 +107,10 @@ PROXY = {"Type": "AWS_PROXY", "Uri": {"Fn::Join": ["", ["arn:aws:apigateway:us-e
 
 @pytest.mark.parametrize(("name", "resource", "message"), [
     ("Broken", _method({"Ref": "Nowhere"}, PROXY), r"Broken\.Properties\.ResourceId"),
-    ("Mock", _method(ROOT, {"Type": "MOCK"}), "only AWS_PROXY integrations"),
+    ("Http", _method(ROOT, {"Type": "HTTP_PROXY", "Uri": "https://example.com"}), "only AWS_PROXY integrations"),
+    ("Mock", _method(ROOT, {"Type": "MOCK"}), "a MOCK integration needs one default integration response"),
+    ("MockVtl", _method(ROOT, {"Type": "MOCK", "IntegrationResponses": [{"StatusCode": "200", "ResponseTemplates": {
+        "application/json": "#foreach($h in $input.params().header.keySet())$h#end"}}]}), "is not reproduced locally"),
     ("Iam", _method(ROOT, PROXY, AuthorizationType="AWS_IAM"), "authorization AWS_IAM is not supported"),
     ("Greedy", {"Type": "AWS::ApiGateway::Resource",
                 "Properties": {"ParentId": ROOT, "PathPart": "{proxy+}", "RestApiId": {"Ref": API}}},
@@ -164,6 +167,23 @@ def test_custom_gateway_response_status_template_and_headers(api: RestApi) -> No
     assert response.headers["Access-Control-Allow-Origin"] == "*"
     assert response.headers["x-amzn-ErrorType"] == "MissingAuthenticationTokenException"
     assert response.headers["x-amzn-RequestId"] == context.request_id
+
+
+def test_the_stacks_route_not_found_template_names_the_method_and_path(api: RestApi) -> None:
+    # The stack's own template text (infra/constructs/rest_api.py), rendered as API Gateway substitutes $context
+    # variables: $context.path is the request path with the stage
+    from dataclasses import replace
+
+    from infra.constructs.rest_api import _error_template
+
+    template = {"application/json": _error_template("ROUTE_NOT_FOUND")}
+    custom = {MISSING_AUTHENTICATION_TOKEN: {"StatusCode": "404", "ResponseParameters": None,
+                                             "ResponseTemplates": template}}
+    response = gateway_response(replace(api, gateway_responses=custom), MISSING_AUTHENTICATION_TOKEN,
+                                RequestContext.new(), http_method="DELETE", path="/contacts/persons")
+    assert response.status_code == 404
+    assert json.loads(response.get_data()) == {"error": {
+        "code": "ROUTE_NOT_FOUND", "message": f"no route matches DELETE /{api.stage}/contacts/persons"}}
 
 
 def test_type_without_own_response_falls_back_to_default_4xx_or_5xx(api: RestApi) -> None:

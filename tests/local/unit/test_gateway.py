@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import base64
 import copy
+import gzip
 import json
+import zlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -170,6 +172,127 @@ def test_over_the_stage_limit_the_gateway_answers_throttled_without_calling_the_
 def test_a_local_throttle_replaces_the_templates(functions: FakeFunctions) -> None:
     gateway = throttled(functions, Clock(), rate=1, burst=2, throttle=Throttle(rate=1, burst=5))
     assert [gateway.get("/docs").status_code for _ in range(6)] == [200] * 5 + [429]
+
+
+def test_a_method_with_its_own_throttling_has_its_own_bucket(functions: FakeFunctions) -> None:
+    # Given a stage of 1/s, burst 2, and GET /docs's own setting of 1/s, burst 3 (as the public routes get theirs)
+    resources = copy.deepcopy(api_resources())
+    resources["Stage"]["Properties"]["MethodSettings"] = [
+        {"HttpMethod": "*", "ResourcePath": "/*", "ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 2},
+        {"HttpMethod": "GET", "ResourcePath": "/~1docs", "ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 3}]
+    gateway = Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify, clock=Clock()))
+    # Then /docs spends its own three tokens, and the rest of the stage still has its two
+    assert [gateway.get("/docs").status_code for _ in range(4)] == [200, 200, 200, 429]
+    auth = {"Authorization": f"Bearer {GOOD_TOKEN}"}
+    assert [gateway.get("/contacts/persons", headers=auth).status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_a_local_throttle_replaces_the_methods_own_too(functions: FakeFunctions) -> None:
+    resources = copy.deepcopy(api_resources())
+    resources["Stage"]["Properties"]["MethodSettings"] = [
+        {"HttpMethod": "GET", "ResourcePath": "/~1docs", "ThrottlingRateLimit": 1, "ThrottlingBurstLimit": 1}]
+    gateway = Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify, clock=Clock(),
+                             throttle=Throttle(rate=1, burst=3)))
+    assert [gateway.get("/docs").status_code for _ in range(4)] == [200, 200, 200, 429]
+
+
+# --- payload compression (the RestApi's MinimumCompressionSize) ------------------------------------------------
+
+def compressing(functions: FakeFunctions, minimum: int | None) -> Client:
+    resources = copy.deepcopy(api_resources())
+    if minimum is not None:
+        resources[API]["Properties"]["MinimumCompressionSize"] = minimum
+    return Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify))
+
+
+@pytest.mark.parametrize(("accept", "size", "encoding"), [
+    ("gzip, deflate, br, zstd", 1024, "gzip"),  # Chromium's
+    ("br, deflate", 5000, "deflate"),  # the first supported of the highest priority
+    ("deflate;q=0.5, gzip;q=0.8", 5000, "gzip"),
+    ("gzip;q=0, deflate", 1024, "deflate"),
+    ("br;q=1.0, gzip;q=0.8", 5000, None),  # the highest priority is one API Gateway does not support
+    ("identity, gzip;q=0.5", 5000, None),
+    ("gzip", 1023, None),  # under the threshold
+    ("*", 5000, None),  # no explicit coding
+    (None, 5000, None),
+])
+def test_an_answer_at_or_over_the_threshold_is_compressed_as_the_client_accepts(
+        functions: FakeFunctions, accept: str | None, size: int, encoding: str | None) -> None:
+    body = "x" * size
+    functions.result = {"statusCode": 200, "headers": {"Content-Type": "text/plain"}, "body": body}
+    headers = {"Accept-Encoding": accept} if accept else {}
+    response = compressing(functions, 1024).get("/docs", headers=headers)
+    assert response.headers.get("Content-Encoding") == encoding
+    raw = response.get_data()
+    decoded = {"gzip": lambda b: gzip.decompress(b), "deflate": zlib.decompress, None: lambda b: b}[encoding](raw)
+    assert decoded.decode() == body and (encoding is None or len(raw) < size / 10)
+
+
+def test_without_a_minimum_compression_size_nothing_is_compressed(functions: FakeFunctions) -> None:
+    functions.result = {"statusCode": 200, "body": "x" * 100_000}
+    response = compressing(functions, None).get("/docs", headers={"Accept-Encoding": "gzip"})
+    assert "Content-Encoding" not in response.headers and len(response.get_data()) == 100_000
+
+
+def test_an_answer_the_function_encoded_is_left_as_it_is(functions: FakeFunctions) -> None:
+    packed = base64.b64encode(gzip.compress(b"y" * 5000)).decode()
+    functions.result = {"statusCode": 200, "headers": {"Content-Encoding": "gzip"}, "body": packed,
+                        "isBase64Encoded": True}
+    response = compressing(functions, 0).get("/docs", headers={"Accept-Encoding": "gzip"})
+    assert gzip.decompress(response.get_data()) == b"y" * 5000
+
+
+# --- CORS: the preflight's MOCK integration and the gateway responses' headers --------------------------------
+
+ALLOWED = ("https://a.example", "https://b.example")
+# What CDK's addCorsPreflight writes for two origins (aws-apigateway resource.ts): the first origin static, the
+# others chosen by the response template.
+PREFLIGHT_TEMPLATE = "\n".join([
+    '#set($origin = $input.params().header.get("Origin"))', '#if($origin == "")',
+    '  #set($origin = $input.params().header.get("origin"))', "#end",
+    f'#if($origin == "{ALLOWED[1]}")', "  #set($context.responseOverride.header.Access-Control-Allow-Origin = $origin)",
+    "#end"])
+
+
+def with_cors(functions: FakeFunctions) -> Client:
+    resources = copy.deepcopy(api_resources())
+    resources["PersonsOptions"] = {"Type": "AWS::ApiGateway::Method", "Properties": {
+        "HttpMethod": "OPTIONS", "ResourceId": {"Ref": "Persons"}, "RestApiId": {"Ref": API},
+        "AuthorizationType": "NONE", "Integration": {
+            "Type": "MOCK", "RequestTemplates": {"application/json": "{ statusCode: 200 }"},
+            "IntegrationResponses": [{"StatusCode": "204", "ResponseParameters": {
+                "method.response.header.Access-Control-Allow-Headers": "'Authorization,Content-Type'",
+                "method.response.header.Access-Control-Allow-Origin": f"'{ALLOWED[0]}'",
+                "method.response.header.Vary": "'Origin'",
+                "method.response.header.Access-Control-Allow-Methods": "'OPTIONS,GET,POST'",
+                "method.response.header.Access-Control-Max-Age": "'600'"},
+                "ResponseTemplates": {"application/json": PREFLIGHT_TEMPLATE}}]}}}
+    resources["Unauthorized"]["Properties"]["ResponseParameters"] = {
+        "gatewayresponse.header.Access-Control-Allow-Origin": "method.request.header.Origin",
+        "gatewayresponse.header.Vary": "'Origin'"}
+    return Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify))
+
+
+@pytest.mark.parametrize(("origin", "allowed"), [
+    (ALLOWED[0], ALLOWED[0]), (ALLOWED[1], ALLOWED[1]),
+    ("https://evil.example", ALLOWED[0]),  # not its own origin: the browser refuses the call
+])
+def test_a_preflight_is_answered_by_the_mock_integration_without_a_function_or_a_token(
+        functions: FakeFunctions, origin: str, allowed: str) -> None:
+    response = with_cors(functions).options("/dev/contacts/persons", headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST"})
+    assert (response.status_code, response.get_data()) == (204, b"")
+    assert response.headers["Access-Control-Allow-Origin"] == allowed
+    assert response.headers["Access-Control-Allow-Methods"] == "OPTIONS,GET,POST"
+    assert (response.headers["Vary"], response.headers["Access-Control-Max-Age"]) == ("Origin", "600")
+    assert functions.calls == []
+
+
+def test_a_gateway_response_echoes_the_origin_it_maps_and_omits_it_without_one(functions: FakeFunctions) -> None:
+    refused = with_cors(functions).get("/contacts/persons", headers={"Origin": ALLOWED[1]})
+    assert refused.status_code == 401 and refused.headers["Access-Control-Allow-Origin"] == ALLOWED[1]
+    assert refused.headers["Vary"] == "Origin"
+    assert "Access-Control-Allow-Origin" not in with_cors(functions).get("/contacts/persons").headers
 
 
 def test_proxy_response_merges_headers_and_defaults_content_type() -> None:

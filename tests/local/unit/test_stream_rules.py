@@ -12,6 +12,7 @@ import pytest
 from local.functions import FunctionError
 from local.resources import TableInfo
 from local.streams import (
+    FilterCriteria,
     MappingSpec,
     Outcome,
     StreamRecord,
@@ -71,7 +72,8 @@ def test_mapping_properties_are_read_with_lambdas_defaults(caplog: pytest.LogCap
                           FunctionResponseTypes=["ReportBatchItemFailures"], MaximumRetryAttempts=3,
                           BisectBatchOnFunctionError=True, MaximumRecordAgeInSeconds=3600,
                           DestinationConfig={"OnFailure": {"Destination": "arn:aws:sqs:us-east-1:1:dlq"}},
-                          TumblingWindowInSeconds=60),
+                          TumblingWindowInSeconds=60,
+                          FilterCriteria={"Filters": [{"Pattern": '{"eventName": ["REMOVE"]}'}]}),
         "Queue": _mapping(EventSourceArn="arn:aws:sqs:us-east-1:1:jobs"),
     })
     plain, tuned = mapping_specs(resources, {STREAM_ARN: TABLE_INFO})
@@ -82,13 +84,16 @@ def test_mapping_properties_are_read_with_lambdas_defaults(caplog: pytest.LogCap
     assert tuned == MappingSpec(
         id="Test-dev/Tuned", function="Test-dev/Fn", function_arn=arn, table=TABLE_INFO, batch_size=10,
         starting_position="LATEST", batching_window=2.0, report_item_failures=True, max_retries=3, bisect=True,
-        max_record_age=3600.0, on_failure="arn:aws:sqs:us-east-1:1:dlq", tumbling_window=60)
+        max_record_age=3600.0, on_failure="arn:aws:sqs:us-east-1:1:dlq", tumbling_window=60,
+        filters=FilterCriteria(('{"eventName": ["REMOVE"]}',)))
+    assert not plain.filters and plain.filters.matches({"eventName": "INSERT"})
+    assert tuned.filters.matches({"eventName": "REMOVE"}) and not tuned.filters.matches({"eventName": "INSERT"})
     assert "arn:aws:sqs:us-east-1:1:jobs is not a table stream of the app" in caplog.text
 
 
 @pytest.mark.parametrize(("properties", "message"), [
     ({"StartingPosition": "AT_TIMESTAMP"}, "StartingPosition"),
-    ({"FilterCriteria": {"Filters": [{"Pattern": '{"eventName": ["INSERT"]}'}]}}, "FilterCriteria not emulated"),
+    ({"FilterCriteria": {"Filters": [{"Pattern": '{"eventName": "INSERT"}'}]}}, "Bad.Properties.FilterCriteria"),
     ({"ParallelizationFactor": 2}, "ParallelizationFactor not emulated"),
     ({"Enabled": False}, "Enabled not emulated"),
     ({"DestinationConfig": {"OnFailure": {"Destination": "arn:aws:s3:::bucket"}}}, "only an SQS on-failure"),

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from local import template
-from local.template import SYNTH_CACHE_DIR, load_assembly, synth_cached, synth_key
+from local.template import SYNTH_CACHE_DIR, load_assembly, synth_cached, synth_context, synth_key
 
 
 @pytest.fixture
@@ -31,7 +31,7 @@ def repo(tmp_path: Path) -> Path:
 def synths(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Path, str]]:
     calls: list[tuple[Path, str]] = []
 
-    def fake_synth(repo: Path, outdir: Path, stage: str, log) -> Path:
+    def fake_synth(repo: Path, outdir: Path, stage: str, log, context=None) -> Path:
         calls.append((outdir, stage))
         outdir.mkdir(parents=True, exist_ok=True)
         (outdir / "App.template.json").write_text(json.dumps({"Resources": {}, "Stage": stage, "Run": len(calls)}))
@@ -92,6 +92,15 @@ def test_stage_and_deploy_region_are_part_of_the_key(repo: Path, synths: list) -
     start(repo, "c", "dev", CDK_DEFAULT_REGION="eu-west-1")
     start(repo, "d", "prod")
     assert [stage for _, stage in synths] == ["dev", "prod", "dev"]
+
+
+def test_the_context_given_is_part_of_the_key_and_reaches_the_synth(repo: Path) -> None:
+    # `-c corsOrigins=…` makes another template: it must not reuse the output of a synth without it
+    plain = synth_key(repo, "dev", {})
+    with_cors = synth_key(repo, "dev", {}, {"corsOrigins": "https://a.example"})
+    assert plain != with_cors == synth_key(repo, "dev", {}, {"corsOrigins": "https://a.example"})
+    assert synth_context(repo, "dev", {"corsOrigins": "https://a.example"})["corsOrigins"] == "https://a.example"
+    assert synth_context(repo, "prod", {"stage": "dev"})["stage"] == "prod"  # the stage argument wins
 
 
 def test_the_cache_can_be_turned_off(repo: Path, synths: list) -> None:

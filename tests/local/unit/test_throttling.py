@@ -105,8 +105,26 @@ def test_no_method_settings_no_throttling():
     assert build_rest_api(stack_resources(logging_only)).throttle is None
 
 
+def test_a_methods_own_throttling_comes_from_the_template_by_its_escaped_resource_path():
+    api = build_rest_api(stack_resources(with_method_settings([
+        {"HttpMethod": "*", "ResourcePath": "/*", "ThrottlingBurstLimit": 100, "ThrottlingRateLimit": 50},
+        {"HttpMethod": "GET", "ResourcePath": "/~1contacts~1persons", "ThrottlingBurstLimit": 20,
+         "ThrottlingRateLimit": 10, "LoggingLevel": "ERROR"},
+    ])))
+    assert api.throttle == Throttle(rate=50.0, burst=100)
+    assert api.method_throttles == {("GET", "/contacts/persons"): Throttle(rate=10.0, burst=20)}
+
+
+def test_a_method_setting_for_a_method_the_api_does_not_have_fails_the_start():
+    with pytest.raises(TemplateError, match="methods the API does not have"):
+        build_rest_api(stack_resources(with_method_settings([
+            {"HttpMethod": "DELETE", "ResourcePath": "/~1contacts~1persons", "ThrottlingBurstLimit": 2,
+             "ThrottlingRateLimit": 1}])))
+
+
 @pytest.mark.parametrize("setting", [
-    {"HttpMethod": "GET", "ResourcePath": "/~1contacts~1persons", "ThrottlingBurstLimit": 5, "ThrottlingRateLimit": 1},
+    {"HttpMethod": "*", "ResourcePath": "/~1contacts/*", "ThrottlingBurstLimit": 5, "ThrottlingRateLimit": 1},
+    {"HttpMethod": "GET", "ResourcePath": "/~1contacts~1persons", "ThrottlingRateLimit": 1},
     {"HttpMethod": "*", "ResourcePath": "/*", "ThrottlingRateLimit": 1},
 ])
 def test_throttling_that_is_not_reproduced_fails_loudly(setting):
