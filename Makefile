@@ -10,7 +10,7 @@ STAGE ?= dev
 USER ?= alice
 GROUPS ?=
 
-.PHONY: setup run test lint-imports new-domain docs workbench admin test-unit test-local test-functional test-infra test-e2e synth lint-template deploy deploy-account token user smoke dlq replay bench cost scale clean
+.PHONY: setup run test lint lint-imports new-domain docs workbench admin test-unit test-local test-functional test-infra test-e2e synth lint-template deploy deploy-account destroy token user smoke dlq replay bench cost scale clean
 
 setup: $(STAMP)
 
@@ -56,8 +56,13 @@ dlq: setup
 replay: setup
 	@$(PY) -m local replay $(if $(FUNCTION),--function "$(FUNCTION)")
 
-test: setup lint-imports
+test: setup lint
 	$(PY) -m pytest -n 2
+
+# The static checks of pyproject.toml (ruff, mypy: each exception listed there with its reason) and the import contracts.
+lint: setup lint-imports
+	$(VENV)/bin/ruff check
+	$(VENV)/bin/mypy
 
 # The layering contracts of .importlinter (functions/ stands alone, api -> service -> repository, infra reads schemas).
 lint-imports: setup
@@ -115,17 +120,22 @@ deploy: setup
 deploy-account: setup
 	npx cdk deploy -c account=true Blueprints-account
 
+# Tears a stage down (asks first). On prod the tables, the parked records and the user pool stay (retained and
+# deletion-protected): README, "Deploying".
+destroy: setup
+	npx cdk destroy -c stage=$(STAGE) Blueprints-$(STAGE)
+
 bench: setup
 	$(PY) -m bench
 
 # Cost tables and the scale audit alone (section 11 of bench): fails when a read's cost grows with the table.
 cost: setup
-	$(PY) -c 'import bench.__main__, bench.cost; bench.cost.run()'
+	$(PY) -m bench.cost
 
 # Every model's partition load at the rates its seed quotes (bench/scale/): the hottest key against DynamoDB's 3,000 RCU /
-# 1,000 WCU per key, partitions, throttling and the monthly bill; writes .artifacts/scale.json and docs/scale-figures.json.
+# 1,000 WCU per key, partitions, throttling and the monthly bill; writes .artifacts/scale.json and functions/platform/scale-figures.json.
 scale: setup
 	$(PY) -m bench.scale
 
 clean:
-	rm -rf $(VENV) node_modules cdk.out .local .build .pytest_cache
+	rm -rf $(VENV) node_modules cdk.out .local .build .pytest_cache .mypy_cache .ruff_cache

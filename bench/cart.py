@@ -96,8 +96,9 @@ def notification_cost(sizes: tuple[int, ...] = (100, 1_000, 10_000), holders: in
                 __read.append({"op": model.name, "parsed": parsed})
 
             events.register("after-call.dynamodb", record)
-            change = price_notifier.PriceChange("HOT", Decimal("10.00"), Decimal("9.00"), "USD", 2,
-                                                "2026-11-22T12:00:00+00:00")
+            change = price_notifier.PriceChange(sku="HOT", old_price=Decimal("10.00"), new_price=Decimal("9.00"),
+                                                currency="USD", old_currency="USD", version=2,
+                                                changed_at="2026-11-22T12:00:00+00:00")
             notified = price_notifier.notify_holders(change, datetime.now(UTC))
             events.unregister("after-call.dynamodb", record)
             index_items = [item for r in read if r["op"] == "Query" for item in r["parsed"]["Items"]]

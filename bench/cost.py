@@ -419,7 +419,7 @@ def run(*, seeds_only: bool = False) -> None:
     and with them the scale audit: the figures the docs quote, without the verdicts."""
     import requests
 
-    from bench.__main__ import BENCH_KEYS, bench_runtime
+    from bench.runtime import BENCH_KEYS, bench_runtime
     from local.auth import mint_token
 
     started = time.perf_counter()
@@ -564,8 +564,10 @@ def seed_figures(bills: dict[tuple[str, str, str], dict[str, Bill]]) -> None:
 if __name__ == "__main__":
     import argparse
 
-    import bench.__main__  # noqa: F401 (the bench's set-up, as `make cost` imports it)
+    from bench import runtime
 
     parser = argparse.ArgumentParser(prog="python -m bench.cost", description=run.__doc__)
     parser.add_argument("--seeds-only", action="store_true", help="skip the +20,000 items and the scale audit")
-    run(seeds_only=parser.parse_args().seeds_only)
+    seeds_only = parser.parse_args().seeds_only
+    runtime.configure()
+    run(seeds_only=seeds_only)

@@ -588,7 +588,7 @@ def _throttling(api: Api, runtime: Any) -> list[str]:
 
 
 def run() -> None:
-    from bench.__main__ import BENCH_KEYS, bench_runtime
+    from bench.runtime import BENCH_KEYS, bench_runtime
 
     scenarios = _scenarios()
     print(f"\n9. Load: {len(scenarios)} domains, {CLIENTS} clients each for {SECONDS:.0f} s (a write, then a main read, "

@@ -108,7 +108,7 @@ def run() -> None:
     import boto3
     import requests
 
-    from bench.__main__ import BENCH_KEYS, bench_runtime
+    from bench.runtime import BENCH_KEYS, bench_runtime
     from functions.order_entry.repository import OrderEntryRepository
     from functions.order_entry.schema import ORDER_ENTRY_TABLE
     from functions.shared import ddb

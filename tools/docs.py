@@ -10,6 +10,10 @@ Each table is generated between its two markers:
     (the access-pattern table: `PATTERNS`, `COLUMNS`)
     <!-- /access-patterns -->
 
+    <!-- rules: generated from functions/<domain>/catalog.py by `make docs` -->
+    (the "Rules and errors" table: `RULES`, each rule with where it is enforced, its refusal and its tests)
+    <!-- /rules -->
+
 And every figure of what a call costs that a page quotes (any docs/*.md), from what `make cost` measured
 (bench/cost.py, stored in docs/cost-figures.json), between an inline pair of markers naming the call and the field:
 
@@ -18,7 +22,8 @@ And every figure of what a call costs that a page quotes (any docs/*.md), from w
 (fields: requests, items, answered, rcu, wcu; the seeds-only figures).
 
 And each domain page's "At the seed's scale" table, from what `make scale` computed (bench/scale/, stored in
-docs/scale-figures.json), between `<!-- scale: <page> generated from docs/scale-figures.json by `make docs` -->` and
+functions/platform/scale-figures.json), between
+`<!-- scale: <page> generated from functions/platform/scale-figures.json by `make docs` -->` and
 `<!-- /scale -->`.
 
 `python -m tools.docs` rewrites every marked table from its domain's catalog and every marked figure from the
@@ -39,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from functions.shared.catalog import EntityTable, markdown_table
+from functions.shared.catalog import EntityTable, Rule, markdown_table, rules_table
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -58,6 +63,13 @@ def entities_of(catalog: ModuleType) -> str:
     entities = catalog.ENTITIES
     assert isinstance(entities, EntityTable), f"{catalog.__name__}.ENTITIES is an EntityTable"
     return entities.markdown()
+
+
+def rules_of(catalog: ModuleType) -> str:
+    """The "Rules and errors" table."""
+    rules = catalog.RULES
+    assert rules and all(isinstance(rule, Rule) for rule in rules), f"{catalog.__name__}.RULES lists Rules"
+    return rules_table(rules)
 
 
 @dataclass(frozen=True)
@@ -96,7 +108,8 @@ class Block:
 
 ENTITIES = Block("entities", "entity table", entities_of)
 ACCESS_PATTERNS = Block("access-patterns", "access-pattern table", table_of)
-BLOCKS = (ENTITIES, ACCESS_PATTERNS)
+RULES = Block("rules", "rules table", rules_of)
+BLOCKS = (ENTITIES, ACCESS_PATTERNS, RULES)
 
 # The access-pattern block by its first names (tests and the template's test use them).
 START = ACCESS_PATTERNS.start("{domain}")
@@ -107,6 +120,11 @@ BLOCK = ACCESS_PATTERNS.pattern
 def marked_tables(text: str) -> dict[str, str]:
     """domain -> the text between its access-pattern markers (a blank line, the table, a blank line)."""
     return ACCESS_PATTERNS.marked(text)
+
+
+def marked_rules(text: str) -> dict[str, str]:
+    """domain -> the text between its rules markers (a blank line, the table, a blank line)."""
+    return RULES.marked(text)
 
 
 def marked_entities(text: str) -> dict[str, str]:
@@ -147,10 +165,10 @@ def render_costs(text: str, figures: dict[str, dict[str, dict[str, float]]]) -> 
 
 
 # A domain page's "At the seed's scale" table, from what `make scale` computed (bench/scale/, stored in
-# docs/scale-figures.json): `<!-- scale: <page> ... -->` … `<!-- /scale -->`, <page> the page's file name.
-SCALE = re.compile(r"^<!-- scale: (?P<page>[\w-]+) generated from docs/scale-figures\.json by `make docs` -->\n"
+# functions/platform/scale-figures.json): `<!-- scale: <page> ... -->` … `<!-- /scale -->`, <page> the page's file name.
+SCALE = re.compile(r"^<!-- scale: (?P<page>[\w-]+) generated from functions/platform/scale-figures\.json by `make docs` -->\n"
                    r"(?P<body>.*?)^<!-- /scale -->$", re.MULTILINE | re.DOTALL)
-SCALE_FIGURES = ROOT / "docs" / "scale-figures.json"
+SCALE_FIGURES = ROOT / "functions" / "platform" / "scale-figures.json"
 SCALE_COLUMNS = ("design", "rate/s", "hottest key", "its RCU/s", "its WCU/s", "limit reached at /s", "partitions",
                  "throttles", "$/month on-demand", "$/month provisioned", "the seed's figure")
 
@@ -255,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
         name = page.relative_to(ROOT)
         if not SCALE.search(text):
             problems.append(f"{name}: no \"At the seed's scale\" table marked <!-- scale: {page.stem} generated from "
-                            "docs/scale-figures.json by `make docs` -->")
+                            "functions/platform/scale-figures.json by `make docs` -->")
             continue
         new, unknown = render_scale(text, scale)
         problems.extend(f"{name}: a scale marker names a page `make scale` has no rows for: {u}" for u in unknown)

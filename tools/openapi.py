@@ -58,11 +58,26 @@ def with_examples(spec: dict[str, Any]) -> dict[str, Any]:
             for parameter in operation.get("parameters", []):
                 if parameter.get("in") in ("path", "query") and parameter["name"] in examples:
                     schema = resolve(parameter.get("schema", {}), spec)
-                    parameter["example"] = _typed(examples[parameter["name"]], schema)
+                    value = _typed(examples[parameter["name"]], schema)
+                    if _valid(value, parameter.get("schema", {}), spec):
+                        parameter["example"] = value
             media = operation.get("requestBody", {}).get("content", {}).get("application/json")
             if media is not None and "schema" in media:
-                media["example"] = skeleton(media["schema"], spec, examples)
+                body = skeleton(media["schema"], spec, examples)
+                if _valid(body, media["schema"], spec):
+                    media["example"] = body
     return spec
+
+
+def _valid(value: Any, schema: dict[str, Any], spec: dict[str, Any]) -> bool:
+    """Whether an example is one the description accepts (relative dates taken as a date), so that no example
+    contradicts its schema: a client generating cases from the description (the fuzzer) takes examples as valid.
+    The few bodies a built value cannot satisfy (a pattern it does not meet) are left to Swagger UI's own."""
+    from jsonschema import Draft202012Validator
+
+    text = re.sub(r'"@today([+-]\d+)?', '"2026-01-01', json.dumps(value))
+    root = {**schema, "components": spec.get("components", {})}
+    return Draft202012Validator(root).is_valid(json.loads(text))
 
 
 def resolve(schema: dict[str, Any], spec: dict[str, Any]) -> dict[str, Any]:
@@ -110,6 +125,11 @@ def skeleton(schema: dict[str, Any], spec: dict[str, Any], examples: dict[str, s
         usable = [o for o in (resolve(option, spec) for option in options) if o.get("type") != "null"]
         plain = next((o for o in usable if "pattern" not in o), usable[0] if usable else {})
         return skeleton(plain, spec, examples, name, depth + 1)
+    return _built(schema, spec, examples, name, depth)
+
+
+def _built(schema: dict[str, Any], spec: dict[str, Any], examples: dict[str, str], name: str, depth: int) -> Any:
+    """A value built from the schema's type and constraints alone."""
     kind = schema.get("type")
     if kind == "object":
         properties = schema.get("properties", {})
@@ -125,14 +145,18 @@ def skeleton(schema: dict[str, Any], spec: dict[str, Any], examples: dict[str, s
     if kind == "boolean":
         return True
     if kind == "string":
-        email = schema.get("format") == "email" or "@" in schema.get("pattern", "")
-        text = "someone@example.com" if email else {"date": "@today", "date-time": "@todayT00:00:00Z",
-                                                    "uuid": "00000000-0000-4000-8000-000000000000"
-                                                    }.get(schema.get("format", ""), "example")
-        if _RELATIVE.match(text):
-            return text
-        return text.ljust(schema.get("minLength", 0), "x")[: schema.get("maxLength", len(text))]
+        return _text(schema)
     return None
+
+
+def _text(schema: dict[str, Any]) -> str:
+    email = schema.get("format") == "email" or "@" in schema.get("pattern", "")
+    text = "someone@example.com" if email else {"date": "@today", "date-time": "@todayT00:00:00Z",
+                                                "uuid": "00000000-0000-4000-8000-000000000000"
+                                                }.get(schema.get("format", ""), "example")
+    if _RELATIVE.match(text):
+        return text
+    return text.ljust(schema.get("minLength", 0), "x")[: schema.get("maxLength", len(text))]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -83,6 +83,7 @@ def _offline_dynamodb() -> Iterator[Any]:
             ddb.resource.cache_clear()  # the seeds write through the functions' cached resource
             import boto3
 
+            # A client of its own: the resource's client answers Python values, and the model wants DynamoDB JSON.
             yield boto3.client("dynamodb", region_name=REGION)
     finally:
         ddb.resource.cache_clear()
@@ -209,7 +210,7 @@ def entities(chart: EntityTable, tables: tuple[TableSpec, ...]) -> list[Entity]:
         owner = _table_of(table_cell, tables) if table_cell else spec
         pk = key_shape(row[pk_col], owner.partition_key if owner else None)
         sk = key_shape(row[sk_col], owner.sort_key if owner else None) if sk_col is not None else None
-        view = bool(table_cell) and ("index" in table_cell.lower() or "gsi" in table_cell.lower())
+        view = table_cell is not None and ("index" in table_cell.lower() or "gsi" in table_cell.lower())
         no_key = row[pk_col].strip().startswith(("—", "–", "-", "("))
         attributes = tuple(t for t in _TICKS.findall(row[attr_col]) if re.fullmatch(r"[A-Za-z_]\w*", t)) \
             if attr_col is not None else ()

@@ -1,8 +1,8 @@
 """`make scale` (`python -m bench.scale`): for each seed claim, our design and the seed's alternative side by side —
 the rate, the hottest partition key's RCU and WCU a second against one key's 3,000 / 1,000, the rate at which that key
 reaches its limit, the partitions needed, whether it throttles, and the monthly cost (on-demand and provisioned)
-beside the seed's figure. Writes `.artifacts/scale.json` (one object per row) and docs/scale-figures.json (what the
-docs' "At the seed's scale" sections render, `make docs`). No moto, no server: key builders and capacity rules only.
+beside the seed's figure. Writes `.artifacts/scale.json` (one object per row) and functions/platform/scale-figures.json
+(what the docs' "At the seed's scale" sections render, `make docs`, and the explorer shows). No moto, no server: key builders and capacity rules only.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from bench.scale.workloads import all_rows, cart_break_even
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACT = ROOT / ".artifacts" / "scale.json"
-FIGURES = ROOT / "docs" / "scale-figures.json"
+# One generated copy, shipped with the platform function (the explorer shows it) and rendered into the docs.
+FIGURES = ROOT / "functions" / "platform" / "scale-figures.json"
 
 
 def _num(value: float) -> str:

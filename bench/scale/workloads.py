@@ -14,12 +14,10 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from bench.cart import ITEM_OVERHEAD  # bytes DynamoDB adds per stored item and index entry
 from bench.scale.model import Load, Op, Table, Touch, simulate, uniform, zipf
 from functions.shared.capacity import item_size, read_units, write_units
 from functions.shared.table_spec import TableSpec
-
-ITEM_OVERHEAD = 100  # bytes DynamoDB adds per stored item and index entry (bench/cart.py's figure)
-
 
 def projected(item: Mapping[str, Any], spec: TableSpec, index_name: str) -> dict[str, Any]:
     """The entry an index holds for an item, from the table spec's projection (what an index write is billed by)."""

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, StreamDemo, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, StreamDemo, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("table", "partition key", "sort key", "other attributes", "indexes, TTL, stream"),
@@ -275,3 +275,111 @@ STREAMS: tuple[StreamDemo, ...] = (
 # The seed's user (seeds/cart.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # alice owns the seeded cart c0ffee…a11c.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_cart_api.py::'
+CONSUMERS = 'tests/functional/test_cart_consumers.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a cart is seen and changed by its owner only',
+        enforced_by='header condition `owner = :me`; the read compares',
+        refusal='404 `CART_NOT_FOUND` (never a hint that it exists)',
+        tests=(
+            API + 'test_another_users_cart_is_404_for_every_route_and_unchanged',
+        ),
+    ),
+    Rule(
+        rule='an expired cart is never served nor changed',
+        enforced_by='header condition `expiresAt > :now`; the read compares',
+        refusal='404 `CART_NOT_FOUND`',
+        tests=(
+            API + 'test_an_expired_cart_not_yet_removed_by_ttl_is_404_everywhere_and_unchanged',
+        ),
+    ),
+    Rule(
+        rule='a checked-out cart does not change',
+        enforced_by='header condition `status = OPEN`',
+        refusal='409 `CART_CHECKED_OUT` (a repeated checkout answers the cart: 200)',
+        tests=(
+            API + 'test_check_out_leaves_the_sku_index_refuses_changes_and_is_safe_to_repeat',
+        ),
+    ),
+    Rule(
+        rule='at most 50 lines',
+        enforced_by='header condition `size(skus) < 50 OR contains(skus, :sku)`',
+        refusal='409 `CART_FULL`',
+        tests=(
+            API + 'test_a_cart_holds_at_most_max_lines_and_a_held_sku_can_still_change',
+        ),
+    ),
+    Rule(
+        rule='only priced SKUs go in a cart',
+        enforced_by='ConditionCheck on Prices in the same transaction',
+        refusal='404 `SKU_NOT_FOUND`',
+        tests=(
+            API + 'test_only_priced_skus_go_in_a_cart',
+        ),
+    ),
+    Rule(
+        rule='checking out needs a line',
+        enforced_by='header condition `attribute_exists(skus)`',
+        refusal='409 `CART_EMPTY`',
+        tests=(
+            API + 'test_check_out_leaves_the_sku_index_refuses_changes_and_is_safe_to_repeat',
+        ),
+    ),
+    Rule(
+        rule='clear/checkout act on every line there is',
+        enforced_by='header condition `version = :seen`, read again (3 times, then 429 `THROTTLED`)',
+        refusal='—',
+        tests=(
+            API + 'test_clear_reads_again_when_a_line_arrives_between_its_read_and_its_write',
+        ),
+    ),
+    Rule(
+        rule='only admins set prices or read abandoned counts',
+        enforced_by='`admin_only` before validation',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_an_admin_sets_prices_anyone_signed_in_reads_them',
+            API + 'test_abandoned_carts_of_a_day_are_read_by_admins_only',
+        ),
+    ),
+    Rule(
+        rule='bad input writes nothing',
+        enforced_by='pydantic models, path patterns',
+        refusal='400 `VALIDATION_FAILED`, `INVALID_CURSOR`',
+        tests=(
+            API + 'test_bad_input_is_400_writing_nothing',
+            API + 'test_a_malformed_cart_id_is_400',
+            API + 'test_a_bad_price_is_400_writing_nothing',
+            CONSUMERS + 'test_in_order_price_changes_each_notify_and_list_newest_first_in_pages',
+        ),
+    ),
+    Rule(
+        rule='a create is not duplicated by a retry',
+        enforced_by='`Idempotency-Key` (functions/shared/idempotency.py)',
+        refusal='the first answer again (the create has no body: a key always names the same request)',
+        tests=(
+            API + 'test_a_retried_create_returns_the_same_cart_and_a_failed_one_is_forgotten',
+        ),
+    ),
+    Rule(
+        rule='each owner hears of a price version once, never an older one after a newer',
+        enforced_by="marker `lastNotifiedVersion < :v` in the notification's transaction",
+        refusal='(skipped)',
+        tests=(
+            CONSUMERS + 'test_redelivered_and_reordered_price_records_never_notify_twice_nor_an_older_price_after_a_newer',  # noqa: E501 (a test's name, whole for grep)
+        ),
+    ),
+    Rule(
+        rule='an abandoned cart is counted once',
+        enforced_by="marker `attribute_not_exists` in the count's transaction",
+        refusal='(skipped)',
+        tests=(
+            CONSUMERS + 'test_a_ttl_removal_of_an_open_cart_is_counted_once_on_its_expiry_day_and_its_lines_deleted',
+        ),
+    ),
+)

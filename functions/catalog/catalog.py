@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("table", "entity", "partition key", "sort key", "other attributes"),
@@ -59,10 +59,14 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /catalog/products/{productId}`",
         who="signed in",
         source="Products",
-        key_condition="Query `ProductID = :id` (parent first: its sort key prefixes its children's)",
+        key_condition=(
+            "Query `ProductID = :id` (parent first: its sort key prefixes its children's); the first page reads "
+            "`limit` + 1 (the parent and `limit` children), one Query a page"
+        ),
         repository_method="`product_items`",
         tests=(
             "`test_a_product_with_all_its_children_is_one_query_parent_first`, "
+            "`test_limit_counts_children_only_the_parent_comes_with_the_first_page`, "
             "`test_product_and_children_pages_cover_the_collection_once_with_bound_cursors`, e2e "
             "`test_the_seeds_album_and_movie_are_item_collections`"
         ),
@@ -182,3 +186,81 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/catalog.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # the catalog is the same for every signed-in caller.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_catalog_api.py::'
+DOCS = 'tests/functional/test_catalog_documents.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule="a child needs its parent (of the child's kind)",
+        enforced_by="ConditionCheck `attribute_exists` on the parent in the child's transaction",
+        refusal='404 `PRODUCT_NOT_FOUND`, nothing written',
+        tests=(
+            API + 'test_a_child_of_a_missing_product_is_404_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='a product keeps its kind (one parent per collection)',
+        enforced_by="ConditionChecks `attribute_not_exists` on the other kinds' parents, with the Put",
+        refusal='409 `PRODUCT_KIND_CONFLICT`',
+        tests=(
+            API + 'test_a_products_kind_cannot_change',
+        ),
+    ),
+    Rule(
+        rule='deleting a child that is not there',
+        enforced_by='DeleteItem `attribute_exists(ProductID)`',
+        refusal='404 `CHILD_NOT_FOUND`',
+        tests=(
+            API + 'test_an_admin_deletes_a_child_once',
+        ),
+    ),
+    Rule(
+        rule='an append needs the document, of the matching kind',
+        enforced_by=(
+            "the condition of the append's one Update (a transaction) `attribute_exists(ProductID) AND kind = :kind` "
+            '(`ALL_OLD` on failure tells which)'
+        ),
+        refusal='404 `DOCUMENT_NOT_FOUND` / 409 `DOCUMENT_KIND_MISMATCH`',
+        tests=(
+            DOCS + 'test_appending_to_a_missing_document_is_404_and_to_another_kind_409',
+        ),
+    ),
+    Rule(
+        rule="a document stays within DynamoDB's 400 KB item limit",
+        enforced_by='DynamoDB refuses the write',
+        refusal='413 `ITEM_TOO_LARGE`, document unchanged',
+        tests=(
+            DOCS + 'test_a_document_grown_past_400_kb_is_413_and_left_unchanged',
+        ),
+    ),
+    Rule(
+        rule='unknown product / child / document',
+        enforced_by='GetItem or Query found nothing',
+        refusal='404 `PRODUCT_NOT_FOUND` / `CHILD_NOT_FOUND` / `DOCUMENT_NOT_FOUND`',
+        tests=(
+            API + 'test_an_unknown_product_is_404_and_a_product_without_children_has_an_empty_list',
+            API + 'test_one_child_is_one_getitem',
+            DOCS + 'test_an_unknown_document_is_404',
+        ),
+    ),
+    Rule(
+        rule='bad ids, kinds, bodies, JSON DynamoDB would refuse',
+        enforced_by='validation before any write',
+        refusal='400 `VALIDATION_FAILED`',
+        tests=(
+            DOCS + 'test_a_number_dynamodb_cannot_hold_nested_anywhere_is_400_naming_the_field',
+        ),
+    ),
+    Rule(
+        rule='writes',
+        enforced_by='`admin_only`',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_only_admins_write_products',
+            DOCS + 'test_only_admins_write_documents',
+        ),
+    ),
+)

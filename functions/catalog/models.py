@@ -129,7 +129,8 @@ class _Page(ApiModel):
 
 
 class ProductPage(_Page):
-    """A product's item collection, parent first (its sort key is a prefix of its children's)."""
+    """A product's item collection, parent first (its sort key is a prefix of its children's): the first page holds
+    the parent and `limit` children, later pages `limit` children."""
 
     items: list[ProductItem]
 

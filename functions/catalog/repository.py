@@ -102,8 +102,9 @@ class CatalogRepository:
         return product_item(item)
 
     def product_items(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
-        """A product with all its children: Query `ProductID = :id` (the parent sorts first)."""
-        return self._page(limit, start_key, KeyConditionExpression=Key(PRODUCT_KEY).eq(product_id))
+        """A product with all its children: Query `ProductID = :id` (the parent sorts first); the first page reads
+        `limit` + 1 items, the parent and `limit` children."""
+        return self._page(limit, start_key, parent_first=True, KeyConditionExpression=Key(PRODUCT_KEY).eq(product_id))
 
     def children_of(self, product_id: str, child_kind: str, *, limit: int, start_key: StartKey) -> Page:
         """Only a product's children of one kind: Query `ProductID = :id AND begins_with(type, "album:track#")`."""
@@ -156,8 +157,9 @@ class CatalogRepository:
             return False
         return True
 
-    def _page(self, limit: int, start_key: StartKey, **query: Any) -> Page:
-        page = query_page(ddb.table(self.products).query, limit=limit, start_key=start_key, **query)
+    def _page(self, limit: int, start_key: StartKey, *, parent_first: bool = False, **query: Any) -> Page:
+        page = query_page(ddb.table(self.products).query, limit=limit, start_key=start_key, parent_first=parent_first,
+                          **query)
         page.items = [product_item(item) for item in page.items]
         return page
 

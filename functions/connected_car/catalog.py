@@ -4,7 +4,7 @@ tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, StreamDemo, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, StreamDemo, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("table", "partition key", "sort key", "other attributes", "indexes"),
@@ -349,3 +349,94 @@ STREAMS: tuple[StreamDemo, ...] = (
 # The seed's user (seeds/connected_car.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # alice is a customer with an active registration of the example vin.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_connected_car_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a timeslot never has more appointments than bays',
+        enforced_by='booking transaction, `availableBays > 0`',
+        refusal='409 `TIMESLOT_FULL`',
+        tests=(
+            API + 'test_a_timeslot_takes_as_many_bookings_as_bays_and_no_more',
+        ),
+    ),
+    Rule(
+        rule='booking needs an active registration',
+        enforced_by='ConditionCheck `statusCode = active` in the same transaction',
+        refusal='409 `REGISTRATION_INACTIVE`; 404 `REGISTRATION_NOT_FOUND` if there is none',
+        tests=(
+            API + 'test_a_refused_booking_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='booking an unknown timeslot',
+        enforced_by="the timeslot update's `attribute_exists`",
+        refusal='404 `TIMESLOT_NOT_FOUND`',
+        tests=(
+            API + 'test_a_refused_booking_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='a bay count below the bays in use',
+        enforced_by='`bookedCount ≤ :count` on the timeslot update',
+        refusal='409 `BAYS_IN_USE`',
+        tests=(
+            API + 'test_admin_puts_a_timeslot_and_changing_its_bay_count_keeps_the_bookings',
+        ),
+    ),
+    Rule(
+        rule='a timeslot belongs to an existing dealer',
+        enforced_by='ConditionCheck in the same transaction',
+        refusal='404 `DEALER_NOT_FOUND`',
+        tests=(
+            API + 'test_admin_puts_a_timeslot_and_changing_its_bay_count_keeps_the_bookings',
+        ),
+    ),
+    Rule(
+        rule='a vehicle has at most one active registration',
+        enforced_by="the vehicle's `activeUsername`, set and released in the registration transaction",
+        refusal='409 `VEHICLE_ALREADY_REGISTERED`',
+        tests=(
+            API + 'test_a_vehicle_has_at_most_one_active_registration',
+        ),
+    ),
+    Rule(
+        rule='a registration links an existing customer and vehicle',
+        enforced_by="ConditionCheck vehicle; the customer's `regVersion` update requires the customer",
+        refusal='404 `VEHICLE_NOT_FOUND` / `CUSTOMER_NOT_FOUND`',
+        tests=(
+            API + 'test_registration_is_written_by_self_or_admin_and_needs_customer_and_vehicle',
+        ),
+    ),
+    Rule(
+        rule='cancel frees exactly one bay',
+        enforced_by='Delete `attribute_exists(appointmentId)` in the transaction',
+        refusal='404 `APPOINTMENT_NOT_FOUND` for the second cancel',
+        tests=(
+            API + 'test_cancel_frees_the_bay_once',
+        ),
+    ),
+    Rule(
+        rule='expired events are absent',
+        enforced_by='reads clamp `from` to now − retention (a key condition) and filter `expiresAt > now`',
+        refusal='—',
+        tests=(
+            API + 'test_expired_events_are_never_served_though_still_stored',
+            API + 'test_a_cursor_whose_events_aged_out_of_the_retention_meanwhile_ends_the_list',
+        ),
+    ),
+    Rule(
+        rule=(
+            "a range's `from` is not after its `to` (timeslots: a day `from` is its first hour, a day `to` its last; "
+            'events: instants)'
+        ),
+        enforced_by='service check before any read',
+        refusal='400 `VALIDATION_FAILED` naming `query.from` and `query.to`',
+        tests=(
+            API + 'test_a_reversed_range_is_400_naming_both_fields',
+        ),
+    ),
+)

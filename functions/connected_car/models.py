@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import HOUR_PATTERN, ApiModel, JsonInt, stripped
+from functions.shared.models import HOUR_PATTERN, WHITE_SPACE, ApiModel, JsonInt, stripped
 
 DEALER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # No "#": usernames and VINs are parts of the seed's delimited compound keys.
@@ -30,7 +30,8 @@ Vin = Annotated[str, StringConstraints(pattern=VIN_PATTERN)]
 ServiceDateHour = Annotated[
     str, StringConstraints(pattern=SERVICE_DATE_HOUR_PATTERN), AfterValidator(check_service_date_hour)
 ]
-Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=254, pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")]
+EMAIL_PATTERN = rf"^[^@{WHITE_SPACE}]+@[^@{WHITE_SPACE}]+\.[^@{WHITE_SPACE}]+$"
+Email = Annotated[str, StringConstraints(strip_whitespace=True, max_length=254, pattern=EMAIL_PATTERN)]
 StatusCode = Literal["active", "inactive"]
 EventType = Literal["error", "warning"]
 

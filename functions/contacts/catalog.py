@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=(
@@ -170,3 +170,67 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/contacts.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # any signed-in caller reads the seed's persons.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_contacts_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='writes need group `admin`',
+        enforced_by='route middleware (`functions/shared/auth.py`)',
+        refusal='403 `FORBIDDEN`, nothing written',
+        tests=(
+            API + 'test_writes_need_admin_and_write_nothing_otherwise',
+        ),
+    ),
+    Rule(
+        rule='a link needs an existing person and address',
+        enforced_by="the transaction's ConditionChecks",
+        refusal='404 `PERSON_NOT_FOUND` / `ADDRESS_NOT_FOUND`, nothing written',
+        tests=(
+            API + 'test_link_to_unknown_person_or_address_is_404_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='`endDate ≥ startDate`',
+        enforced_by='a service check before the write (create) / UpdateItem condition (end)',
+        refusal=(
+            'create: 400 `VALIDATION_FAILED` naming `body.startDate` and `body.endDate`; end: 409 `END_BEFORE_START` '
+            'naming `body.endDate` (the stored start refuses a well-formed request)'
+        ),
+        tests=(
+            API + 'test_invalid_link_is_400',
+            API + 'test_end_link_before_start_or_unknown',
+        ),
+    ),
+    Rule(
+        rule='ending an ended link again',
+        enforced_by='UpdateItem condition',
+        refusal='same day: 200 (a retry changes nothing); another day: 409 `LINK_ALREADY_ENDED`',
+        tests=(
+            API + 'test_end_link_is_idempotent_and_guarded',
+        ),
+    ),
+    Rule(
+        rule='dates are `YYYY-MM-DD`',
+        enforced_by='`functions/shared/models.py`',
+        refusal='400 naming the field',
+        tests=(
+            API + 'test_invalid_link_is_400',
+            API + 'test_invalid_address_query_is_400',
+        ),
+    ),
+    Rule(
+        rule='a retried create makes nothing new',
+        enforced_by=(
+            '`Idempotency-Key` header on the three POSTs (Powertools idempotency, a conditional put in the idempotency '
+            'table)'
+        ),
+        refusal='the first answer again; the same key with another body: 409 `IDEMPOTENCY_KEY_REUSED`',
+        tests=(
+            API + 'test_retry_with_the_same_idempotency_key_creates_once',
+            API + 'test_same_key_with_another_body_is_409_and_creates_nothing',
+        ),
+    ),
+)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("entity", "PK", "SK", "other attributes"),
@@ -182,3 +182,111 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/ecommerce.py), whom the explorer runs the patterns as (`make token USER=alexdebrie`):
 # the seed's customer Alex DeBrie.
 PERSONA = "alexdebrie"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_ecommerce_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='one customer per username',
+        enforced_by='Put Customer `attribute_not_exists(PK)` in the sign-up transaction',
+        refusal='409 `USERNAME_TAKEN` (the same sign-up again: 200, the stored customer)',
+        tests=(
+            API + 'test_a_taken_username_is_409_username_taken_and_a_taken_email_409_email_taken',
+            API + 'test_a_retried_sign_up_answers_200_with_the_stored_customer',
+        ),
+    ),
+    Rule(
+        rule='one customer per email (lower-cased)',
+        enforced_by='Put CustomerEmail `attribute_not_exists(PK)` in the sign-up / email-change transaction',
+        refusal='409 `EMAIL_TAKEN`',
+        tests=(
+            API + 'test_a_taken_username_is_409_username_taken_and_a_taken_email_409_email_taken',
+            API + 'test_20_concurrent_sign_ups_sharing_an_email_give_exactly_one_customer',
+        ),
+    ),
+    Rule(
+        rule='an email change starts from the email read',
+        enforced_by='Update Customer `email = :old`',
+        refusal='read again (3 times), then 429',
+        tests=(
+            API + 'test_an_email_change_reads_again_when_the_customer_changed_and_gives_up_after_3_reads',
+        ),
+    ),
+    Rule(
+        rule='at most 20 addresses',
+        enforced_by='UpdateItem `size(addresses) < :max` for a new name',
+        refusal='409 `TOO_MANY_ADDRESSES` (the message says 20)',
+        tests=(
+            API + 'test_addresses_are_bounded_and_the_refusal_says_the_bound',
+        ),
+    ),
+    Rule(
+        rule='at most 98 items per order',
+        enforced_by='the service, before any write (100 transaction actions − 2)',
+        refusal='400 `ORDER_TOO_LARGE` (the message says 98 and why)',
+        tests=(
+            API + 'test_an_order_larger_than_the_transaction_allows_is_400_saying_the_limit_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='an order needs its customer',
+        enforced_by='ConditionCheck Customer `attribute_exists(PK)`',
+        refusal='404 `CUSTOMER_NOT_FOUND`',
+        tests=(
+            API + 'test_bad_orders_are_400_and_an_order_for_a_missing_customer_404_writing_nothing',
+        ),
+    ),
+    Rule(
+        rule='an item once per order',
+        enforced_by='the request model',
+        refusal='400 `VALIDATION_FAILED`',
+        tests=(
+            API + 'test_bad_orders_are_400_and_an_order_for_a_missing_customer_404_writing_nothing',
+        ),
+    ),
+    Rule(
+        rule='allowed status transitions',
+        enforced_by='UpdateItem `#status IN (:from…)`',
+        refusal='409 `INVALID_STATUS_TRANSITION`; unknown order 404 `ORDER_NOT_FOUND`',
+        tests=(
+            API + 'test_an_order_moves_through_allowed_transitions_only',
+            API + 'test_an_order_of_another_customer_or_unknown_is_404',
+        ),
+    ),
+    Rule(
+        rule='a customer only cancels',
+        enforced_by='the service',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_a_customer_may_cancel_but_not_ship_and_bad_statuses_are_400_or_404',
+        ),
+    ),
+    Rule(
+        rule="one's own records only (unless admin)",
+        enforced_by='the service, before any read',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_another_customers_email_addresses_and_orders_are_403',
+        ),
+    ),
+    Rule(
+        rule='a placed order is not placed twice by a retry',
+        enforced_by='`Idempotency-Key` (shared idempotency table)',
+        refusal='the first answer again',
+        tests=(
+            API + 'test_a_retried_order_with_the_same_idempotency_key_is_placed_once',
+            API + 'test_a_failed_order_is_forgotten_by_its_idempotency_key_so_the_retry_places_it',
+        ),
+    ),
+    Rule(
+        rule='bad input',
+        enforced_by='the request models, nothing written',
+        refusal='400 `VALIDATION_FAILED`, `INVALID_CURSOR`',
+        tests=(
+            API + 'test_only_the_customer_or_an_admin_signs_up_and_bad_input_is_400',
+            API + 'test_a_cursor_of_another_customer_is_400',
+        ),
+    ),
+)

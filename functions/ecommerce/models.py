@@ -8,17 +8,17 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from functions.ecommerce import ksuid
-from functions.shared.models import ApiModel, JsonInt, money, normalized, stripped
+from functions.shared.models import WHITE_SPACE, WHITE_SPACE_CHARS, ApiModel, JsonInt, money, normalized, stripped
 
 # No "#": a username or item id must never reach into another key's shape (`CUSTOMER#a#…`).
 USERNAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 ITEM_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 ORDER_ID_PATTERN = ksuid.PATTERN
-EMAIL_PATTERN = r"^[^@\s/#]+@[^@\s/#]+\.[^@\s/#]+$"
+EMAIL_PATTERN = rf"^[^@/#{WHITE_SPACE}]+@[^@/#{WHITE_SPACE}]+\.[^@/#{WHITE_SPACE}]+$"
 EMAIL_MAX_LENGTH = 254
 ADDRESS_NAME_MAX_LENGTH = 40
 # Printable, not only spaces: "Home", "Parents' House".
-ADDRESS_NAME_PATTERN = r"^[^\x00-\x1f\x7f]*\S[^\x00-\x1f\x7f]*$"
+ADDRESS_NAME_PATTERN = rf"^[^\x00-\x1f\x7f]*[^{WHITE_SPACE}][^\x00-\x1f\x7f]*$"
 
 Status = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]
 TargetStatus = Literal["SHIPPED", "DELIVERED", "CANCELLED"]
@@ -26,13 +26,15 @@ TargetStatus = Literal["SHIPPED", "DELIVERED", "CANCELLED"]
 
 def normalize_email(value: str) -> str:
     """The form an email is unique in: trimmed, lower-cased."""
-    return value.strip().lower()
+    return value.strip(WHITE_SPACE_CHARS).lower()
 
 
 
 Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
 Text = stripped(1, 200)
+Region = stripped(0, 100)  # a state or a country
+PostalCode = stripped(0, 20)
 AddressName = Annotated[
     str, StringConstraints(strip_whitespace=True, max_length=ADDRESS_NAME_MAX_LENGTH, pattern=ADDRESS_NAME_PATTERN)
 ]
@@ -52,9 +54,9 @@ class EmailChangeIn(ApiModel):
 class Address(ApiModel):
     street: Text
     city: Text
-    state: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] | None = None
-    postal_code: Annotated[str, StringConstraints(strip_whitespace=True, max_length=20)] | None = None
-    country: Annotated[str, StringConstraints(strip_whitespace=True, max_length=100)] | None = None
+    state: Region | None = None
+    postal_code: PostalCode | None = None
+    country: Region | None = None
 
 
 class AddressIn(Address):

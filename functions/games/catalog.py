@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("table / index", "item", "partition key", "sort key", "other attributes"),
@@ -134,3 +134,78 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/games.py), whom the explorer runs the patterns as (`make token USER=bob`):
 # bob plays Game1 and Game3.
 PERSONA = "bob"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_games_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a game id is created once',
+        enforced_by='PutItem `attribute_not_exists(GameId)`',
+        refusal='409 `GAME_EXISTS`',
+        tests=(
+            API + 'test_creating_an_existing_game_is_409_and_keeps_it',
+        ),
+    ),
+    Rule(
+        rule='a game never has more players than `maxPlayers`',
+        enforced_by="join transaction, `playerCount < maxPlayers` on the game's Update",
+        refusal='409 `GAME_FULL`',
+        tests=(
+            API + 'test_a_full_game_refuses_another_player_with_409_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='joining needs an existing game',
+        enforced_by="`attribute_exists(GameId)` on the game's Update",
+        refusal='404 `GAME_NOT_FOUND`',
+        tests=(
+            API + 'test_joining_an_unknown_game_is_404_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='a user is counted once per game',
+        enforced_by='Put membership `attribute_not_exists(UserId)` in the join transaction',
+        refusal='none: 200 with the stored membership',
+        tests=(
+            API + 'test_a_repeated_join_is_200_with_the_first_answer_and_counts_nothing',
+        ),
+    ),
+    Rule(
+        rule='leaving frees exactly one place',
+        enforced_by='Delete membership `attribute_exists(UserId)` in the leave transaction; count `> 0`',
+        refusal='404 `NOT_A_PLAYER` (404 `GAME_NOT_FOUND` for an unknown game)',
+        tests=(
+            API + 'test_leaving_frees_the_place_once_and_a_second_leave_is_404',
+            API + 'test_leaving_an_unknown_game_is_404',
+        ),
+    ),
+    Rule(
+        rule='a user acts for themself, an admin for anyone',
+        enforced_by='service check before any write',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_users_join_and_leave_for_themselves_and_admins_for_anyone',
+        ),
+    ),
+    Rule(
+        rule='only admins create games',
+        enforced_by='`admin_only` (before body validation)',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_only_admins_create_games',
+        ),
+    ),
+    Rule(
+        rule=(
+            'bad input (ids, `maxPlayers` not a whole number 1–1000, an empty name, unknown fields, `gameId = by-user`)'
+        ),
+        enforced_by='request validation',
+        refusal='400 `VALIDATION_FAILED`, nothing written',
+        tests=(
+            API + 'test_bad_game_input_is_400_and_writes_nothing',
+            API + 'test_bad_path_or_query_input_is_400',
+        ),
+    ),
+)

@@ -4,7 +4,7 @@ tests."""
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("entity", "table", "partition key", "sort key", "other attributes", "indexes"),
@@ -101,3 +101,79 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/measurements.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # any signed-in caller reads the devices.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_measurements_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a retried ingest duplicates nothing',
+        enforced_by='each reading is its own slot, SET (never appended)',
+        refusal='— (the same answer again)',
+        tests=(
+            API + 'test_a_retried_ingest_duplicates_nothing_and_a_resent_reading_overwrites_its_slot',
+        ),
+    ),
+    Rule(
+        rule='one reading per device and second',
+        enforced_by='the slot name is the second; two different values in one batch are refused before any write',
+        refusal='400 `READING_CONFLICT`',
+        tests=(
+            API + 'test_a_reading_twice_in_one_batch_counts_once_but_two_values_for_one_second_are_refused',
+        ),
+    ),
+    Rule(
+        rule='readings no older than 90 days, no more than 5 minutes ahead',
+        enforced_by='checked against the clock before any write (all or nothing)',
+        refusal='409 `READING_OUT_OF_RANGE` naming each reading (well formed, refused by the clock)',
+        tests=(
+            API + 'test_readings_older_than_the_retention_or_from_the_future_are_refused_writing_nothing',
+        ),
+    ),
+    Rule(
+        rule='only the ingest pipeline writes',
+        enforced_by='`admin_only`, before validation',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_only_admins_ingest',
+        ),
+    ),
+    Rule(
+        rule=(
+            'at most 500 readings a request; values JSON numbers (`true`, `false` and strings are not), finite, in '
+            'range (kept to 4 decimals: more are rounded, as stored and answered); epochs whole seconds ≤ 10¹¹'
+        ),
+        enforced_by='request validation',
+        refusal='400 `VALIDATION_FAILED` naming the field',
+        tests=(
+            API + 'test_invalid_input_is_400_naming_the_field_and_writes_nothing',
+            API + 'test_values_are_stored_and_answered_to_four_decimals',
+        ),
+    ),
+    Rule(
+        rule='`from` ≤ `to`, both required',
+        enforced_by='request validation, service check before any read',
+        refusal='400 `VALIDATION_FAILED` (a reversed range names `query.from` and `query.to`)',
+        tests=(
+            API + 'test_a_range_read_needs_from_and_to_in_order',
+            API + 'test_a_reversed_range_is_400_naming_both_fields',
+        ),
+    ),
+    Rule(
+        rule='a cursor belongs to its device and range',
+        enforced_by='signed cursor bound to `deviceId`, `from`, `to`',
+        refusal='400 `INVALID_CURSOR`',
+        tests=(
+            API + 'test_a_cursor_is_bound_to_its_device_and_range',
+        ),
+    ),
+    Rule(
+        rule='expired readings are absent',
+        enforced_by='key range clamped to now − 90 days; filter `expiresAt > now`',
+        refusal='—',
+        tests=(
+            API + 'test_a_bin_past_its_expiresat_is_not_served_even_inside_the_range',
+        ),
+    ),
+)

@@ -3,29 +3,31 @@ repository maps bins to these models (functions/measurements/schema.py)."""
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Annotated
 
-from pydantic import AfterValidator, Field, StringConstraints
+from pydantic import Field, StringConstraints
 
 from functions.measurements.schema import MAX_EPOCH, MAX_READINGS_PER_BATCH
-from functions.shared.models import ApiModel, JsonInt, JsonNumber
+from functions.shared.models import ApiModel, JsonInt, JsonNumber, rounded
 
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
 MAX_DECIMALS = 4
 
 
-def few_decimals(value: float) -> float:
-    """At most MAX_DECIMALS decimals: a sensor's value, and a number DynamoDB can store (1e-200 it cannot)."""
-    if Decimal(str(value)).as_tuple().exponent < -MAX_DECIMALS:  # type: ignore[operator]
-        raise ValueError(f"at most {MAX_DECIMALS} decimals")
-    return value
-
-
 DeviceId = Annotated[str, StringConstraints(pattern=DEVICE_ID_PATTERN)]
 Epoch = Annotated[JsonInt, Field(strict=True, ge=0, le=MAX_EPOCH, description="epoch seconds (UTC)")]
-Temperature = Annotated[JsonNumber, Field(ge=-273.15, le=10_000), AfterValidator(few_decimals)]
-Pressure = Annotated[JsonNumber, Field(ge=0, le=1_000_000), AfterValidator(few_decimals)]
+# A value is kept to MAX_DECIMALS decimals: more are rounded (as stored and answered), so any JSON number in the
+# bounds is valid, as the description says, and 1e-200 (which DynamoDB cannot hold) is 0. "At most 4 decimals" as a
+# refusal cannot be described: JSON Schema's `multipleOf: 0.0001` on binary numbers is judged differently by each
+# validator (python-jsonschema refuses 0.0003, jsonschema-rs refuses 3 * 0.0001), docs/decisions.md.
+Temperature = Annotated[
+    JsonNumber, Field(ge=-273.15, le=10_000, description=f"kept to {MAX_DECIMALS} decimals (more are rounded)"),
+    rounded(MAX_DECIMALS),
+]
+Pressure = Annotated[
+    JsonNumber, Field(ge=0, le=1_000_000, description=f"kept to {MAX_DECIMALS} decimals (more are rounded)"),
+    rounded(MAX_DECIMALS),
+]
 
 
 class Reading(ApiModel):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("table / index", "partition key", "sort key", "other attributes", "projection"),
@@ -100,3 +100,74 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/messaging.py), whom the explorer runs the patterns as (`make token USER=david`):
 # the seed's David: his inbox holds 3kf8 and afed.
 PERSONA = "david"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_messaging_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a message id is never reused or overwritten',
+        enforced_by='PutItem `attribute_not_exists(MsgId)`',
+        refusal='409 `MESSAGE_ID_TAKEN` (only on an id collision)',
+        tests=(
+            API + 'test_a_send_never_overwrites_a_message_and_a_failed_send_is_not_remembered',
+        ),
+    ),
+    Rule(
+        rule='a retried send sends once',
+        enforced_by='`Idempotency-Key` header (Powertools idempotency table, conditional put per caller + key)',
+        refusal=(
+            'the first answer again; 409 `IDEMPOTENCY_KEY_REUSED` for the same key with another message; a failed send '
+            'is forgotten, so its retry runs'
+        ),
+        tests=(
+            API + 'test_a_retry_with_the_same_idempotency_key_sends_once',
+        ),
+    ),
+    Rule(
+        rule='only the sender and the recipient read a message',
+        enforced_by='service, after the GetItem',
+        refusal='404 `MESSAGE_NOT_FOUND` (same as an unknown id)',
+        tests=(
+            API + 'test_only_the_sender_and_the_recipient_read_a_message_anyone_else_gets_404',
+        ),
+    ),
+    Rule(
+        rule=(
+            'recipient, subject (1–200), body (≤ 16 KiB UTF-8), ≤ 10 attachments with `size` 0–25 MiB and a '
+            '`type/subtype`, no unknown fields'
+        ),
+        enforced_by='pydantic models before any write',
+        refusal='400 `VALIDATION_FAILED`, nothing written',
+        tests=(
+            API + 'test_bad_input_is_400_and_writes_nothing',
+            API + 'test_a_malformed_message_id_is_400',
+        ),
+    ),
+    Rule(
+        rule='request body ≤ 64 KiB',
+        enforced_by='the shared resolver, unread',
+        refusal='413 `PAYLOAD_TOO_LARGE`',
+        tests=(
+            API + 'test_a_body_at_the_cap_is_sent_and_the_request_over_64_kb_is_413_unread',
+        ),
+    ),
+    Rule(
+        rule='page size 1–100; cursor of this route and caller',
+        enforced_by='query validation; signed cursor',
+        refusal='400 `VALIDATION_FAILED` / `INVALID_CURSOR`',
+        tests=(
+            API + 'test_page_size_is_50_by_default_and_at_most_100',
+            API + 'test_inbox_pages_cover_every_message_once_and_their_cursor_is_bound_to_the_caller_and_box',
+        ),
+    ),
+    Rule(
+        rule='signed in',
+        enforced_by="API Gateway's Cognito authorizer, and the resolver behind it",
+        refusal='401 `UNAUTHORIZED`',
+        tests=(
+            API + 'test_signed_out_callers_get_401',
+        ),
+    ),
+)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("entity", "PK", "SK", "Data (GSI1 sort key)", "GSI2PK / GSI2SK"),
@@ -312,3 +312,127 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/order_entry.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # any signed-in caller reads the order-entry data.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_order_entry_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='an employee id is hired once',
+        enforced_by='`attribute_not_exists` on HR-CONFIDENTIAL',
+        refusal='409 `EMPLOYEE_EXISTS`',
+        tests=(
+            API + 'test_a_hire_refuses_a_taken_id_and_missing_references_writing_nothing',
+        ),
+    ),
+    Rule(
+        rule="a hire's job, department, warehouse, manager exist",
+        enforced_by='ConditionChecks',
+        refusal='404 `<KIND>_NOT_FOUND`',
+        tests=(
+            API + 'test_a_hire_refuses_a_taken_id_and_missing_references_writing_nothing',
+        ),
+    ),
+    Rule(
+        rule=(
+            "a reference's `parentId` names an existing entity of its parent kind (country → region, location → "
+            'country, warehouse and department → location; regions and jobs have none)'
+        ),
+        enforced_by="ConditionCheck in the Put's transaction; a service check",
+        refusal=(
+            "404 `REGION_NOT_FOUND`, `COUNTRY_NOT_FOUND`, `LOCATION_NOT_FOUND`; `PARENT_NOT_FOUND` for a region's or "
+            "job's"
+        ),
+        tests=(
+            API + 'test_a_references_parent_must_exist_and_be_of_its_parent_kind',
+        ),
+    ),
+    Rule(
+        rule=(
+            'an employee is not their own manager (the check and the Put would name one item: DynamoDB refuses the '
+            'transaction)'
+        ),
+        enforced_by='service check before the transaction',
+        refusal='404 `MANAGER_NOT_FOUND` (none exists before the hire), 409 `EMPLOYEE_EXISTS`',
+        tests=(
+            API + 'test_a_hire_naming_the_employee_as_their_own_manager_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='a job change is another job, starting after the current one',
+        enforced_by='service check + `jobId = :old AND jobSince < :start`',
+        refusal='409 `SAME_JOB`, `START_NOT_AFTER_CURRENT_JOB`, `JOB_CHANGED`',
+        tests=(
+            API + 'test_job_change_rules',
+            API + 'test_a_write_that_races_another_is_409_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule="an order's customer, products and prices",
+        enforced_by='GetItem/BatchGetItem + ConditionChecks on rep and price',
+        refusal='404 `CUSTOMER_NOT_FOUND`, `PRODUCT_NOT_FOUND`; 409 `PRICE_CHANGED`, `CUSTOMER_CHANGED`',
+        tests=(
+            API + 'test_an_order_is_refused_whole_for_bad_input_unknown_references_and_non_admins',
+            API + 'test_an_order_placed_at_a_price_that_changed_meanwhile_is_a_409',
+            API + 'test_a_write_that_races_another_is_409_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='1–25 lines, one per product, quantity ≥ 1',
+        enforced_by='validation; one per product: a service check before any read',
+        refusal='400 `VALIDATION_FAILED` (a repeated product names its line, `body.lines.<n>.productId`)',
+        tests=(
+            API + 'test_an_order_is_refused_whole_for_bad_input_unknown_references_and_non_admins',
+            API + 'test_an_order_naming_one_product_twice_is_400_naming_the_repeated_line',
+        ),
+    ),
+    Rule(
+        rule="a date range's `from` is not after its `to` (patterns 4, 5, 10)",
+        enforced_by='service check before any read',
+        refusal='400 `VALIDATION_FAILED` naming `query.from` and `query.to`',
+        tests=(
+            API + 'test_a_reversed_date_range_is_400_naming_both_fields_without_a_read',
+        ),
+    ),
+    Rule(
+        rule='status transitions OPEN→SHIPPED/CANCELLED, SHIPPED→DELIVERED',
+        enforced_by='service table + `status = :old`',
+        refusal='409 `INVALID_TRANSITION`, `STATUS_CHANGED`',
+        tests=(
+            API + 'test_a_status_change_moves_the_order_in_both_indexes_and_follows_the_transitions',
+            API + 'test_a_write_that_races_another_is_409_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='stock never negative; moves between two existing, different warehouses',
+        enforced_by='`quantity >= :q`, ConditionCheck; different: a service check before any read',
+        refusal=(
+            '409 `INSUFFICIENT_STOCK`, 404 `WAREHOUSE_NOT_FOUND`, 400 `VALIDATION_FAILED` naming '
+            '`body.fromWarehouseId` and `body.toWarehouseId`'
+        ),
+        tests=(
+            API + 'test_stock_moves_in_one_transaction_or_not_at_all',
+        ),
+    ),
+    Rule(
+        rule='a customer keeps its rep; a rep is an employee',
+        enforced_by='`attribute_not_exists(PK) OR repId = :rep`, ConditionCheck',
+        refusal='409 `CUSTOMER_HAS_ANOTHER_REP`, 404 `EMPLOYEE_NOT_FOUND`',
+        tests=(
+            API + 'test_reference_products_and_customers_are_admin_puts',
+        ),
+    ),
+    Rule(
+        rule='writes are admin-only; confidential fields only for admins',
+        enforced_by=(
+            "`admin_only`; pattern 6 answers non-admins names, dates and managers (public in pattern 1's details too), "
+            'never salary or commission'
+        ),
+        refusal='403',
+        tests=(
+            API + 'test_reference_products_and_customers_are_admin_puts',
+            API + 'test_pattern_6_recent_hires_show_confidential_fields_to_admins_only',
+        ),
+    ),
+)

@@ -225,14 +225,17 @@ def put_org(org: NamePath, body: OrgIn) -> Org:
 @router.get(f"{P}/orgs/<org>", tags=TAGS, responses={404: {"description": "404 ORG_NOT_FOUND"}})
 def org_with_users(
     org: NamePath,
-    order: Annotated[Literal["asc", "desc"], Query(description="asc: org first, users A-Z; desc: users Z-A, org last")] = "asc",
+    # desc is the default: the seed's one Query a page (docs/patterns.md, "Sorting with multiple entity types")
+    order: Annotated[Literal["asc", "desc"], Query(
+        description="users Z-A (desc, one request a page) or A-Z (asc, the first page two requests); the org comes "
+                    "with the first page either way")] = "desc",
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> OrgWithUsers:
     """Read an organization with its users."""
     return paginate(
         _split(OrgWithUsers, Org), f"patterns.org-users/{org}", cursor,
-        lambda start: service().org_with_users(org, newest_last=order == "desc", limit=limit, start_key=start),
+        lambda start: service().org_with_users(org, descending=order == "desc", limit=limit, start_key=start),
         order=order,
     )
 

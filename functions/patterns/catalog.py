@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("entity", "PK", "SK", "GSI1PK / GSI1SK", "GSI2PK / GSI2SK (sparse)", "other attributes"),
@@ -29,9 +29,9 @@ ENTITIES: EntityTable = EntityTable(
         (
             "User",
             "`ORG#<org>`",
-            "`USER#<username>`",
+            "`#USER#<username>`",
             "—",
-            "admins only: `ORG#<org>#ADMINS` / `USER#<username>`",
+            "admins only: `ORG#<org>#ADMINS` / `#USER#<username>`",
             "`username`, `name`, `role`",
         ),
         (
@@ -113,10 +113,14 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /patterns/repos/{owner}/{repo}/stars`",
         who="signed in",
         source="table",
-        key_condition="`PK = REPO#o#r AND SK >= REPO#o#r`, ascending: the repo, then `STAR#…`",
+        key_condition=(
+            "`PK = REPO#o#r AND SK >= REPO#o#r`, ascending: the repo, then `STAR#…`; the first page reads `limit` + 1 "
+            "(the repo and `limit` stars), one Query a page"
+        ),
         repository_method="`repo_with_stars`",
         tests=(
-            "`test_a_repo_with_its_stars_is_one_query_from_the_repo_item_up`, e2e "
+            "`test_a_repo_with_its_stars_is_one_query_from_the_repo_item_up`, "
+            "`test_limit_counts_stars_only_the_repo_comes_with_the_first_page`, e2e "
             "`test_the_books_repo_with_its_issues_and_with_its_stars`"
         ),
     ),
@@ -149,11 +153,13 @@ PATTERNS: tuple[AccessPattern, ...] = (
         who="signed in",
         source="table",
         key_condition=(
-            "`PK = REPO#o#r AND SK <= REPO#o#r`, descending: the repo, then `ISSUE#…` from the highest number"
+            "`PK = REPO#o#r AND SK <= REPO#o#r`, descending: the repo, then `ISSUE#…` from the highest number; the "
+            "first page reads `limit` + 1 (the repo and `limit` issues), one Query a page"
         ),
         repository_method="`repo_with_issues`",
         tests=(
-            "`test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9`, e2e "
+            "`test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9`, "
+            "`test_limit_counts_issues_only_the_repo_comes_with_the_first_page`, e2e "
             "`test_the_books_repo_with_its_issues_and_with_its_stars`"
         ),
     ),
@@ -222,7 +228,7 @@ PATTERNS: tuple[AccessPattern, ...] = (
         source="table",
         key_condition="PutItem `ORG#o`, `ORG#o`",
         repository_method="`put_org`",
-        tests="`test_an_org_with_its_users_is_one_query_org_first_ascending_and_last_descending`",
+        tests="`test_an_org_comes_with_its_first_page_of_users_in_either_order`",
     ),
     AccessPattern(
         name="put an org's user",
@@ -245,10 +251,16 @@ PATTERNS: tuple[AccessPattern, ...] = (
         route="`GET /patterns/orgs/{org}?order=asc|desc`",
         who="signed in",
         source="table",
-        key_condition="`PK = ORG#o`; asc: the org first, users A→Z; desc: users Z→A, the org last",
+        key_condition=(
+            "the org on the first page either way. desc (the default): the seed's Query `PK = ORG#o AND SK <= "
+            "ORG#o`, descending: the org, then users Z→A, the first page reads `limit` + 1, one Query a page; asc "
+            "(users A→Z, read up to the org item): the first page is GetItem of the org + Query `PK = ORG#o AND SK < "
+            "ORG#o`, later pages the Query"
+        ),
         repository_method="`org_with_users`",
         tests=(
-            "`test_an_org_with_its_users_is_one_query_org_first_ascending_and_last_descending`, e2e "
+            "`test_an_org_comes_with_its_first_page_of_users_in_either_order`, "
+            "`test_an_org_without_users_is_the_org_and_an_empty_list_in_either_order`, e2e "
             "`test_the_org_with_its_users_both_ways_and_its_admins`"
         ),
     ),
@@ -374,3 +386,96 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/patterns.py), whom the explorer runs the patterns as (`make token USER=alexdebrie`):
 # the owner of alexdebrie/dynamodb-book (a customer's orders also need the admin group).
 PERSONA = "alexdebrie"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_patterns_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a star changes `StarCount` exactly once',
+        enforced_by="one transaction: the star's condition and the count's update",
+        refusal='repeat: 200 / 204, nothing written',
+        tests=(
+            API + 'test_star_and_unstar_change_the_star_and_the_count_in_one_transaction_and_repeats_change_nothing',
+            API + 'test_the_star_count_equals_the_stars_under_20_concurrent_stars_and_unstars',
+        ),
+    ),
+    Rule(
+        rule='star/unstar needs the repo',
+        enforced_by="`attribute_exists(PK)` on the repo's Update, in the transaction",
+        refusal='404 `REPO_NOT_FOUND`',
+        tests=(
+            API + 'test_stars_are_the_callers_own_and_need_a_repo',
+        ),
+    ),
+    Rule(
+        rule='users star as themselves',
+        enforced_by="the path's `{username}` must be the caller",
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_stars_are_the_callers_own_and_need_a_repo',
+        ),
+    ),
+    Rule(
+        rule='issue numbers are unique per repo',
+        enforced_by='`ADD IssueCount` (atomic) + `attribute_not_exists(PK)` on the Put',
+        refusal='409 `ISSUE_NUMBER_TAKEN` (number skipped)',
+        tests=(
+            API + 'test_a_put_that_fails_after_the_counter_moved_leaves_a_gap_never_a_duplicate',
+        ),
+    ),
+    Rule(
+        rule='an issue is changed by its author or an admin',
+        enforced_by="`author = :caller` in the UpdateItem's condition",
+        refusal='403 `FORBIDDEN`; missing: 404 `ISSUE_NOT_FOUND`',
+        tests=(
+            API + 'test_only_the_author_or_an_admin_changes_an_issue_and_bad_changes_write_nothing',
+        ),
+    ),
+    Rule(
+        rule='an org user needs the org',
+        enforced_by='ConditionCheck in the same transaction',
+        refusal='404 `ORG_NOT_FOUND`',
+        tests=(
+            API + 'test_users_need_an_existing_org_and_only_admins_write_orgs',
+        ),
+    ),
+    Rule(
+        rule='repos, orgs, users, stores, orders are written by admins',
+        enforced_by='`admin` group',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_users_need_an_existing_org_and_only_admins_write_orgs',
+            API + 'test_an_admin_puts_a_repo_with_zero_counts_and_a_second_put_keeps_them',
+        ),
+    ),
+    Rule(
+        rule="a customer's orders are read by that customer or an admin",
+        enforced_by='caller = `{customer}` or admin',
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_orders_are_the_customers_own_and_bad_ranges_are_400',
+        ),
+    ),
+    Rule(
+        rule='input',
+        enforced_by=(
+            'pydantic models, path/query patterns (`status` enum, real `from`/`to` days, `from` ≤ `to`: a reversed '
+            'range names `query.from` and `query.to`)'
+        ),
+        refusal='400 `VALIDATION_FAILED`, nothing written',
+        tests=(
+            API + 'test_issue_creation_needs_a_repo_and_a_title_and_a_retry_with_its_key_creates_once',
+            API + 'test_orders_are_the_customers_own_and_bad_ranges_are_400',
+        ),
+    ),
+    Rule(
+        rule='a cursor belongs to its list',
+        enforced_by='signed, bound to the route and its parameters',
+        refusal='400 `INVALID_CURSOR`',
+        tests=(
+            API + 'test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list',
+        ),
+    ),
+)

@@ -13,6 +13,7 @@ from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, rounded
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 Text = stripped(1, 200)
+Description = stripped(0, 500)
 IssueStatus = Literal["open", "closed"]
 Role = Literal["member", "admin"]
 OrderStatus = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]
@@ -25,7 +26,7 @@ class _Page(ApiModel):
 # --- repos, stars, issues -----------------------------------------------------------------------------
 
 class RepoIn(ApiModel):
-    description: Annotated[str, StringConstraints(strip_whitespace=True, max_length=500)] = ""
+    description: Description = ""
 
 
 class Repo(ApiModel):
@@ -73,14 +74,16 @@ class IssuePage(_Page):
 
 
 class RepoWithIssues(_Page):
-    """One page of the repo's item collection below the repo item: the repo on the first page, then its issues."""
+    """One page of the repo's item collection below the repo item: the repo on the first page (null on the others),
+    and `limit` issues on every page."""
 
     repo: Repo | None = None
     items: list[Issue]
 
 
 class RepoWithStars(_Page):
-    """One page of the repo's item collection from the repo item up: the repo on the first page, then its stars."""
+    """One page of the repo's item collection from the repo item up: the repo on the first page (null on the
+    others), and `limit` stars on every page."""
 
     repo: Repo | None = None
     items: list[Star]
@@ -114,7 +117,7 @@ class UserPage(_Page):
 
 
 class OrgWithUsers(_Page):
-    """One page of the org's item collection: the org item first (ascending) or last (descending)."""
+    """One page of the org's users, A-Z or Z-A; `org` on the first page in either order (null on the others)."""
 
     org: Org | None = None
     items: list[OrgUser]

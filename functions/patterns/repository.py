@@ -155,9 +155,10 @@ class PatternsRepository:
         }}
 
     def repo_with_stars(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
-        """A repo and its stars: Query `PK = REPO#o#r AND SK >= REPO#o#r`, ascending (the repo item, then STAR#…)."""
+        """A repo and its stars: Query `PK = REPO#o#r AND SK >= REPO#o#r`, ascending (the repo item, then STAR#…);
+        the first page reads `limit` + 1 items, the repo and `limit` stars."""
         pk = repo_pk(owner, repo)
-        return self._page(limit, start_key, _repo_or(Star),
+        return self._page(limit, start_key, _repo_or(Star), parent_first=True,
                           KeyConditionExpression=Key("PK").eq(pk) & Key("SK").gte(repo_sk(owner, repo)))
 
     # --- sequential identifiers: issues --------------------------------------------------------------
@@ -241,9 +242,10 @@ class PatternsRepository:
 
     def repo_with_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         """A repo and its issues, newest number first: Query `PK = REPO#o#r AND SK <= REPO#o#r`, descending
-        (the repo item, then ISSUE#… from the highest number)."""
+        (the repo item, then ISSUE#… from the highest number); the first page reads `limit` + 1 items, the repo and
+        `limit` issues."""
         pk = repo_pk(owner, repo)
-        return self._page(limit, start_key, _repo_or(Issue), ScanIndexForward=False,
+        return self._page(limit, start_key, _repo_or(Issue), parent_first=True, ScanIndexForward=False,
                           KeyConditionExpression=Key("PK").eq(pk) & Key("SK").lte(repo_sk(owner, repo)))
 
     def issues_by_update(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
@@ -291,11 +293,27 @@ class PatternsRepository:
         """Whether the repo exists: GetItem on its item, its key only."""
         return ddb.exists(self.table, {"PK": repo_pk(owner, repo), "SK": repo_sk(owner, repo)})
 
-    def org_with_users(self, org: str, *, newest_last: bool, limit: int, start_key: StartKey) -> Page:
-        """An organization and its users in one Query `PK = ORG#<org>`: ascending, the org item (`ORG#…`) comes
-        first and the users A→Z; descending, the users Z→A and the org item last."""
-        return self._page(limit, start_key, _org_or_user, ScanIndexForward=not newest_last,
-                          KeyConditionExpression=Key("PK").eq(org_pk(org)))
+    def org_with_users(self, org: str, *, descending: bool, limit: int, start_key: StartKey) -> Page:
+        """An organization and its users, the org item on the first page either way.
+
+        Descending, the seed's one Query `PK = ORG#<org> AND SK <= ORG#<org>`, ScanIndexForward=False: the org item,
+        then the users (`#USER#…`, below it) Z→A; the first page reads `limit` + 1 items.
+        Ascending, the users A→Z come before the org item, which no single Query can put first: the first page is a
+        GetItem of the org (none: an empty page, a 404 above) and Query `PK = ORG#<org> AND SK < ORG#<org>`;
+        later pages are that Query alone."""
+        pk, sk = org_pk(org), org_sk(org)
+        if descending:
+            return self._page(limit, start_key, _org_or_user, parent_first=True, ScanIndexForward=False,
+                              KeyConditionExpression=Key("PK").eq(pk) & Key("SK").lte(sk))
+        head: list[Any] = []
+        if start_key is None:
+            item = self.table.get_item(Key={"PK": pk, "SK": sk}).get("Item")
+            if item is None:
+                return Page(items=[])
+            head = [from_item(Org, item)]
+        page = self._page(limit, start_key, _org_or_user, KeyConditionExpression=Key("PK").eq(pk) & Key("SK").lt(sk))
+        page.items = head + page.items
+        return page
 
     def org_admins(self, org: str, *, limit: int, start_key: StartKey) -> Page:
         """An organization's admins: Query the sparse GSI2 `GSI2PK = ORG#<org>#ADMINS` (members are not in it)."""
@@ -361,8 +379,9 @@ class PatternsRepository:
 
     # --- pages ---------------------------------------------------------------------------------------
 
-    def _page(self, limit: int, start_key: StartKey, parse: Callable[[dict[str, Any]], Any], **query: Any) -> Page:
-        page = query_page(self.table.query, limit=limit, start_key=start_key, **query)
+    def _page(self, limit: int, start_key: StartKey, parse: Callable[[dict[str, Any]], Any], *,
+              parent_first: bool = False, **query: Any) -> Page:
+        page = query_page(self.table.query, limit=limit, start_key=start_key, parent_first=parent_first, **query)
         page.items = [parse(item) for item in page.items]
         return page
 

@@ -3,7 +3,8 @@
 `PatternsTable` (`PK`, `SK`) holds every entity, each in the item collection its reads need:
 - a repo's issues (`ISSUE#<0000007>`) sort before the repo item (`REPO#<owner>#<repo>`) and its stars
   (`STAR#<user>`) after it: "assembling different collections" is a Query on one side of the repo item;
-- an organization (`ORG#<org>`) sorts before its users (`USER#<username>`): "sorting with multiple entity types";
+- an organization (`ORG#<org>`) sorts after its users (`#USER#<username>`): "sorting with multiple entity types",
+  so the seed's Query (`SK <= ORG#<org>`, descending) reads the org item first, then its users;
 - stores by country (`STORE#<country>`) with `<state>#<city>#<zip>#<storeId>` sort keys: "composite sort keys
   for hierarchy";
 - a customer's orders (`CUSTOMER#<id>`, `ORDER#<orderId>`);
@@ -82,7 +83,8 @@ def org_sk(org: str) -> str:
 
 
 def user_sk(username: str) -> str:
-    return join("USER", username)
+    """`#` sorts before every letter: the users sit below their org's item (`ORG#…`), as the seed's query needs."""
+    return SEPARATOR + join("USER", username)
 
 
 def org_admins_pk(org: str) -> str:

@@ -110,9 +110,10 @@ class PatternsService:
     def put_org_user(self, user: OrgUser) -> OrgUser:
         return self.repository.put_org_user(user)
 
-    def org_with_users(self, org: str, *, newest_last: bool, limit: int, start_key: StartKey) -> Page:
-        page = self.repository.org_with_users(org, newest_last=newest_last, limit=limit, start_key=start_key)
-        if start_key is None and not page.items:
+    def org_with_users(self, org: str, *, descending: bool, limit: int, start_key: StartKey) -> Page:
+        """The first page holds the org item in either order: without it, there is no such org."""
+        page = self.repository.org_with_users(org, descending=descending, limit=limit, start_key=start_key)
+        if start_key is None and not any(isinstance(item, Org) for item in page.items):
             raise NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND)
         return page
 

@@ -43,12 +43,15 @@ def _if_none_match() -> str | None:
 
 @app.get("/docs", include_in_schema=False)
 def swagger_ui() -> Response[str]:
-    """Swagger UI with the description inline; `?format=json`: the description alone (as Powertools' /docs)."""
+    """Swagger UI with one domain's description inline (`?domain=voting`; `all`: every route); `?format=json`: the
+    description alone (as Powertools' /docs), every route's."""
     base_path = app._get_base_path()
-    if (app.current_event.query_string_parameters or {}).get("format") == "json":
+    query = app.current_event.query_string_parameters or {}
+    if query.get("format") == "json":
         return docs.cacheable(docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE,
                               _if_none_match())
-    return docs.cacheable(docs.page(base_path), content_types.TEXT_HTML, docs.REVALIDATE, _if_none_match())
+    return docs.cacheable(docs.page(base_path, query.get("domain")), content_types.TEXT_HTML, docs.REVALIDATE,
+                          _if_none_match())
 
 
 @app.get(docs.SCRIPT_PATH, include_in_schema=False)

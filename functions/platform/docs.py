@@ -16,6 +16,7 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import aws_lambda_powertools.event_handler as event_handler
 from aws_lambda_powertools.event_handler import Response
@@ -50,37 +51,87 @@ def _today() -> date:
     return datetime.now(UTC).date()
 
 
-def description(base_path: str) -> str:
+def description(base_path: str, domain: str | None = None) -> str:
     """The generated description, its server the stage's base path ("/dev" on API Gateway's own URL, "" behind a
     custom domain or locally), as Powertools' `enable_swagger` sets it, so "Try it out" calls this API; examples
-    relative to today resolved."""
-    return _description(base_path, _today())
+    relative to today resolved. `domain`: only that domain's routes and the schemas they use."""
+    return _description(base_path, _today(), domain)
 
 
 @cache
-def _description(base_path: str, today: date) -> str:
+def _description(base_path: str, today: date, domain: str | None = None) -> str:
     spec = json.loads(SPEC_FILE.read_text(encoding="utf-8"))
     spec["servers"] = [{"url": base_path or "/"}]
+    if domain is not None:
+        spec = _only(spec, domain)
     text = json.dumps(spec, separators=(",", ":"), ensure_ascii=False)
     return _RELATIVE.sub(lambda m: f'"{today + timedelta(days=int(m[1] or 0))}{m[2] or ""}"', text)
 
 
-def page(base_path: str) -> str:
-    """Powertools' Swagger UI page with the description inline (one request for both) and the script and styles
-    linked; `persist_authorization`: a token given to Authorize survives a reload."""
-    return _page(base_path, _today())
+@cache
+def domains() -> tuple[str, ...]:
+    """The domains of the description, as its paths name them (`connected-car`)."""
+    paths = json.loads(SPEC_FILE.read_text(encoding="utf-8"))["paths"]
+    return tuple(sorted({path.strip("/").split("/", 1)[0] for path in paths}))
+
+
+def _only(spec: dict[str, Any], domain: str) -> dict[str, Any]:
+    """The description of one domain's routes, with the component schemas they reach."""
+    spec["paths"] = {p: ops for p, ops in spec["paths"].items() if p.strip("/").split("/", 1)[0] == domain}
+    schemas = spec.get("components", {}).get("schemas", {})
+    needed: set[str] = set()
+    pending = _refs(spec["paths"])
+    while pending:
+        name = pending.pop()
+        if name not in needed:
+            needed.add(name)
+            pending |= _refs(schemas.get(name, {}))
+    if schemas:
+        spec["components"]["schemas"] = {name: schema for name, schema in schemas.items() if name in needed}
+    return spec
+
+
+def _refs(node: Any) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"].rsplit("/", 1)[-1]} if isinstance(node.get("$ref"), str) else set()
+        return found.union(*(_refs(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(value) for value in node))
+    return set()
+
+
+def page(base_path: str, domain: str | None = None) -> str:
+    """Powertools' Swagger UI page with one domain's description inline (one request for both; the first domain
+    when none is asked for, `all` for every route) and the script and styles linked; `persist_authorization`: a
+    token given to Authorize survives a reload. Swagger UI builds the whole description before it shows any
+    operation: the 130 routes of every domain take it several seconds, one domain's a fraction of that."""
+    chosen = domain if domain in domains() or domain == ALL else domains()[0]
+    return _page(base_path, _today(), chosen)
+
+
+ALL = "all"
 
 
 @cache
-def _page(base_path: str, today: date) -> str:
-    return generate_swagger_html(
-        _description(base_path, today).replace("</", "<\\/"),  # as enable_swagger: no `</script>` inside the script
+def _page(base_path: str, today: date, domain: str) -> str:
+    html = generate_swagger_html(
+        # as enable_swagger: no `</script>` inside the script
+        _description(base_path, today, None if domain == ALL else domain).replace("</", "<\\/"),
         f"{base_path}{SCRIPT_PATH}?v={POWERTOOLS_VERSION}",
         f"{base_path}{STYLES_PATH}?v={POWERTOOLS_VERSION}",
         f"{base_path}/docs",  # a base URL: link the files rather than inline them
         None,
         persist_authorization=True,
     )
+    links = " · ".join(
+        f"<b>{name}</b>" if name == domain else f"<a href='{base_path}/docs?domain={name}'>{name}</a>"
+        for name in (*domains(), ALL)
+    )
+    nav = (f"<nav id='domains' style='font:14px sans-serif;padding:8px 20px;border-bottom:1px solid #ddd'>"
+           f"routes of {links}</nav>\n    <div id=\"swagger-ui\">")
+    if html.count('<div id="swagger-ui">') != 1:
+        raise RuntimeError("Powertools' Swagger UI page changed: place the domain links anew")
+    return html.replace('<div id="swagger-ui">', nav)
 
 
 @cache

@@ -6,7 +6,9 @@ as JSON when it is served:
 - the tables of each domain from its `functions/<domain>/schema.py` `TABLES` (the same `TableSpec`s the CDK builds
   the tables from): keys, every index with its keys and projection, TTL, stream;
 - the entity table, the access patterns, the example path parameters and the stream demonstrations from its
-  `functions/<domain>/catalog.py` (the data docs/<domain>.md is generated from).
+  `functions/<domain>/catalog.py` (the data docs/<domain>.md is generated from);
+- its load at the seed's scale from `scale-figures.json`, which `make scale` writes (the docs' "At the seed's
+  scale" tables come from the same file).
 The page then calls the API itself: the OpenAPI description (/docs?format=json) for each route's parameters and
 body, and the routes, with the token pasted in its sign-in box.
 """
@@ -30,6 +32,8 @@ from functions.shared.schema import IDEMPOTENCY_TABLE, PARKED_TABLE
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
 PAGE = Path(__file__).with_name("explorer.html")
+# Each domain's partition load at its seed's rates, as `make scale` (bench/scale/) last computed it.
+SCALE = Path(__file__).with_name("scale-figures.json")
 MODEL_MARK = "/*MODEL*/null"
 
 
@@ -119,8 +123,17 @@ def domain(name: str) -> dict[str, Any]:
                                                     "rows": [list(row) for row in entities.rows]},
         "patterns": patterns,
         "examples": dict(getattr(catalog, "EXAMPLES", {})),
+        # its NoSQL Workbench model in the repository (`make workbench`, tools/workbench.py)
+        "workbench": f"docs/workbench/{name}.json",
         "streams": [{**asdict(demo), "params": dict(demo.params)} for demo in demos],
+        "scale": scale().get(name.replace("_", "-")),
     }
+
+
+@cache
+def scale() -> dict[str, Any]:
+    """{page slug: {"rows": [...]}} from functions/platform/scale-figures.json (none when it is absent)."""
+    return json.loads(SCALE.read_text(encoding="utf-8")) if SCALE.is_file() else {}
 
 
 @cache

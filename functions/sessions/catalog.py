@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("entity", "table / index", "partition key", "sort key", "other attributes"),
@@ -130,3 +130,93 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/sessions.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # alice has two live sessions and one expired.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_sessions_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='a token is unique',
+        enforced_by='PutItem `attribute_not_exists(SessionToken)`; a fresh token is drawn (3 tries)',
+        refusal='409 `TOKEN_TAKEN` (never seen with 256 bits)',
+        tests=(
+            API + 'test_only_taken_tokens_is_409_writing_nothing',
+        ),
+    ),
+    Rule(
+        rule='an expired session is never served',
+        enforced_by='`TTL > now` compared on every read (get, list)',
+        refusal='404 `SESSION_NOT_FOUND`',
+        tests=(
+            API + 'test_an_expired_session_is_404_before_ttl_deletes_it',
+        ),
+    ),
+    Rule(
+        rule='a user sees and ends only their own session',
+        enforced_by=(
+            "the read compares `Username`; the delete's condition `attribute_not_exists(SessionToken) OR Username = "
+            ':me OR TTL <= :now` (an expired session is absent to a delete as to a read)'
+        ),
+        refusal='404 `SESSION_NOT_FOUND` (the session stays)',
+        tests=(
+            API + 'test_another_users_session_is_404_but_an_admin_sees_it',
+            API + 'test_another_users_session_cannot_be_ended_but_an_admin_ends_it',
+            API + 'test_another_users_expired_session_is_gone_to_a_delete_as_to_a_read',
+        ),
+    ),
+    Rule(
+        rule="a user lists and ends only their own sessions; an admin anyone's",
+        enforced_by="service check on the path's username",
+        refusal='403 `NOT_YOUR_SESSIONS`',
+        tests=(
+            API + 'test_only_the_user_or_an_admin_lists_their_sessions',
+            API + 'test_only_the_user_or_an_admin_ends_all_their_sessions',
+        ),
+    ),
+    Rule(
+        rule="ending a session twice, or all of a user's twice, is fine",
+        enforced_by='DeleteItem / BatchWriteItem of absent keys are no-ops',
+        refusal='204 again',
+        tests=(
+            API + 'test_a_user_ends_their_own_session_and_repeating_it_is_fine',
+            API + 'test_only_the_user_or_an_admin_ends_all_their_sessions',
+        ),
+    ),
+    Rule(
+        rule="all of a user's sessions end, even under load",
+        enforced_by='`UnprocessedItems` retried with backoff, 6 rounds',
+        refusal='429 `THROTTLED` (what was deleted stays deleted; retry)',
+        tests=(
+            API + 'test_deletes_left_unprocessed_round_after_round_are_429_and_a_retry_finishes',
+        ),
+    ),
+    Rule(
+        rule='a retried create never replays a token',
+        enforced_by=(
+            'no `Idempotency-Key` on `POST /sessions`: a replay could return a token signed out since, and would keep '
+            'it in the idempotency table for a day'
+        ),
+        refusal='a second session (it expires like any other)',
+        tests=(
+            API + 'test_a_retried_sign_in_is_a_second_session_and_no_token_is_replayed',
+        ),
+    ),
+    Rule(
+        rule='bad input writes nothing',
+        enforced_by='path patterns (token: 16–128 URL-safe characters), `limit` 1–100, signed cursors',
+        refusal='400 `VALIDATION_FAILED`, `INVALID_CURSOR`',
+        tests=(
+            API + 'test_a_malformed_token_is_400',
+            API + 'test_a_cursor_of_another_users_list_is_400',
+        ),
+    ),
+    Rule(
+        rule='signed in',
+        enforced_by="API Gateway's Cognito authorizer",
+        refusal='401',
+        tests=(
+            API + 'test_a_retried_sign_in_is_a_second_session_and_no_token_is_replayed',
+        ),
+    ),
+)

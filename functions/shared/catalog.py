@@ -8,6 +8,10 @@ page and every pattern against the routes served, the code under functions/ and 
 The same catalog holds `ENTITIES` (an `EntityTable`): the page's entity chart (its items or tables with their keys,
 indexes and attributes), headers worded the domain's own way, rendered by `make docs` too.
 
+And `RULES` (one `Rule` a row): the page's "Rules and errors" table, each rule with where it is enforced, the refusal
+a client sees and the tests that prove it (pytest node ids), rendered by `make docs`; tests/unit/test_docs.py fails
+on a rule without a test, a test that does not exist, or a rule tabled on the page outside the rendered table.
+
 The cells are markdown as the docs show them (backticked routes, method names and tests), with `|` written plainly:
 the renderer escapes it. Standard library only: nothing here runs in a request.
 """
@@ -137,3 +141,30 @@ class EntityTable:
         lines = [_row(self.columns), "|" + "---|" * len(self.columns)]
         lines.extend(_row(row) for row in self.rows)
         return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of a page's "Rules and errors" table: the rule in words, where it is enforced (a condition, a
+    transaction, request validation, the service), the refusal a client sees (`409 \\`CODE\\``, markdown as the docs
+    write it; "—" when nothing is refused) and the tests that prove it, as pytest node ids
+    (`tests/functional/test_x_api.py::test_y`; a parametrized test by its function's name). tests/unit/test_docs.py
+    fails when a rule names no test or a test that does not exist."""
+
+    rule: str
+    enforced_by: str
+    refusal: str
+    tests: tuple[str, ...]
+
+
+RULE_COLUMNS = ("rule", "enforced by", "refusal", "tests")
+
+
+def rules_table(rules: Iterable[Rule]) -> str:
+    """The rules table as the docs write it: a header row, `|---|` per column, one row a rule (its tests backticked,
+    one after the other); ends with a newline."""
+    lines = [_row(RULE_COLUMNS), "|" + "---|" * len(RULE_COLUMNS)]
+    for rule in rules:
+        tests = ", ".join(f"`{test}`" for test in rule.tests)
+        lines.append(_row((rule.rule, rule.enforced_by, rule.refusal, tests)))
+    return "\n".join(lines) + "\n"

@@ -16,8 +16,8 @@ of that item and the item it attempted, at least one unit ("DynamoDB read and wr
 https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html: "If the expression
 evaluates to false, DynamoDB still consumes write capacity units"); the header shows it as `refused=` and `wcu_est=`.
 An UpdateItem's attempted after-image is not known to the caller: its key and the values it sets stand for it, so the
-estimate is a lower bound. A cancelled transaction is counted as refused with no estimate (the guide does not say
-what it consumes).
+estimate is a lower bound. A cancelled transaction is marked refused on its line of the explained bill, with no
+estimate (the guide does not say what it consumes), and is not counted in `refused=`.
 
 Calls of one request may run in parallel (a fan-out in threads): `dur` sums them; `wall=` (when it differs) is the
 time during which at least one call was in flight.
@@ -82,11 +82,11 @@ class Ledger:
             for entry in consumed if isinstance(consumed, list) else [consumed]:
                 self._add(entry, write=operation in WRITES)
 
-    def refuse(self, estimated_units: float | None) -> None:
-        """A refused write: counted, and its estimated units (None: no estimate) kept apart from DynamoDB's own."""
+    def refuse(self, estimated_units: float) -> None:
+        """A refused conditional write: counted, and its estimated units kept apart from DynamoDB's own."""
         with self._lock:
             self.refused += 1
-            self.estimated_write_units += estimated_units or 0.0
+            self.estimated_write_units += estimated_units
 
     @property
     def wall_seconds(self) -> float:
@@ -252,9 +252,9 @@ def _record(http_response: Any, parsed: dict[str, Any], model: Any, **_: Any) ->
         refused = refused_write(model.name, request, response.get("Item"))
         ledger.refuse(refused["wcu"])
     elif error == TRANSACTION_CANCELLED and model.name == "TransactWriteItems":
+        # marked on its line of the bill, not counted in `refused=`: there is nothing to estimate it by
         refused = {"wcu": None, "rule": "transaction cancelled: DynamoDB reports no capacity and the guide does not "
                                         "say what a cancelled transaction consumes"}
-        ledger.refuse(None)
     if ledger.calls is not None:
         call = _call(model.name, request, _json(getattr(http_response, "content", None)), error)
         call.update(_bill_of(model.name, request, parsed, call["items"], refused))

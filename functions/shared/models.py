@@ -133,15 +133,38 @@ def money(*, positive: bool) -> Any:
     return Annotated[Decimal, BeforeValidator(before), Field(ge=low, le=Decimal(1_000_000)), WithJsonSchema(schema)]
 
 
+# White space spelled out: Unicode's White_Space property (unicode.org/Public/UCD/latest/ucd/PropList.txt), which is
+# what pydantic's `strip_whitespace` removes and what `\s` matches in its (Rust) patterns. `\s` itself means another
+# set elsewhere: JSON Schema's ECMAScript regexes add U+FEFF and leave out U+0085 (ECMA-262, "WhiteSpace"), Python's
+# `str.strip()` adds U+001C..U+001F. A pattern written with this class means the same to the description's readers
+# (clients, fuzzers) and to the validation behind it; WHITE_SPACE_CHARS is the same set for `str.strip`.
+WHITE_SPACE = r"\t-\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+WHITE_SPACE_CHARS = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200B))) + "\u2028\u2029\u202f\u205f\u3000"
+)
+
+
 def stripped(min_length: int, max_length: int) -> Any:
-    """Text stripped of surrounding whitespace, then `min_length`..`max_length` characters long. The schema says so
-    with a pattern (as many characters from the first non-space to the last), so "   " is invalid in the OpenAPI
-    description as it is refused by validation."""
-    between = rf"[\s\S]{{{min_length - 2},}}\S" if min_length > 1 else ""
+    """Text stripped of surrounding whitespace, then at least `min_length` characters long, and at most `max_length`
+    as sent (the description's maxLength is of the text as sent: "\r" and 500 more characters must not be valid here
+    and schema-invalid there). The schema states the minimum with a pattern (as many characters from the first
+    non-space to the last), so "   " is invalid in the OpenAPI description as it is refused by validation."""
+    visible = f"[^{WHITE_SPACE}]"
+    between = rf"[\s\S]{{{min_length - 2},}}{visible}" if min_length > 1 else ""
+
+    def as_sent(value: Any) -> Any:
+        if isinstance(value, str) and len(value) > max_length:
+            raise ValueError(f"at most {max_length} characters")
+        return value
+
+    schema: dict[str, Any] = {"maxLength": max_length}
+    if min_length > 0:
+        schema["pattern"] = rf"{visible}{between}"
     return Annotated[
         str,
         StringConstraints(strip_whitespace=True, min_length=min_length, max_length=max_length),
-        Field(json_schema_extra={"pattern": rf"\S{between}"}),
+        BeforeValidator(as_sent),  # after the constraints in this list: it runs first, on the text as sent
+        Field(json_schema_extra=schema),
     ]
 
 
@@ -150,6 +173,7 @@ def normalized(normalize: Any, pattern: str, max_length: int) -> Any:
     as sent. The schema states the same of the text as sent: `pattern` with surrounding whitespace allowed (pydantic
     leaves a pattern behind a BeforeValidator out of the schema, so it is given explicitly)."""
     inner = pattern.removeprefix("^").removesuffix("$")
+    space = f"[{WHITE_SPACE}]*"
 
     def before(value: Any) -> Any:
         if not isinstance(value, str):
@@ -160,7 +184,7 @@ def normalized(normalize: Any, pattern: str, max_length: int) -> Any:
 
     return Annotated[
         str, BeforeValidator(before), StringConstraints(max_length=max_length, pattern=pattern),
-        Field(json_schema_extra={"pattern": rf"^\s*(?:{inner})\s*$", "maxLength": max_length}),
+        Field(json_schema_extra={"pattern": rf"^{space}(?:{inner}){space}$", "maxLength": max_length}),
     ]
 
 

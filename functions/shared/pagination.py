@@ -155,9 +155,15 @@ def cursor_codec() -> CursorCodec:
 
 def query_page(
     query: Callable[..., dict[str, Any]], *, limit: int, start_key: dict[str, Any] | None,
-    range_end: tuple[str, Any] | None = None, **kwargs: Any,
+    range_end: tuple[str, Any] | None = None, parent_first: bool = False, **kwargs: Any,
 ) -> Page:
     """Up to `limit` items of one Query, resuming at `start_key`.
+
+    `parent_first`: the read starts at its item collection's parent item (the seed's "a parent and its children in
+    one Query"). The first page (no `start_key`) asks for one item more, so that it holds the parent and `limit`
+    children: DynamoDB's Limit is "the maximum number of items to evaluate", the parent included
+    (https://docs.aws.amazon.com/amazondynamodb/latest/APIReference/API_Query.html). Later pages resume past the
+    parent and hold children only.
 
     With a FilterExpression DynamoDB applies Limit before the filter, so a page can come back short while
     more items remain; we read on from LastEvaluatedKey (asking only for what is missing) a bounded number
@@ -168,6 +174,8 @@ def query_page(
     whenever Limit stops a page, even on the range's last item: a LastEvaluatedKey there ends the range instead of
     costing one more Query, in this request or in the client's next one, that can only come back empty.
     """
+    if parent_first and start_key is None:
+        limit += 1
     items: list[dict[str, Any]] = []
     last_key = start_key
     for _ in range(_MAX_ROUNDS):

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("entity", "table `Users`: `UserId` (PK)", "`UsersEmailIndex`: `Email` (PK)", "other attributes"),
@@ -114,3 +114,72 @@ EXAMPLES: dict[str, str] = {
 # The seed's user (seeds/users.py), whom the explorer runs the patterns as (`make token USER=bob`):
 # the seed's bob, who reads his own user.
 PERSONA = "bob"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_users_api.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='an email belongs to at most one user',
+        enforced_by="the marker's Put `attribute_not_exists(UserId)` in the sign-up / change transaction",
+        refusal='409 `EMAIL_TAKEN`',
+        tests=(
+            API + 'test_a_taken_email_is_409_email_taken_and_writes_nothing',
+            API + 'test_concurrent_sign_ups_with_one_email_give_exactly_one_201',
+        ),
+    ),
+    Rule(
+        rule='a user id is signed up once',
+        enforced_by="the user's Put `attribute_not_exists(UserId)` in the same transaction",
+        refusal='409 `USER_EXISTS` (200 when it is a retry of that sign-up)',
+        tests=(
+            API + 'test_a_taken_user_id_is_409_user_exists_and_writes_nothing',
+            API + 'test_a_retried_sign_up_is_200_with_the_same_user_and_writes_nothing',
+        ),
+    ),
+    Rule(
+        rule='a change or delete applies to the user as read',
+        enforced_by=(
+            "`Email = :old` on the user's Update / Delete (optimistic); on failure the service reads again (3 times, "
+            'then 429)'
+        ),
+        refusal='404 `USER_NOT_FOUND` if it is gone',
+        tests=(
+            API + 'test_change_of_email_of_an_unknown_user_is_404_and_bad_input_400',
+        ),
+    ),
+    Rule(
+        rule='only the owner frees an email',
+        enforced_by="the old marker's Delete `OwnerId = :user`",
+        refusal='409 `EMAIL_MARKER_MISMATCH` (only a write around the API can cause it)',
+        tests=(
+            API + 'test_an_email_marker_that_is_not_the_users_is_409_and_changes_nothing',
+        ),
+    ),
+    Rule(
+        rule='a user acts for themself',
+        enforced_by="`userId` = the caller's username, unless admin",
+        refusal='403 `FORBIDDEN`',
+        tests=(
+            API + 'test_only_the_user_or_an_admin_signs_up_changes_email_or_deletes',
+        ),
+    ),
+    Rule(
+        rule='a user id is never a marker key; emails and dates are valid',
+        enforced_by='validation (no `#` in ids; `a@b.c` shape, ≤ 254 characters, no `/`; `YYYY-MM-DD`)',
+        refusal='400 `VALIDATION_FAILED`, nothing written',
+        tests=(
+            API + 'test_bad_input_is_400_and_writes_nothing',
+            API + 'test_a_user_id_can_never_be_an_email_markers_key',
+        ),
+    ),
+    Rule(
+        rule='a transaction cancelled by a concurrent transaction alone',
+        enforced_by='retried by `ddb.transact_write` (4 attempts, jittered backoff); it wrote nothing',
+        refusal='429 `THROTTLED` if it keeps conflicting',
+        tests=(
+            API + 'test_a_transaction_that_keeps_conflicting_is_429',
+        ),
+    ),
+)

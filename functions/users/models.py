@@ -8,13 +8,13 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from functions.shared.models import ApiModel, Day, normalized
+from functions.shared.models import WHITE_SPACE, WHITE_SPACE_CHARS, ApiModel, Day, normalized
 
 # No "#": a user id must never look like an email marker's key (`EMAIL#…`, functions/users/schema.py).
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
 # Deliberately loose (what a mail server accepts is its business), but one "@", a dot in the domain, no spaces,
 # and no "/" so that an address fits in a path segment (GET /users/by-email/{email}).
-EMAIL_PATTERN = r"^[^@\s/]+@[^@\s/]+\.[^@\s/]+$"
+EMAIL_PATTERN = rf"^[^@/{WHITE_SPACE}]+@[^@/{WHITE_SPACE}]+\.[^@/{WHITE_SPACE}]+$"
 EMAIL_MAX_LENGTH = 254
 
 
@@ -23,7 +23,7 @@ def normalize_email(value: str) -> str:
 
     Lower-casing the local part is what every large mail provider does in practice, although RFC 5321 lets a server
     tell `Bob@` from `bob@`: two accounts differing only in case would be a support problem, not a feature."""
-    return value.strip().lower()
+    return value.strip(WHITE_SPACE_CHARS).lower()
 
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from functions.shared.catalog import AccessPattern, Columns, EntityTable, StreamDemo, columns
+from functions.shared.catalog import AccessPattern, Columns, EntityTable, Rule, StreamDemo, columns
 
 ENTITIES: EntityTable = EntityTable(
     columns=("table", "item", "partition key", "sort key", "attributes"),
@@ -208,3 +208,84 @@ STREAMS: tuple[StreamDemo, ...] = (
 # The seed's user (seeds/voting.py), whom the explorer runs the patterns as (`make token USER=alice`):
 # alice voted in the seed's poll.
 PERSONA = "alice"
+
+
+# The page's "Rules and errors" table (`make docs`): each rule, where it is enforced, what a client is answered
+# and the tests that prove it (tests/unit/test_docs.py checks that they exist).
+API = 'tests/functional/test_voting_api.py::'
+AGG = 'tests/functional/test_vote_aggregator.py::'
+RULES: tuple[Rule, ...] = (
+    Rule(
+        rule='one vote per voter and poll',
+        enforced_by='UpdateItem `attribute_not_exists(candidate)`',
+        refusal='409 `ALREADY_VOTED` (an `Idempotency-Key` retry gets the first 201 instead)',
+        tests=(
+            API + 'test_a_second_vote_is_409_already_voted_and_changes_nothing',
+            API + 'test_an_idempotent_retry_of_a_vote_gets_the_first_answer_not_a_409',
+        ),
+    ),
+    Rule(
+        rule='change / withdraw need a vote',
+        enforced_by='UpdateItem `attribute_exists(candidate)`',
+        refusal='404 `NO_VOTE`',
+        tests=(
+            API + 'test_changing_or_withdrawing_without_a_vote_is_404_no_vote',
+        ),
+    ),
+    Rule(
+        rule="the candidate is one of the poll's",
+        enforced_by="the poll's definition, read once and cached (it cannot change)",
+        refusal='409 `UNKNOWN_CANDIDATE` (`details[0].field = body.candidate`): a well-formed ballot the poll refuses',
+        tests=(
+            API + 'test_an_unknown_candidate_is_409_and_an_unknown_poll_404',
+        ),
+    ),
+    Rule(
+        rule='the poll exists',
+        enforced_by='same',
+        refusal='404 `POLL_NOT_FOUND`',
+        tests=(
+            API + 'test_an_unknown_candidate_is_409_and_an_unknown_poll_404',
+        ),
+    ),
+    Rule(
+        rule="a poll's definition never changes",
+        enforced_by='PutItem `attribute_not_exists(pollId)`',
+        refusal='409 `POLL_EXISTS`',
+        tests=(
+            API + 'test_creating_a_poll_is_idempotent_and_a_different_definition_conflicts',
+        ),
+    ),
+    Rule(
+        rule='a recount corrects only drift',
+        enforced_by='the recount rule below',
+        refusal='409 `RECOUNT_BUSY`',
+        tests=(
+            API + 'test_recount_reports_no_drift_when_caught_up_and_is_busy_while_votes_are_in_flight',
+        ),
+    ),
+    Rule(
+        rule='a ballot is aggregated only into an existing poll',
+        enforced_by='ConditionCheck `attribute_exists` in the flush transaction',
+        refusal='none: the aggregator parks the record (below)',
+        tests=(
+            AGG + 'test_a_ballot_of_a_missing_poll_in_the_middle_is_parked_the_rest_counts_once_and_a_replay_after_the_fix_applies_it_once',  # noqa: E501 (a test's name, whole for grep)
+        ),
+    ),
+    Rule(
+        rule='a parked record is applied at most once',
+        enforced_by="its replay is one transaction with the parked item's `status = pending` condition",
+        refusal='replay counts it `alreadyReplayed`',
+        tests=(
+            AGG + 'test_a_ballot_of_a_missing_poll_in_the_middle_is_parked_the_rest_counts_once_and_a_replay_after_the_fix_applies_it_once',  # noqa: E501 (a test's name, whole for grep)
+        ),
+    ),
+    Rule(
+        rule='a replay never recounts what a recount corrected',
+        enforced_by='ConditionCheck `attribute_not_exists(recountVersion)` in the replay',
+        refusal='replay marks it `superseded`, applies nothing',
+        tests=(
+            AGG + 'test_a_recount_that_corrected_the_poll_supersedes_the_replay_of_a_parked_ballot',
+        ),
+    ),
+)

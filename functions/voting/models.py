@@ -7,12 +7,12 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel, stripped
+from functions.shared.models import WHITE_SPACE, ApiModel, stripped
 
 POLL_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # A candidate is part of an aggregate's sort key (TOTAL#<candidate>#<segment>): no "#", no control characters,
 # no surrounding spaces (so "A" and "A " cannot be two candidates that look alike).
-CANDIDATE_PATTERN = r"^[^#\x00-\x1f\x7f\s](?:[^#\x00-\x1f\x7f]{0,62}[^#\x00-\x1f\x7f\s])?$"
+CANDIDATE_PATTERN = rf"^[^#\x00-\x1f\x7f{WHITE_SPACE}](?:[^#\x00-\x1f\x7f]{{0,62}}[^#\x00-\x1f\x7f{WHITE_SPACE}])?$"
 MIN_CANDIDATES = 2
 MAX_CANDIDATES = 50
 

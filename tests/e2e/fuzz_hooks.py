@@ -31,6 +31,12 @@ from datetime import datetime, timezone
 
 import schemathesis
 
+# The operations schemathesis's "Schema validation mismatch" warning may name: those whose refusals of schema-valid data
+# depend on what is stored or on the clock, which no description can state (`METHOD /path`: why). The warning counts
+# a positive case's 400, 413, 422 (not 401, 403, 404, 409, 429); tests/e2e/test_fuzz.py fails on any operation it
+# names that is not here.
+REFUSED_BY_STATE_OR_CLOCK: dict[str, str] = {}
+
 CURSOR = "cursor"
 CATALOG_CHILD = ("PUT", "/catalog/products/{productId}/children/{childKind}/{childId}")
 # The operations whose body's list holds one line per key: (list field, key field).

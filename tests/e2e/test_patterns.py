@@ -24,7 +24,7 @@ def new_repo(api) -> str:
 def test_the_books_repo_with_its_issues_and_with_its_stars(api):
     first = body(api.call("GET", f"{BOOK}/issues?limit=3"))
     assert first["repo"]["starCount"] == 3 and first["repo"]["issueCount"] == 12
-    assert [i["number"] for i in first["items"]] == [12, 11]  # the repo item heads the first page
+    assert [i["number"] for i in first["items"]] == [12, 11, 10]  # the repo comes with them: `limit` counts issues
     assert [i["number"] for i in every(api, f"{BOOK}/issues")] == list(range(12, 0, -1))  # 12, 11, 10 before 9: zero-padded keys
     stars = every(api, f"{BOOK}/stars", limit=2)
     assert [s["username"] for s in stars] == ["alexdebrie", "danny-developer", "sally-sysadmin"]
@@ -38,11 +38,15 @@ def test_the_books_open_and_recently_updated_issues(api):
 
 
 def test_the_org_with_its_users_both_ways_and_its_admins(api):
-    page = body(api.call("GET", "/patterns/orgs/McDonalds"))
+    page = body(api.call("GET", "/patterns/orgs/McDonalds?order=asc"))
     assert page["org"] == {"org": "McDonalds", "name": "McDonald's"}
     assert [u["username"] for u in page["items"]] == ["bsmith", "jdoe", "mlee", "tkhan"]
-    desc = body(api.call("GET", "/patterns/orgs/McDonalds?order=desc"))
+    desc = body(api.call("GET", "/patterns/orgs/McDonalds"))  # desc is the default: the seed's one Query
     assert [u["username"] for u in desc["items"]] == ["tkhan", "mlee", "jdoe", "bsmith"] and desc["org"]["org"] == "McDonalds"
+    for order, newest in (("asc", "bsmith"), ("desc", "tkhan")):  # the org comes with the first page either way
+        one = body(api.call("GET", f"/patterns/orgs/McDonalds?order={order}&limit=1"))
+        assert one["org"]["org"] == "McDonalds" and [u["username"] for u in one["items"]] == [newest]
+        assert one["nextCursor"]
     assert [u["username"] for u in every(api, "/patterns/orgs/McDonalds/admins")] == ["jdoe", "mlee"]
 
 

@@ -67,8 +67,8 @@ def test_one_child_is_one_getitem(seeded, calls):
 
 
 def test_product_and_children_pages_cover_the_collection_once_with_bound_cursors(seeded):
-    first = ok(seeded.call("GET", f"{PRODUCTS}/2?limit=3"))
-    second = ok(seeded.call("GET", f"{PRODUCTS}/2?limit=3&cursor={first['nextCursor']}"))
+    first = ok(seeded.call("GET", f"{PRODUCTS}/2?limit=2"))
+    second = ok(seeded.call("GET", f"{PRODUCTS}/2?limit=2&cursor={first['nextCursor']}"))
     assert [i["type"] for i in first["items"] + second["items"]] == [
         "album", "album:track#1", "album:track#2", "album:track#3",
     ]
@@ -80,6 +80,26 @@ def test_product_and_children_pages_cover_the_collection_once_with_bound_cursors
     assert error(seeded.call("GET", f"{PRODUCTS}/3?cursor={first['nextCursor']}")) == (400, "INVALID_CURSOR")
     assert error(seeded.call("GET", f"{PRODUCTS}/2/children/track?cursor={first['nextCursor']}")) == (
         400, "INVALID_CURSOR")
+
+
+def test_limit_counts_children_only_the_parent_comes_with_the_first_page(seeded, calls):
+    pages, cursor = [], None
+    while True:
+        reply = seeded.call("GET", f"{PRODUCTS}/2?limit=1" + (f"&cursor={cursor}" if cursor else ""))
+        requests = int(reply.headers["Server-Timing"].split("requests=", 1)[1].split()[0])
+        pages.append((ok(reply), requests))
+        cursor = pages[-1][0]["nextCursor"]
+        if not cursor:
+            break
+    # `?limit=1`: the album and exactly one track, and a cursor to the next track
+    assert [i["type"] for i in pages[0][0]["items"]] == ["album", "album:track#1"] and pages[0][0]["nextCursor"]
+    assert all(len(page["items"]) <= 1 and page["items"][0]["kind"] == "track" for page, _ in pages[1:] if page["items"])
+    assert [i["type"] for page, _ in pages for i in page["items"]] == [
+        "album", "album:track#1", "album:track#2", "album:track#3",
+    ]
+    # one Query a page: the first reads `limit` + 1 items, the others `limit`
+    assert [requests for _, requests in pages] == [1] * len(pages) == [1] * len(calls.recorded)
+    assert [params["Limit"] for params, _ in calls.of("Query")] == [2] + [1] * (len(pages) - 1)
 
 
 def test_an_unknown_product_is_404_and_a_product_without_children_has_an_empty_list(seeded):

@@ -45,6 +45,8 @@ def test_a_fan_out_read_bills_every_query_of_every_thread_to_the_index_it_read(s
                                         for _, r in queries) == 15 * 0.5  # small shards: the minimum each
     assert figures[f"ddb.{table}"] == {"rcu": 0, "wcu": 0}
     assert figures["ddb"]["rcu"] == 7.5 and figures["ddb"]["wcu"] == 0 and figures["ddb"]["dur"] > 0
+    # the fifteen Queries ran in parallel threads: `dur` sums them, `wall` is the time at least one was in flight
+    assert 0 < figures["ddb"]["wall"] < figures["ddb"]["dur"]
 
 
 def test_a_keyed_order_bills_its_transaction_double_and_the_idempotency_records(seeded, table, calls):

@@ -375,3 +375,32 @@ def test_another_customers_email_addresses_and_orders_are_403(client):
     for method, path, body in (("PUT", "/alice/email", {"email": "x@example.com"}),
                                ("DELETE", "/alice/addresses?name=Home", None), ("GET", "/alice/orders", None)):
         assert error(client.call(method, BASE + path, body=body, user="bob")) == (403, "FORBIDDEN"), (method, path)
+
+
+def test_an_email_change_reads_again_when_the_customer_changed_and_gives_up_after_3_reads(client, table, monkeypatch):
+    # Given another request that changes alice's email between the service's read and its transaction, twice
+    sign_up(client, "alice", "first@example.com")
+    repository = api.service().repository
+    real_change = type(repository).change_email
+    races = iter(["second@example.com", "third@example.com"])
+
+    def racing_change(self, customer, new_email):
+        if (racing := next(races, None)) is not None:  # another request's whole change, markers and all
+            real_change(self, self.get_customer("alice", consistent=True), racing)
+        return real_change(self, customer, new_email)
+
+    monkeypatch.setattr(type(repository), "change_email", racing_change)
+    # When alice changes her email: the transaction's `email = :old` refuses the two stale reads
+    changed = client.call("PUT", f"{BASE}/alice/email", body={"email": "new@example.com"}, user="alice")
+    # Then the third read is current and the change applies to the customer as read
+    assert (changed.status, changed.body["email"]) == (200, "new@example.com")
+    assert get(table, customer_key("alice"))["email"] == "new@example.com"
+    assert get(table, email_key("new@example.com"))["username"] == "alice"
+
+    # A customer that changes before every one of the service's reads is 429 THROTTLED, and nothing is written
+    races = iter([f"race-{n}@example.com" for n in range(3)])
+    busy = client.call("PUT", f"{BASE}/alice/email", body={"email": "other@example.com"}, user="alice")
+    assert error(busy) == (429, "THROTTLED")
+    assert get(table, customer_key("alice"))["email"] == "race-2@example.com"
+    assert get(table, email_key("other@example.com")) is None
+    assert get(table, email_key("race-2@example.com"))["username"] == "alice"

@@ -24,9 +24,10 @@ from moto import mock_aws
 import infra.domains
 from functions.platform import api as platform_api
 from functions.shared.openapi import api_gateway_path, can_be_invalid, required_groups
+from functions.shared.pagination import CURSOR_FIELD
 from tests.functional.conftest import Client
 
-SPEC = json.loads(platform_api.app.get_openapi_json_schema())
+SPEC = json.loads(platform_api.every_domain().get_openapi_json_schema())
 OPERATIONS = [(method.upper(), path, op) for path, ops in SPEC["paths"].items() for method, op in ops.items()]
 PROBES = [
     (method, path, op, parameter)
@@ -116,7 +117,12 @@ def test_an_input_the_description_calls_invalid_is_a_400_naming_it(api, method, 
     body = {} if "requestBody" in op else None
     reply = api.call(method, url, body=body, headers=headers, groups=("admin", "vehicle"))
     assert reply.status == 400, (url, reply.body)
-    assert reply.body["error"]["code"] == "VALIDATION_FAILED"
+    # A cursor off its shape, when it is all that is wrong, is refused under the one code every cursor the list did
+    # not give gets (functions/shared/pagination.py); anything else (fillers of other parameters may be invalid too)
+    # under VALIDATION_FAILED.
+    only_the_cursor = {d["field"] for d in reply.body["error"]["details"]} == {CURSOR_FIELD}
+    expected = "INVALID_CURSOR" if only_the_cursor else "VALIDATION_FAILED"
+    assert reply.body["error"]["code"] == expected, (url, reply.body)
     fields = {d["field"].lower() for d in reply.body["error"]["details"]}
     assert f"{parameter['in']}.{parameter['name']}".lower() in fields, (url, fields)
 

@@ -493,3 +493,42 @@ def test_the_example_data_loads_twice_changing_nothing(seeded, table):
     seed.load({ORDER_ENTRY_TABLE.env_var: table})
     after = sorted(boto3.resource("dynamodb").Table(table).scan()["Items"], key=lambda item: (item["PK"], item["SK"]))
     assert after == before
+
+
+def test_a_write_that_races_another_is_409_and_writes_nothing(seeded, table, monkeypatch):
+    # Each write is conditioned on what its service read (`jobId = :old AND jobSince < :start`, `status = :old`, the
+    # customer's `repId`): another write landing between the read and the transaction refuses it whole.
+    repository = api.service().repository
+    real_change_job, real_change_status = repository.change_job, repository.change_status
+
+    def job_changed_meanwhile(employee, job_id, start, title):
+        assert real_change_job(employee, "SA_REP", "2026-04-01", "Sales Representative") is None  # the other write
+        return real_change_job(employee, job_id, start, title)
+
+    monkeypatch.setattr(repository, "change_job", job_changed_meanwhile)
+    before = items(table)
+    reply = seeded.call("POST", f"{P}/employees/181/job-changes", user="root", groups=ADMIN,
+                        body={"jobId": "SH_CLERK", "startDate": "2026-05-01"})
+    assert error(reply) == (409, "JOB_CHANGED")
+    assert len(items(table)) == len(before) + 1  # the other write's history record only
+    assert ok(seeded.call("GET", f"{P}/employees/181/current-job"))["jobId"] == "SA_REP"
+
+    def status_changed_meanwhile(order, status):
+        assert real_change_status(order, "CANCELLED") is None
+        return real_change_status(order, status)
+
+    monkeypatch.setattr(repository, "change_status", status_changed_meanwhile)
+    reply = seeded.call("PATCH", f"{P}/orders/O-1005", user="root", groups=ADMIN, body={"status": "SHIPPED"})
+    assert error(reply) == (409, "STATUS_CHANGED")
+    assert ok(seeded.call("GET", f"{P}/orders/O-1005", user="root", groups=ADMIN))["status"] == "CANCELLED"
+
+    read_customer = repository.get_customer
+
+    def customer_changed_meanwhile(customer_id):  # its rep, as read, is no longer the stored one
+        customer = read_customer(customer_id)
+        return customer.model_copy(update={"rep_id": "156" if customer.rep_id != "156" else "150"})
+
+    monkeypatch.setattr(repository, "get_customer", customer_changed_meanwhile)
+    before = items(table)
+    assert error(place(seeded, "C1", ("P400", 1))) == (409, "CUSTOMER_CHANGED")
+    assert items(table) == before

@@ -85,6 +85,23 @@ def all_pages(client, url: str, *, user: str = "alice", limit: int = 2) -> list[
             return pages
 
 
+def requests_billed(reply) -> int:
+    """The DynamoDB requests an answer made, from its `Server-Timing` (`ddb;dur=…;desc="requests=N …"`)."""
+    return int(reply.headers["Server-Timing"].split("requests=", 1)[1].split()[0])
+
+
+def billed_pages(client, url: str, *, limit: int) -> list[tuple[dict, int]]:
+    """Every page of a list, following nextCursor: (the page's body, the DynamoDB requests it billed)."""
+    pages, cursor = [], None
+    sep = "&" if "?" in url else "?"
+    while True:
+        reply = client.call("GET", f"{url}{sep}limit={limit}" + (f"&cursor={cursor}" if cursor else ""))
+        pages.append((ok(reply), requests_billed(reply)))
+        cursor = pages[-1][0]["nextCursor"]
+        if not cursor:
+            return pages
+
+
 def concurrently(calls):
     barrier = Barrier(len(calls))
 
@@ -164,6 +181,20 @@ def test_a_repo_with_its_stars_is_one_query_from_the_repo_item_up(client, table,
     assert error(client.call("GET", "/patterns/repos/alexdebrie/nope/stars")) == (404, "REPO_NOT_FOUND")
 
 
+def test_limit_counts_stars_only_the_repo_comes_with_the_first_page(client, table, calls):
+    make_repo(client)
+    for user in ("carol", "alice", "bob"):
+        ok(client.call("PUT", f"{REPO}/stars/{user}", user=user), 201)
+    calls.clear()
+    pages = billed_pages(client, f"{REPO}/stars", limit=1)
+    first, *rest = pages
+    assert first[0]["repo"]["starCount"] == 3 and [s["username"] for s in first[0]["items"]] == ["alice"]
+    assert first[0]["nextCursor"] and all(page["repo"] is None and len(page["items"]) <= 1 for page, _ in rest)
+    assert [s["username"] for page, _ in pages for s in page["items"]] == ["alice", "bob", "carol"]
+    assert [requests for _, requests in pages] == [1] * len(pages) == [1] * len(calls.of("Query"))
+    assert [query["Limit"] for query, _ in calls.of("Query")] == [2] + [1] * len(rest)
+
+
 # --- sequential identifiers ----------------------------------------------------------------------------
 
 def test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9(client, table, calls):
@@ -185,6 +216,23 @@ def test_issues_are_numbered_per_repo_and_zero_padded_so_10_sorts_after_9(client
     assert [issue["number"] for page in pages for issue in page["items"]] == list(range(10, 0, -1))
     assert pages[0]["repo"]["issueCount"] == 10 and all(page["repo"] is None for page in pages[1:])
     assert ok(client.call("GET", f"{REPO}/issues/10"))["title"] == "Issue 10"
+
+
+def test_limit_counts_issues_only_the_repo_comes_with_the_first_page(client, table, calls):
+    make_repo(client)
+    for n in range(1, 4):
+        ok(client.call("POST", f"{REPO}/issues", body={"title": f"Issue {n}"}, user="bob"), 201)
+    calls.clear()
+    pages = billed_pages(client, f"{REPO}/issues", limit=1)
+    first, *rest = pages
+    # `?limit=1`: the repo and the newest issue, and a cursor to the next one
+    assert first[0]["repo"]["issueCount"] == 3 and [i["number"] for i in first[0]["items"]] == [3]
+    assert first[0]["nextCursor"] and all(page["repo"] is None for page, _ in rest)
+    assert [i["number"] for page, _ in pages for i in page["items"]] == [3, 2, 1]
+    assert [requests for _, requests in pages] == [1] * len(pages) == [1] * len(calls.recorded)
+    (query, _), *_ = calls.of("Query")
+    assert query["ScanIndexForward"] is False and query["Limit"] == 2
+    assert query["ExpressionAttributeValues"][":v1"] == {"S": "REPO#alexdebrie#dynamodb-book"}
 
 
 def test_issue_creation_needs_a_repo_and_a_title_and_a_retry_with_its_key_creates_once(client, table):
@@ -286,18 +334,37 @@ def make_org(client) -> None:
         ok(client.call("PUT", f"/patterns/orgs/McDonalds/users/{username}", body=body, user="root", groups=ADMIN))
 
 
-def test_an_org_with_its_users_is_one_query_org_first_ascending_and_last_descending(client, table, calls):
+def test_an_org_comes_with_its_first_page_of_users_in_either_order(client, table, calls):
     make_org(client)
+    org = {"org": "McDonalds", "name": "McDonald's"}
+    # Descending is the seed's one Query: `SK <= ORG#…`, backwards, the org item first; one request a page
     calls.clear()
-    asc = all_pages(client, "/patterns/orgs/McDonalds", limit=3)
-    assert len(calls.of("Query")) == 2 and asc[0]["org"] == {"org": "McDonalds", "name": "McDonald's"}
-    assert asc[1]["org"] is None
-    assert [u["username"] for p in asc for u in p["items"]] == ["bsmith", "jdoe", "mlee", "tkhan"]
-    desc = all_pages(client, "/patterns/orgs/McDonalds?order=desc", limit=3)
-    assert desc[0]["org"] is None and desc[-1]["org"]["org"] == "McDonalds"
-    assert [u["username"] for p in desc for u in p["items"]] == ["tkhan", "mlee", "jdoe", "bsmith"]
+    desc = billed_pages(client, "/patterns/orgs/McDonalds", limit=1)  # desc is the default
+    (first, _), *later = calls.of("Query")
+    assert first["KeyConditionExpression"] == "(#n0 = :v0 AND #n1 <= :v1)" and first["ScanIndexForward"] is False
+    assert first["ExpressionAttributeValues"][":v1"] == {"S": "ORG#McDonalds"} and first["Limit"] == 2
+    assert all(query["Limit"] == 1 for query, _ in later)
+    assert desc[0][0]["org"] == org and [u["username"] for u in desc[0][0]["items"]] == ["tkhan"]
+    assert all(page["org"] is None for page, _ in desc[1:])
+    assert [u["username"] for page, _ in desc for u in page["items"]] == ["tkhan", "mlee", "jdoe", "bsmith"]
+    assert [requests for _, requests in desc] == [1] * len(desc) == [1] * len(calls.recorded)
+    # Ascending puts the users before the org item: the first page adds one GetItem of the org
+    calls.clear()
+    asc = billed_pages(client, "/patterns/orgs/McDonalds?order=asc", limit=3)
+    assert asc[0][0]["org"] == org and [u["username"] for u in asc[0][0]["items"]] == ["bsmith", "jdoe", "mlee"]
+    assert [u["username"] for page, _ in asc for u in page["items"]] == ["bsmith", "jdoe", "mlee", "tkhan"]
+    assert asc[1][0]["org"] is None and [requests for _, requests in asc] == [2, 1]
+    assert [name for name, _, _ in calls.recorded] == ["GetItem", "Query", "Query"]
     assert error(client.call("GET", "/patterns/orgs/Nope")) == (404, "ORG_NOT_FOUND")
+    assert error(client.call("GET", "/patterns/orgs/Nope?order=asc")) == (404, "ORG_NOT_FOUND")
     assert client.call("GET", "/patterns/orgs/McDonalds?order=sideways").status == 400
+
+
+def test_an_org_without_users_is_the_org_and_an_empty_list_in_either_order(client, table):
+    ok(client.call("PUT", "/patterns/orgs/Quiet", body={"name": "Quiet"}, user="root", groups=ADMIN))
+    for order in ("asc", "desc"):
+        assert ok(client.call("GET", f"/patterns/orgs/Quiet?order={order}")) == {
+            "org": {"org": "Quiet", "name": "Quiet"}, "items": [], "nextCursor": None}
 
 
 def test_org_admins_come_from_the_sparse_index_and_a_demoted_admin_leaves_it(client, table, calls):
@@ -400,8 +467,8 @@ def test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list(client, tabl
     calls.clear()
     ok(client.call("GET", f"{REPO}/issues?limit=2&cursor={first['nextCursor']}"))
     (query, _), = calls.of("Query")
-    # The first page held the repo item and issue 3: the next starts after the last key seen
-    assert query["ExclusiveStartKey"] == {"PK": {"S": "REPO#alexdebrie#dynamodb-book"}, "SK": {"S": "ISSUE#0000003"}}
+    # The first page held the repo item and issues 3 and 2: the next starts after the last key seen
+    assert query["ExclusiveStartKey"] == {"PK": {"S": "REPO#alexdebrie#dynamodb-book"}, "SK": {"S": "ISSUE#0000002"}}
     elsewhere = client.call("GET", f"{REPO}/open-issues?cursor={first['nextCursor']}")
     assert error(elsewhere) == (400, "INVALID_CURSOR")
 

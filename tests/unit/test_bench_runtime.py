@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-import bench.__main__ as bench
+from bench import runtime as bench
 from local.runtime import Runtime
 
 

@@ -246,4 +246,21 @@ def test_parallel_calls_show_their_wall_time_beside_their_sum():
         ledger.record("Query", {}, 0.010, end=100.0)
     ledger.record("GetItem", {}, 0.005, end=100.020)
     assert ledger.seconds == pytest.approx(0.035) and ledger.wall_seconds == pytest.approx(0.015)
-    assert 'ddb;dur=35.0;desc="requests=4 items=0 rcu=0 wcu=0 wall=15.0"' == ledger.server_timing()
+    assert ledger.server_timing() == 'ddb;dur=35.0;desc="requests=4 items=0 rcu=0 wcu=0 wall=15.0"'
+
+
+def test_the_bill_per_call_is_for_any_signed_in_caller_who_asks_on_a_stage_that_allows_it(monkeypatch):
+    from functions.shared.http import _asks_for_bill
+    from tests.support.events import rest_event
+
+    def event(claims: dict | None, asked: bool = True) -> dict:
+        built = rest_event("GET", "/x", resource="/x", claims=claims)
+        if asked:
+            built["headers"][cost.EXPLAIN_REQUEST_HEADER.lower()] = "items"
+        return built
+
+    monkeypatch.delenv(cost.EXPLAIN_ENV, raising=False)
+    assert not _asks_for_bill(event({"sub": "u1"}))  # prod: never
+    monkeypatch.setenv(cost.EXPLAIN_ENV, "items")
+    assert _asks_for_bill(event({"sub": "u1"})) and not _asks_for_bill(event({"sub": "u1"}, asked=False))
+    assert not _asks_for_bill(event(None))

@@ -11,7 +11,11 @@ rendered from it (`make docs`, tools/docs.py).
   - repository method: every backticked name (`put_dealer`, `ParkedRecords.park`) must be a function or method
     defined under functions/;
   - tests: every backticked test (`test_x`, `test_x…` as a prefix, `test_x_*` as a pattern, or a `tests/…py` file)
-    must exist under tests/.
+    must exist under tests/;
+- every page's "Rules and errors" table is the one rendered from the catalog's `RULES`, and no other table of rules
+  is on the page; every rule names at least one test, each a node id (`tests/…py::test_x`, `::Class::test_x`, a
+  parametrized id by its function's name) whose file holds that function (found by parsing the file, no pytest run),
+  and every error code its refusal names is one the code under functions/ raises.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from functions.shared.catalog import AccessPattern, EntityTable
+from functions.shared.catalog import AccessPattern, EntityTable, Rule
 from tools import docs as docs_tool
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,3 +215,92 @@ def test_a_cost_marker_renders_its_figure_and_names_an_unmeasured_call():
                         "WRU and <!-- cost: cart PUT /cart/carts/{cartId}/lines/{sku} rcu -->0.5<!-- /cost --> RRU; "
                         "<!-- cost: cart GET /nowhere rcu -->1<!-- /cost -->")
     assert unknown == ["cart GET /nowhere rcu"]
+
+
+def _tests_in(path: Path) -> set[str]:
+    """`name` of every test function in a test file and `Class::name` of every test method, from its syntax tree."""
+    found: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found.add(node.name)
+        elif isinstance(node, ast.ClassDef):
+            found.update(f"{node.name}::{item.name}" for item in node.body
+                         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)))
+    return found
+
+
+def missing_tests(node_ids: tuple[str, ...], root: Path = ROOT) -> list[str]:
+    """The node ids that name no test: no file, or no such function in it (`test_x[id]` is `test_x`)."""
+    missing = []
+    for node_id in node_ids:
+        path, _, name = node_id.partition("::")
+        file = root / path
+        name = name.split("[", 1)[0]
+        if not (path.startswith("tests/") and file.is_file() and name.split("::")[-1].startswith("test_")
+                and name in _tests_in(file)):
+            missing.append(node_id)
+    return missing
+
+
+def error_codes_in_code(root: Path = ROOT / "functions") -> tuple[set[str], set[str]]:
+    """Every string constant under functions/ that reads like an error code (`CART_FULL`), and the endings of codes
+    built in f-strings (`f"{kind}_NOT_FOUND"`: `_NOT_FOUND`)."""
+    codes: set[str] = set()
+    endings: set[str] = set()
+    for path in root.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and ERROR_CODE.fullmatch(node.value):
+                codes.add(node.value)
+            elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[-1], ast.Constant):
+                tail = str(node.values[-1].value)
+                if re.fullmatch(r"(?:_[A-Z0-9]+)+", tail):
+                    endings.add(tail)
+    return codes, endings
+
+
+ERROR_CODE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|FORBIDDEN|UNAUTHORIZED|THROTTLED")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda doc: doc.name)
+def test_every_rules_table_is_the_one_rendered_from_its_catalog(doc):
+    text = doc.read_text(encoding="utf-8")
+    domain = domain_of(doc)
+    marked = docs_tool.marked_rules(text)
+    assert list(marked) == [domain], f"{doc.name}: one table marked {docs_tool.RULES.start(domain)}"
+    expected = "\n" + docs_tool.rules_of(docs_tool.catalog_of(domain)) + "\n"
+    assert marked[domain] == expected, f"{doc.name}'s rules differ from functions/{domain}/catalog.py: run `make docs`"
+    # A rule stated by hand anywhere else on the page is a rule the catalog lacks: no other rules table, and nothing
+    # tabled in the "Rules and errors" section outside the markers.
+    headers = [line for line in text.splitlines() if re.match(r"\|\s*rule\s*\|", line)]
+    assert len(headers) == 1, f"{doc.name}: a rules table outside the markers: {headers}"
+    section = text.split("## Rules and errors", 1)[1].split("\n## ", 1)[0]
+    outside = docs_tool.RULES.pattern.sub("", section)
+    assert not [line for line in outside.splitlines() if line.startswith("|")], (
+        f"{doc.name}: a table in \"Rules and errors\" outside the generated one: move its rows into RULES"
+    )
+
+
+@pytest.mark.parametrize("domain", docs_tool.domains_with_catalogs())
+def test_every_rule_names_tests_that_exist_and_codes_the_code_raises(domain):
+    rules = docs_tool.catalog_of(domain).RULES
+    codes, endings = error_codes_in_code()
+    problems = []
+    for rule in rules:
+        assert isinstance(rule, Rule)
+        if not rule.tests:
+            problems.append(f"{rule.rule}: names no test")
+        problems += [f"{rule.rule}: no test {node_id}" for node_id in missing_tests(rule.tests)]
+        problems += [f"{rule.rule}: no code raises {code}" for code in TICKS.findall(rule.refusal)
+                     if ERROR_CODE.fullmatch(code) and code not in codes and not code.endswith(tuple(endings))]
+    assert problems == [], f"functions/{domain}/catalog.py RULES:\n" + "\n".join(problems)
+
+
+def test_the_drift_check_catches_a_missing_test_file_function_and_parametrized_id(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('x', [1])\ndef test_one(x):\n    assert x\n\n"
+        "class TestGroup:\n    def test_two(self):\n        assert True\n"
+    )
+    ids = ("tests/test_a.py::test_one[1]", "tests/test_a.py::TestGroup::test_two", "tests/test_a.py::test_gone",
+           "tests/test_b.py::test_one", "tests/test_a.py::helper")
+    assert missing_tests(ids, tmp_path) == list(ids[2:])

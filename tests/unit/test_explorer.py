@@ -108,3 +108,21 @@ def test_a_string_of_the_model_cannot_end_its_script_element(monkeypatch):
         explorer.page.cache_clear()
     embedded = re.search(r'<script id="model" type="application/json">(.*?)</script>', page, re.S).group(1)
     assert "<" not in embedded and json.loads(embedded) == hostile
+
+
+def test_every_domain_runs_as_a_user_of_its_seed_and_every_pattern_has_its_own_address():
+    for name, domain in DOMAINS.items():
+        catalog = importlib.import_module(f"functions.{name}.catalog")
+        assert domain["persona"] == catalog.PERSONA and re.fullmatch(r"[a-z0-9]+", domain["persona"]), name
+        slugs = [pattern["slug"] for pattern in domain["patterns"]]
+        assert len(set(slugs)) == len(slugs) and all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", s) for s in slugs), name
+    assert DOMAINS["messaging"]["persona"] == "david"  # the seed's David, whose inbox holds 3kf8
+    assert [d["slug"] for d in DOMAINS.values()] == [n.replace("_", "-") for n in DOMAINS]
+
+
+def test_a_range_pattern_is_filled_from_the_example_data():
+    """Connected car's timeslots (the coming week) and vehicle events (the past days) both fall in its example range."""
+    examples = DOMAINS["connected_car"]["examples"]
+    assert (examples["from"], examples["to"]) == ("@today-7", "@today+8")
+    (timeslots,) = [p for p in DOMAINS["connected_car"]["patterns"] if p["name"] == "timeslots of a dealer in a range"]
+    assert {"from", "to"} <= {pair.split("=")[0].strip("[]") for pair in timeslots["requests"][0]["query"].split("&")}

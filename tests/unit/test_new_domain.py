@@ -44,6 +44,8 @@ def test_a_new_domains_docs_tables_are_the_ones_rendered_from_its_catalog(tmp_pa
     page = (tmp_path / "docs/order-entry.md").read_text()
     assert docs.marked_tables(page) == {"order_entry": "\n" + docs.table_of(catalog) + "\n"}
     assert docs.marked_entities(page) == {"order_entry": "\n" + docs.entities_of(catalog) + "\n"}
+    assert docs.marked_rules(page) == {"order_entry": "\n" + docs.rules_of(catalog) + "\n"}
+    assert all(rule.tests for rule in catalog.RULES)
     assert docs.render(page, load=lambda domain: catalog) == page
     assert [p.route for p in catalog.PATTERNS] == [
         "`PUT /order-entry/items/{itemId}` `{name}`",

@@ -69,6 +69,29 @@ def test_query_page_reads_on_until_the_page_is_full():
     assert isinstance(rest, Page)
 
 
+def test_a_parent_first_read_asks_for_one_more_on_the_first_page_only():
+    # Given an item collection whose parent item is read first, then 5 children
+    data = [{"n": 0, "parent": True}] + [{"n": i} for i in range(1, 6)]
+    limits = []
+
+    def query(**kwargs):
+        limits.append(kwargs["Limit"])
+        start = kwargs.get("ExclusiveStartKey", {"n": -1})["n"] + 1
+        window = data[start : start + kwargs["Limit"]]
+        response = {"Items": window}
+        if start + kwargs["Limit"] < len(data):
+            response["LastEvaluatedKey"] = {"n": window[-1]["n"]}
+        return response
+
+    # When pages of 2 are read from the start, then on from each page's last key
+    pages = [query_page(query, limit=2, start_key=None, parent_first=True)]
+    while pages[-1].last_key:
+        pages.append(query_page(query, limit=2, start_key=pages[-1].last_key, parent_first=True))
+    # Then the first page is the parent and 2 children, later pages 2 children, each item once, one Query a page
+    assert [[i["n"] for i in page.items] for page in pages] == [[0, 1, 2], [3, 4], [5]]
+    assert limits == [3, 2, 2]
+
+
 @pytest.mark.parametrize("cursor", ["x.\u2603", "\u2603.\u2603", "x.", ".x", "\u2603", "x.\x00", "x" * 3000])
 def test_a_cursor_holding_anything_is_refused_as_invalid(cursor):
     with pytest.raises(InvalidInputError) as refused:

@@ -179,3 +179,36 @@ def test_the_keys_with_one_value_bite_at_the_rates_their_docs_state():
     assert rows["patterns"].even_with_split and rows["patterns"].max_rate_per_s == pytest.approx(6_000, rel=0.001)
     games = {row.model: row for row in workloads.rest_rows()}["games"]
     assert not games.throttles and games.hottest_key_wcu / (1_000 * zipf(10_000).top_share()) == 2  # 2 WCU a join
+
+
+def test_the_committed_scale_figures_are_what_the_workloads_compute_now():
+    # functions/platform/scale-figures.json (what the docs render and the explorer shows) drifts when a key design, an item or a projection changes:
+    # `make scale` rewrites it, `make docs` renders it.
+    import json
+
+    from bench.scale.__main__ import FIGURES, figures
+
+    rows = workloads.all_rows()
+    fresh = json.loads(json.dumps(figures(rows, workloads.cart_break_even([r for r in rows if r.model == "cart"]))))
+    assert json.loads(FIGURES.read_text(encoding="utf-8")) == fresh, "run `make scale` and `make docs`"
+
+
+def test_a_scale_marker_renders_its_page_rows_and_names_a_page_without_rows():
+    from tools import docs
+
+    figures = {"voting": {"rows": [{
+        "claim": "one counter", "design": "seed | unsharded", "rate_per_s": "10,000", "hottest_key": "Votes A_1",
+        "hottest_key_rcu": "0", "hottest_key_wcu": "3,414", "max_rate_per_s": "2,929", "partitions": 10,
+        "throttles": True, "even_with_split": True, "monthly_usd": "16,425", "provisioned_monthly_usd": "4,745",
+        "seed_figure": "none", "note": ""}]}}
+    marker = "<!-- scale: {} generated from functions/platform/scale-figures.json by `make docs` -->\nstale\n<!-- /scale -->"
+    rendered, unknown = docs.render_scale(marker.format("voting") + "\n" + marker.format("nowhere"), figures)
+    assert "| seed \\| unsharded | 10,000 | `Votes A_1` | 0 | 3,414 | 2,929 | 10 | **yes** |" in rendered
+    assert "stale" in rendered.split("nowhere")[1] and unknown == ["nowhere"]
+
+
+def test_a_document_at_the_item_limit_reaches_one_item_s_read_limit_at_60_reads_a_second():
+    from functions.shared.capacity import ITEM_LIMIT, read_units
+
+    per_read = read_units([ITEM_LIMIT])  # eventually consistent, as get_document reads
+    assert per_read == 50 and model.KEY_RCU / per_read == 60  # docs/catalog.md

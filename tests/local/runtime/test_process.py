@@ -112,7 +112,7 @@ def test_sigterm_while_synthesizing_stops_within_3s_and_leaves_no_assembly() -> 
 
 def test_each_instance_synthesizes_into_its_own_directory_and_removes_it(tmp_path: Path, monkeypatch) -> None:
     # Given synth and boot replaced (what matters here is where each instance's assembly lives)
-    def fake_synth(repo: Path, outdir: Path, stage: str, log) -> Path:
+    def fake_synth(repo: Path, outdir: Path, stage: str, log, context=None) -> Path:
         (outdir / "manifest.json").write_text("{}")
         return outdir
 
