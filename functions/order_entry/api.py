@@ -188,7 +188,7 @@ def current_job(employee_id: IdPath) -> JobHistory:
     tags=TAGS,
     responses={
         404: {"description": "404 EMPLOYEE_NOT_FOUND, JOB_NOT_FOUND"},
-        409: {"description": "409 SAME_JOB, START_NOT_AFTER_CURRENT_JOB"},
+        409: {"description": "409 SAME_JOB, START_NOT_AFTER_CURRENT_JOB, JOB_CHANGED"},
         201: {"description": "the new job history record"},
     },
 )
@@ -346,7 +346,7 @@ def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]
     tags=TAGS,
     responses={
         404: {"description": "404 CUSTOMER_NOT_FOUND, PRODUCT_NOT_FOUND"},
-        409: {"description": "409 PRICE_CHANGED"},
+        409: {"description": "409 PRICE_CHANGED, CUSTOMER_CHANGED"},
         201: {"description": "placed"},
     },
 )
@@ -377,7 +377,7 @@ def get_order(order_id: IdPath) -> Order:
     tags=TAGS,
     responses={
         404: {"description": "404 ORDER_NOT_FOUND"},
-        409: {"description": "409 INVALID_TRANSITION"},
+        409: {"description": "409 INVALID_TRANSITION, STATUS_CHANGED"},
     },
 )
 def change_status(order_id: IdPath, body: StatusChange) -> Order:
