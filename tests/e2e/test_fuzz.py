@@ -1,7 +1,7 @@
 """Schemathesis, the OpenAPI fuzzer, against the shared local runtime: every operation of the served description
 (`/docs?format=json`), every check (schemathesis.toml at the root: the one check configured off and the hook, each
 with its evidence), as an admin (coverage, fuzzing and stateful phases) and as a plain user (fuzzing phase), with
-FUZZ_EXAMPLES cases per operation in the fuzzing phase (default 10, so that `make test` stays within its
+FUZZ_EXAMPLES cases per operation in the fuzzing phase (default 5, so that `make test` stays within its
 15 minutes on two cores; `FUZZ_EXAMPLES=30` is the full run) and a fixed seed. Each run's summary line is
 printed (`pytest -s`), its whole output kept beside the test's tmp_path.
 
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SCHEMATHESIS = Path(sys.executable).with_name("st")
 # Every check, with the one exception and the hook it explains (schemathesis.toml at the repository's root).
 CONFIG = ROOT / "schemathesis.toml"
-EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "10"))
+EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "5"))
 SEED = 20261123
 # The admin reaches every operation's validation, so its runs take the coverage phase: every parameter's and body
 # field's boundaries, valid and invalid, deterministically; the fuzzing phase, EXAMPLES random cases per operation
