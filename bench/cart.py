@@ -1,6 +1,6 @@
-"""Cart figures (issue 11): what one price change costs, ours against the seed's daily Scan, and the seed's monthly
+"""Cart figures (docs/adr/0046-cart-lines-as-items-sku-index.md): what one price change costs, ours against the seed's daily Scan, and the seed's monthly
 estimate recomputed from our item sizes. In-process on moto (item counts), sizes and units by DynamoDB's rules
-(functions/shared/capacity.py: moto's ConsumedCapacity is a constant, PITFALLS 19).
+(functions/shared/capacity.py: moto's ConsumedCapacity is a constant, whatever the item sizes).
 
 Prices used (US East (N. Virginia), on-demand, Standard table class):
 - $0.625 per million write request units, $0.125 per million read request units: not found on AWS's own pricing page

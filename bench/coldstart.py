@@ -1,4 +1,4 @@
-"""10. Cold start (issue 16): the CPU a function's execution environment spends importing its handler module and
+"""10. Cold start: the CPU a function's execution environment spends importing its handler module and
 creating a DynamoDB resource, against importing boto3 and creating the same resource (the floor any Python
 function that talks to DynamoDB pays).
 
@@ -11,7 +11,7 @@ off, so the X-Ray SDK is not loaded. The "traced" column is the same import with
 with active tracing: Powertools' Tracer then loads the X-Ray SDK at import (Lambda's init phase), which is the price
 of tracing on AWS, not counted in a verdict.
 
-Issue 16 asked for at most 1.3x the boto3 baseline. That cannot be met by any function that imports pydantic, and
+The first budget was at most 1.3x the boto3 baseline. That cannot be met by any function that imports pydantic, and
 ours must: the API functions validate with Powertools (which needs pydantic) and every repository returns pydantic
 models. Four reference rows, no domain code in them, show where the cost is (measured, not assumed):
 `bench.coldstart_resolver` (Powertools' Logger and REST resolver, no pydantic), `bench.coldstart_bare_pydantic` (one
@@ -20,7 +20,8 @@ more than the 0.3 of a baseline that 1.3x leaves), `bench.coldstart_pydantic` (t
 the route validates itself) and `bench.coldstart_floor` (the same with Powertools' validation, what every API
 function uses). So the verdict is against the floor: a function may cost at most FLOOR_BUDGET times
 what the floor costs (each against its own baseline), which catches what our own code adds — an eager import that
-only AWS needs, a domain's modules loaded where they are not used. The issue's ratio is printed beside it.
+only AWS needs, a domain's modules loaded where they are not used. The first budget's ratio is printed beside it
+(docs/adr/0069-cold-start-verdict-against-floor.md).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-BUDGET = 1.3  # issue 16's budget against the boto3 baseline: printed, not reachable while a function imports pydantic
+BUDGET = 1.3  # the first budget, against the boto3 baseline: printed, not reachable while a function imports pydantic
 FLOOR_BUDGET = 1.3  # the verdict: a function against the floor
 RUNS = 5
 FLOOR = "bench.coldstart_floor"
@@ -137,11 +138,11 @@ def run(runs: int = RUNS) -> None:
     for module, what in REFERENCES.items():
         print(f"   ({module}: {what})")
     within = [v.figure.module for v in verdicts if v.figure.ratio <= BUDGET]
-    print(f"   issue 16's budget, {BUDGET}x the boto3 baseline: {len(within)} of {len(verdicts)} functions within it; "
+    print(f"   the first budget, {BUDGET}x the boto3 baseline: {len(within)} of {len(verdicts)} functions within it; "
           f"without pydantic the least is {references['bench.coldstart_resolver'].ratio:.2f}x, pydantic without "
           f"Powertools {references['bench.coldstart_bare_pydantic'].ratio:.2f}x, both with one pydantic model "
           f"{references['bench.coldstart_pydantic'].ratio:.2f}x, with Powertools' validation "
-          f"{floor.ratio:.2f}x (docs/decisions.md, cold start)")
+          f"{floor.ratio:.2f}x (docs/adr/0069-cold-start-verdict-against-floor.md)")
     over = [v.figure.module for v in verdicts if not v.ok]
     if over:
         raise SystemExit(f"cold start over {FLOOR_BUDGET}x the floor ({FLOOR}): {', '.join(over)}")

@@ -1,4 +1,5 @@
-"""Cost tables and the scale audit (issue 16, items 2 and 3): `make cost`, and section 11 of `make bench`.
+"""Cost tables and the scale audit: `make cost`, and section 11 of `make bench`
+(docs/adr/0074-scale-audit-with-look-alike-items.md).
 
 One local runtime, seeded. Every GET route of the OpenAPI description (`/docs?format=json`) has an entry in ROUTES
 with a concrete URL built from the seed data (a route without one is printed and fails the run), and each domain has

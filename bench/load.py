@@ -1,4 +1,4 @@
-"""Load (issue 15, item 5): every domain's main routes under concurrent clients for a fixed time, on one local
+"""Load (docs/adr/0067-load-bench-reads-back-every-write.md): every domain's main routes under concurrent clients for a fixed time, on one local
 runtime; every write the API acknowledged read back through the API; throttling only above the stage's limits.
 
 How it is run:

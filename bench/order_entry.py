@@ -1,5 +1,5 @@
-"""Order entry figures (issue 14): pattern 5, "all OPEN orders in a date range", over GSI2 with N = 1 and N = 15
-shards, 50,000 orders each.
+"""Order entry figures: pattern 5, "all OPEN orders in a date range", over GSI2 with N = 1 and N = 15 shards, 50,000
+orders each (docs/adr/0052-order-entry-adjacency-list-sharded-gsi2.md).
 
 How it is measured (the API's shard count is the function's ORDER_ENTRY_ORDER_SHARDS, set by the CDK from the
 computed N = 15; the local runtime has no way to override it, so N = 1 is measured in-process):
@@ -9,7 +9,7 @@ computed N = 15; the local runtime has no way to override it, so N = 1 is measur
   pattern 5 reads GSI2, which holds nothing else;
 - latency through the local API (HTTP, authorizer, worker, moto) for N = 15: p50/p99 of one page (limit 25) over
   a month, and of a full walk (every page) of one week. moto answers a Query from its partition only
-  (local/moto_fidelity.py 5.), so these grow with the answer, as on DynamoDB, not with the 100,000 items;
+  (local/moto_fidelity/query_partition.py), so these grow with the answer, as on DynamoDB, not with the 100,000 items;
 - N = 1 against N = 15 in-process, `OrderEntryRepository(..., shards=1|15)` on the same moto endpoint: the N = 15
   figures read the runtime's table; for N = 1 a second table (`bench-order-entry-n1`, the same schema) gets another
   50,000 headers written with N = 1. Per read: Query requests, items read (the sum of ScannedCount), and the

@@ -1,5 +1,5 @@
-"""Workshop figures (issue 10), as the seed computes them, with our own data: in-process on moto, sizes and units by
-DynamoDB's rules (functions/shared/capacity.py; moto's ConsumedCapacity is a constant, PITFALLS 19).
+"""Figures of the workshop domains, as the seed computes them, with our own data: in-process on moto, sizes and units by
+DynamoDB's rules (functions/shared/capacity.py; moto's ConsumedCapacity is a constant, whatever the item sizes).
 
 1. The inbox page: the size of the Inbox index items one page of 50 headers reads and the read units that Query
    consumes (4 KB per unit, eventually consistent = half), against the same 50 messages read with their bodies

@@ -4,7 +4,8 @@ The parent holds what every domain shares: the user pool, the cursor-signing sec
 parked-records tables, the REST API with its authorizer, gateway responses, Deployment and Stage, and the
 Powertools layer reference. Each domain (`infra/domains/<domain>.py`, built by `ApiDomain`) is a nested stack
 holding its tables, functions, routes, permissions and consumers, so a domain costs the parent one resource and
-CloudFormation's 500 resources per template apply per domain (PITFALLS 18).
+CloudFormation's 500 resources per template ("CloudFormation quotas") apply per domain
+(docs/adr/0036-one-nested-stack-per-domain.md).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The local AWS endpoint (moto's WSGI app, served by werkzeug) and the settings every client needs to reach it:
 the same fake credentials and region for the runtime, the seeds and every worker, and
-`AWS_ACCOUNT_ID_ENDPOINT_MODE=disabled`, without which botocore sends DynamoDB Streams calls to a host moto cannot
-route (PITFALLS 1).
+`AWS_ACCOUNT_ID_ENDPOINT_MODE=disabled`, without which botocore sends DynamoDB Streams calls that carry a StreamArn
+to an account-based host (`<account>.streams-ddb.<region>.amazonaws.com`) that moto cannot route.
 """
 
 from __future__ import annotations

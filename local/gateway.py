@@ -3,7 +3,8 @@ preflights), compress, answer, one log line per request (`GET /contacts/persons 
 it with werkzeug's threaded server (local/aws.py `WsgiServer`).
 
 The same port answers the two Lambda API operations `make replay` needs (`LambdaApi`): moto cannot run functions
-without Docker (PITFALLS 2), and a plain boto3 `lambda` client then works the same locally and on AWS.
+without Docker (docs/adr/0035-replay-through-consumer-via-lambda-api.md), and a plain boto3 `lambda` client then
+works the same locally and on AWS.
 - ListFunctions: `GET /2015-03-31/functions/` (name, ARN, handler, runtime, timeout, memory, environment);
 - Invoke: `POST /2015-03-31/functions/{FunctionName}/invocations`, RequestResponse only; a function error is a 200 with
   `X-Amz-Function-Error: Unhandled`, as on AWS. No authorizer, no throttling: the local AWS, on 127.0.0.1 only.

@@ -1,7 +1,8 @@
 """IAM as AWS applies it to a Lambda function's calls, with the policies the template attaches to its role (in its own
-stack or nested stack). Nothing local checks IAM (PITFALLS 16): the runtime (`IamEnforcement`, in front of moto) and
-the functional suite (`tests/support/iam.py`) ask this module, which evaluates with moto's own evaluator
-(`moto.iam.access_control.IAMPolicyStatement`): an explicit Deny wins, then any Allow, else denied.
+stack or nested stack). moto ignores policies (unless asked, and then checks actions only), so the runtime
+(`IamEnforcement`, in front of moto) and the functional suite (`tests/support/iam.py`) ask this module, which evaluates
+with moto's own evaluator (`moto.iam.access_control.IAMPolicyStatement`): an explicit Deny wins, then any Allow, else
+denied (docs/adr/0027-iam-enforced-locally-grants-follow-aws.md).
 
 What a call needs ("Actions, resources, and condition keys for Amazon DynamoDB", "Using IAM policies with DynamoDB
 transactions"): its action on the table's ARN, or on `<table ARN>/index/<name>` for a Query or Scan with `IndexName`;

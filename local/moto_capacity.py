@@ -1,5 +1,6 @@
 """Consumed capacity as DynamoDB counts it, in place of moto's constant (moto answers 0.5 or 1 unit whatever was read
-or written). Applied by local/moto_fidelity.py around every DynamoDB action that asks `ReturnConsumedCapacity`.
+or written). Applied by local/moto_fidelity/consumed_capacity.py around every DynamoDB action that asks
+`ReturnConsumedCapacity`.
 
 The rules, each with the page of the DynamoDB developer guide it comes from (sizes by functions/shared/capacity.py):
 

@@ -41,7 +41,7 @@ class TableInfo:
 
 
 class Clients(dict[str, Any]):
-    """boto3 clients on the local endpoint, by service, created on first use (PITFALLS 5)."""
+    """boto3 clients on the local endpoint, by service, created on first use, never at import."""
 
     def __init__(self, factory: Callable[[str], Any]) -> None:
         super().__init__()

@@ -1,7 +1,7 @@
-"""DynamoDB Time to Live, played locally (PITFALLS 3): a sweeper deletes, every `interval` seconds, the items whose TTL
-attribute is a Number of epoch seconds in the past, but not more than five years; anything else never expires. Each
-delete is conditional on the item still being expired (an extended TTL survives). Its deletions reach the table's
-stream as DynamoDB's do: REMOVE records with `userIdentity` = {"type": "Service", "principalId":
+"""DynamoDB Time to Live, played locally (moto never expires items): a sweeper deletes, every `interval` seconds, the
+items whose TTL attribute is a Number of epoch seconds in the past, but not more than five years; anything else never
+expires. Each delete is conditional on the item still being expired (an extended TTL survives). Its deletions reach the
+table's stream as DynamoDB's do: REMOVE records with `userIdentity` = {"type": "Service", "principalId":
 "dynamodb.amazonaws.com"} ("DynamoDB Streams and Time to Live"); `swept` remembers which keys it deleted, and
 local/streams/mapping.py adds the identity to those REMOVE records.
 """

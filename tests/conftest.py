@@ -20,7 +20,7 @@ os.environ.update(
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
     os.environ.pop(name, None)
 
-# moto's DynamoDB Streams behave like DynamoDB's in every test, as in the local runtime (local/moto_fidelity.py).
+# moto's DynamoDB behaves like DynamoDB in every test, as in the local runtime (local/moto_fidelity/).
 from local import moto_fidelity  # noqa: E402
 
 moto_fidelity.apply()

@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.cart.models import (
@@ -21,17 +20,17 @@ from functions.cart.models import (
     PriceIn,
 )
 from functions.cart.repository import CartRepository, TableNames
+from functions.cart.routes import ROUTES
 from functions.cart.service import CartService
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import DAY_PATTERN
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["cart"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
 SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
@@ -48,7 +47,7 @@ def _owner() -> str:
 
 # --- carts (the caller's own) -------------------------------------------------------------------------
 
-@router.post("/cart/carts", tags=TAGS, responses={201: {"description": "created"}})
+@router.serve
 def create_cart(idempotency_key: IdempotencyKey = None) -> Response[Cart]:
     """Create an empty cart for the caller."""
     owner = _owner()
@@ -56,63 +55,33 @@ def create_cart(idempotency_key: IdempotencyKey = None) -> Response[Cart]:
                        make=lambda: service().create_cart(owner))
 
 
-@router.get("/cart/carts/<cart_id>", tags=TAGS, responses={404: {"description": "404 CART_NOT_FOUND"}})
+@router.serve
 def get_cart(cart_id: CartIdPath) -> Cart:
     """Read a cart with its lines."""
     return service().get_cart(_owner(), cart_id)
 
 
-@router.put(
-    "/cart/carts/<cart_id>/lines/<sku>",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 CART_NOT_FOUND, SKU_NOT_FOUND"},
-        409: {"description": "409 CART_CHECKED_OUT, CART_FULL"},
-    },
-)
+@router.serve
 def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn) -> Cart:
     """Set the quantity of one SKU in a cart."""
     return service().set_line(_owner(), cart_id, sku, line.quantity)
 
 
-@router.delete(
-    "/cart/carts/<cart_id>/lines/<sku>",
-    tags=TAGS,
-    responses={
-        204: {"description": "removed"},
-        404: {"description": "404 CART_NOT_FOUND"},
-        409: {"description": "409 CART_CHECKED_OUT"},
-    },
-)
+@router.serve
 def remove_line(cart_id: CartIdPath, sku: SkuPath) -> Response[None]:
     """Remove one SKU from a cart."""
     service().remove_line(_owner(), cart_id, sku)
     return Response(status_code=204)
 
 
-@router.delete(
-    "/cart/carts/<cart_id>/lines",
-    tags=TAGS,
-    responses={
-        204: {"description": "cleared"},
-        404: {"description": "404 CART_NOT_FOUND"},
-        409: {"description": "409 CART_CHECKED_OUT"},
-    },
-)
+@router.serve
 def clear(cart_id: CartIdPath) -> Response[None]:
     """Remove every line of a cart."""
     service().clear(_owner(), cart_id)
     return Response(status_code=204)
 
 
-@router.post(
-    "/cart/carts/<cart_id>/checkout",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 CART_NOT_FOUND"},
-        409: {"description": "409 CART_EMPTY"},
-    },
-)
+@router.serve
 def check_out(cart_id: CartIdPath) -> Cart:
     """Check out a cart: price its lines and close it."""
     return service().check_out(_owner(), cart_id)
@@ -120,13 +89,13 @@ def check_out(cart_id: CartIdPath) -> Cart:
 
 # --- prices -------------------------------------------------------------------------------------------
 
-@router.put("/cart/prices/<sku>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_price(sku: SkuPath, price: PriceIn) -> Price:
     """Set the price of a SKU."""
     return service().put_price(sku, price)
 
 
-@router.get("/cart/prices/<sku>", tags=TAGS, responses={404: {"description": "404 PRICE_NOT_FOUND"}})
+@router.serve
 def get_price(sku: SkuPath) -> Price:
     """Read the current price of a SKU."""
     return service().get_price(sku)
@@ -134,7 +103,7 @@ def get_price(sku: SkuPath) -> Price:
 
 # --- notifications and abandoned carts ----------------------------------------------------------------
 
-@router.get("/cart/notifications", tags=TAGS)
+@router.serve
 def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> NotificationPage:
     """List the caller's price-change notifications."""
     owner = _owner()
@@ -144,7 +113,7 @@ def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> Notifi
     )
 
 
-@router.get("/cart/abandoned", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def abandoned(day: Annotated[str, Query(pattern=DAY_PATTERN, description="a UTC day, YYYY-MM-DD")]) -> AbandonedCount:
     """Count the carts abandoned on a day."""
     return service().abandoned_on(day)

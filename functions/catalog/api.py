@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from functions.catalog.models import (
@@ -25,16 +24,15 @@ from functions.catalog.models import (
     ProductPage,
 )
 from functions.catalog.repository import CatalogRepository
+from functions.catalog.routes import ROUTES
 from functions.catalog.service import CatalogService
-from functions.shared.auth import admin_only
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["catalog"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 ProductIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
@@ -48,20 +46,13 @@ def service() -> CatalogService:
 
 # --- products as items --------------------------------------------------------------------------------
 
-@router.put(
-    "/catalog/products/<product_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        409: {"description": "409 PRODUCT_KIND_CONFLICT"},
-    },
-)
+@router.serve
 def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]) -> ProductItem:
     """Create or replace a product."""
     return service().put_product(product_id, product)  # type: ignore[return-value]
 
 
-@router.get("/catalog/products/<product_id>", tags=TAGS, responses={404: {"description": "404 PRODUCT_NOT_FOUND"}})
+@router.serve
 def product_items(product_id: ProductIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductPage:
     """Read a product with all its children."""
     return paginate(
@@ -70,13 +61,7 @@ def product_items(product_id: ProductIdPath, limit: Limit = DEFAULT_LIMIT, curso
     )
 
 
-@router.get(
-    "/catalog/products/<product_id>/children/<child_kind>",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 PRODUCT_NOT_FOUND"},
-    },
-)
+@router.serve
 def children_of(
     product_id: ProductIdPath, child_kind: ChildKindPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> ChildPage:
@@ -87,14 +72,7 @@ def children_of(
     )
 
 
-@router.put(
-    "/catalog/products/<product_id>/children/<child_kind>/<child_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 PRODUCT_NOT_FOUND"},
-    },
-)
+@router.serve
 def put_child(
     product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
     child: Annotated[dict[str, Any], Body(description="a track {title, length, music, vocals} or an actor "
@@ -105,22 +83,13 @@ def put_child(
     return service().put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]
 
 
-@router.get(
-    "/catalog/products/<product_id>/children/<child_kind>/<child_id>",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 CHILD_NOT_FOUND"},
-    },
-)
+@router.serve
 def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Child:
     """Read one child of a product."""
     return service().get_child(product_id, child_kind, child_id)  # type: ignore[return-value]
 
 
-@router.delete(
-    "/catalog/products/<product_id>/children/<child_kind>/<child_id>", middlewares=[admin_only], tags=TAGS,
-    responses={204: {"description": "deleted"}, 404: {"description": "404 CHILD_NOT_FOUND"}},
-)
+@router.serve
 def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Response[None]:
     """Delete one child of a product."""
     service().delete_child(product_id, child_kind, child_id)
@@ -129,29 +98,19 @@ def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id:
 
 # --- products as documents ----------------------------------------------------------------------------
 
-@router.put("/catalog/documents/<product_id>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_document(product_id: ProductIdPath, document: DocumentIn) -> Document:
     """Create or replace a product document."""
     return service().put_document(product_id, document)
 
 
-@router.get("/catalog/documents/<product_id>", tags=TAGS, responses={404: {"description": "404 DOCUMENT_NOT_FOUND"}})
+@router.serve
 def get_document(product_id: ProductIdPath) -> Document:
     """Read a product as one document with its children."""
     return service().get_document(product_id)
 
 
-@router.post(
-    "/catalog/documents/<product_id>/children",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        201: {"description": "appended"},
-        413: {"description": "413 ITEM_TOO_LARGE: the document would pass 400 KB"},
-        404: {"description": "404 DOCUMENT_NOT_FOUND"},
-        409: {"description": "409 DOCUMENT_KIND_MISMATCH"},
-    },
-)
+@router.serve
 def append_to_document(
     product_id: ProductIdPath, request: DocumentChildIn, idempotency_key: IdempotencyKey = None
 ) -> Response[DocumentChild]:

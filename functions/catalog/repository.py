@@ -194,7 +194,7 @@ class CatalogRepository:
         The update is the one action of a TransactWriteItems, not an UpdateItem: an append sent twice stores the child
         twice, and nothing in the item tells a retry that its first attempt landed. The SDK sends a transaction's
         ClientRequestToken again with each of its retries, so a retry after a lost answer succeeds without appending
-        again (docs/decisions.md, "The append became a transaction of one Update"). The price: twice the write units."""
+        again (docs/adr/0060-catalog-append-is-transaction-of-one-update.md). The price: twice the write units."""
         name = DOCUMENT_LISTS[request.kind]
         kind = CHILD_KINDS[request.kind]
         append = {

@@ -6,7 +6,6 @@ from functools import lru_cache
 from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.connected_car.models import (
@@ -36,19 +35,19 @@ from functions.connected_car.models import (
     check_service_date_hour,
 )
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
+from functions.connected_car.routes import ROUTES
 from functions.connected_car.service import ConnectedCarService
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import caller_of
 from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import DAY_OR_HOUR_PATTERN, MOMENT_PATTERN
 from functions.shared.observability import metrics
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["connected-car"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 DealerPath = Annotated[str, Path(pattern=DEALER_ID_PATTERN)]
 HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="YYYY-MM-DDTHH (UTC)")]
@@ -74,39 +73,25 @@ def _hour(value: str) -> str:
 
 # --- dealers and timeslots ----------------------------------------------------------------------------
 
-@router.put("/connected-car/dealers/<dealer_id>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_dealer(dealer_id: DealerPath, dealer: DealerIn) -> Dealer:
     """Create or replace a dealer."""
     return service().put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
 
 
-@router.get("/connected-car/dealers/<dealer_id>", tags=TAGS, responses={404: {"description": "404 DEALER_NOT_FOUND"}})
+@router.serve
 def get_dealer(dealer_id: DealerPath) -> Dealer:
     """Read a dealer."""
     return service().get_dealer(dealer_id)
 
 
-@router.put(
-    "/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 DEALER_NOT_FOUND"},
-        409: {"description": "409 BAYS_IN_USE"},
-    },
-)
+@router.serve
 def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn) -> Timeslot:
     """Open a dealer's hour with its bay count."""
     return service().put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
 
 
-@router.get(
-    "/connected-car/dealers/<dealer_id>/timeslots",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 DEALER_NOT_FOUND"},
-    },
-)
+@router.serve
 def timeslots_of(
     dealer_id: DealerPath,
     first: Annotated[str | None, Query(alias="from", pattern=DAY_OR_HOUR_PATTERN,
@@ -128,14 +113,7 @@ def timeslots_of(
 
 
 # Admins only: a timeslot's appointments name customers.
-@router.get(
-    "/connected-car/dealers/<dealer_id>/timeslots/<service_date_hour>/appointments",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 TIMESLOT_NOT_FOUND"},
-    },
-)
+@router.serve
 def appointments_of_timeslot(
     dealer_id: DealerPath, service_date_hour: HourPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
@@ -149,28 +127,21 @@ def appointments_of_timeslot(
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
 
-@router.put("/connected-car/customers/<username>", tags=TAGS, responses={403: {"description": "403 FORBIDDEN"}})
+@router.serve
 def put_customer(username: UsernamePath, customer: CustomerIn) -> Customer:
     """Create or replace a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return service().put_customer(username, customer.name, customer.email)
 
 
-@router.get(
-    "/connected-car/customers/<username>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-    },
-)
+@router.serve
 def get_customer(username: UsernamePath) -> Customer:
     """Read a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return service().get_customer(username)
 
 
-@router.get("/connected-car/customers", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def active_customers(
     active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
     limit: Limit = DEFAULT_LIMIT,
@@ -184,41 +155,26 @@ def active_customers(
     )
 
 
-@router.put("/connected-car/vehicles/<vin>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_vehicle(vin: VinPath, vehicle: VehicleIn) -> Vehicle:
     """Create or replace a vehicle."""
     return service().put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
 
 
-@router.get("/connected-car/vehicles/<vin>", tags=TAGS, responses={404: {"description": "404 VEHICLE_NOT_FOUND"}})
+@router.serve
 def get_vehicle(vin: VinPath) -> Vehicle:
     """Read a vehicle."""
     return service().get_vehicle(vin)
 
 
-@router.put(
-    "/connected-car/customers/<username>/registrations/<vin>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND, VEHICLE_NOT_FOUND"},
-        409: {"description": "409 VEHICLE_ALREADY_REGISTERED"},
-    },
-)
+@router.serve
 def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn) -> Registration:
     """Register a vehicle to a customer."""
     service().require_self_or_admin(caller_of(app), username)
     return service().register(username, vin, registration.status_code)
 
 
-@router.get(
-    "/connected-car/customers/<username>/registrations",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-    },
-)
+@router.serve
 def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
     """List the vehicles registered to a customer."""
     service().require_self_or_admin(caller_of(app), username)
@@ -228,14 +184,7 @@ def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIM
     )
 
 
-@router.get(
-    "/connected-car/vehicles/<vin>/registrations",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 VEHICLE_NOT_FOUND"},
-    },
-)
+@router.serve
 def registrations_of_vehicle(vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
     """List the customers a vehicle is registered to."""
     return paginate(
@@ -244,14 +193,7 @@ def registrations_of_vehicle(vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor:
     )
 
 
-@router.get(
-    "/connected-car/customers/<username>/registrations/<vin>/appointments",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 REGISTRATION_NOT_FOUND"},
-    },
-)
+@router.serve
 def appointments_of_registration(
     username: UsernamePath, vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
@@ -265,16 +207,7 @@ def appointments_of_registration(
 
 # --- appointments -------------------------------------------------------------------------------------
 
-@router.post(
-    "/connected-car/appointments",
-    tags=TAGS,
-    responses={
-        201: {"description": "booked"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 REGISTRATION_NOT_FOUND, TIMESLOT_NOT_FOUND"},
-        409: {"description": "409 REGISTRATION_INACTIVE, TIMESLOT_FULL"},
-    },
-)
+@router.serve
 def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
     """Book a service appointment in a dealer's hour."""
     service().require_self_or_admin(caller_of(app), appointment.username)
@@ -284,28 +217,13 @@ def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> 
     return response
 
 
-@router.get(
-    "/connected-car/appointments/<appointment_id>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 APPOINTMENT_NOT_FOUND"},
-    },
-)
+@router.serve
 def get_appointment(appointment_id: IdPath) -> Appointment:
     """Read an appointment."""
     return service().appointment_for(caller_of(app), appointment_id)
 
 
-@router.delete(
-    "/connected-car/appointments/<appointment_id>",
-    tags=TAGS,
-    responses={
-        204: {"description": "cancelled"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 APPOINTMENT_NOT_FOUND"},
-    },
-)
+@router.serve
 def cancel(appointment_id: IdPath) -> Response[None]:
     """Cancel an appointment, freeing its bay."""
     service().cancel(caller_of(app), appointment_id)
@@ -314,15 +232,7 @@ def cancel(appointment_id: IdPath) -> Response[None]:
 
 # --- vehicle events -----------------------------------------------------------------------------------
 
-@router.post(
-    "/connected-car/vehicles/<vin>/events",
-    tags=TAGS,
-    responses={
-        201: {"description": "stored"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 VEHICLE_NOT_FOUND"},
-    },
-)
+@router.serve
 def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: IdempotencyKey = None) -> Response[VehicleEvent]:
     """Record an event a vehicle reports."""
     service().require_vehicle_writer(caller_of(app), vin)
@@ -331,14 +241,7 @@ def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: Idempoten
                        make=lambda: service().submit_event(vin, event))
 
 
-@router.get(
-    "/connected-car/vehicles/<vin>/events",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 VEHICLE_NOT_FOUND"},
-    },
-)
+@router.serve
 def events_of(
     vin: VinPath,
     first: Annotated[str | None, Query(alias="from", max_length=40, pattern=MOMENT_PATTERN,

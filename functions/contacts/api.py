@@ -6,7 +6,6 @@ from functools import lru_cache
 from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.contacts.models import (
@@ -22,20 +21,19 @@ from functions.contacts.models import (
     StoredItems,
 )
 from functions.contacts.repository import ContactRepository
+from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
-from functions.shared.auth import admin_only
 from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import DAY_PATTERN, parse_day
 from functions.shared.observability import metrics
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["contacts"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 DayQuery = Annotated[str | None, Query(pattern=DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
@@ -46,7 +44,7 @@ def service() -> ContactService:
     return ContactService(ContactRepository(settings().table(CONTACT_TABLE)))
 
 
-@router.post("/contacts/persons", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
+@router.serve
 def create_person(person: PersonIn, idempotency_key: IdempotencyKey = None) -> Response[Person]:
     """Create a person."""
     metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
@@ -54,7 +52,7 @@ def create_person(person: PersonIn, idempotency_key: IdempotencyKey = None) -> R
                        request=person.model_dump(mode="json"), make=lambda: service().create_person(person))
 
 
-@router.get("/contacts/persons", tags=TAGS)
+@router.serve
 def list_persons(
     last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
     limit: Limit = DEFAULT_LIMIT,
@@ -68,25 +66,20 @@ def list_persons(
     )
 
 
-@router.get("/contacts/items/<id>", tags=TAGS, responses={404: {"description": "404 NOT_FOUND"}})
+@router.serve
 def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=64)]) -> StoredItems:
     """Read every stored item with one id."""
     return StoredItems(items=service().items_with_id(item_id))
 
 
-@router.post("/contacts/addresses", middlewares=[admin_only], tags=TAGS, responses={201: {"description": "created"}})
+@router.serve
 def create_address(address: AddressIn, idempotency_key: IdempotencyKey = None) -> Response[Address]:
     """Create an address."""
     return create_once(app, operation="contacts.create_address", key=idempotency_key,
                        request=address.model_dump(mode="json"), make=lambda: service().create_address(address))
 
 
-@router.post(
-    "/contacts/persons/<person_id>/addresses",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={201: {"description": "created"}, 404: {"description": "404 ADDRESS_NOT_FOUND, PERSON_NOT_FOUND"}},
-)
+@router.serve
 def link_address(person_id: IdPath, link: LinkIn, idempotency_key: IdempotencyKey = None) -> Response[Link]:
     """Link a person to an address from a day."""
     return create_once(app, operation="contacts.link_address", key=idempotency_key,
@@ -94,27 +87,13 @@ def link_address(person_id: IdPath, link: LinkIn, idempotency_key: IdempotencyKe
                        make=lambda: service().link(person_id, link))
 
 
-@router.patch(
-    "/contacts/person-addresses/<link_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 NOT_FOUND"},
-        409: {"description": "409 LINK_ALREADY_ENDED, END_BEFORE_START"},
-    },
-)
+@router.serve
 def end_link(link_id: IdPath, change: EndLinkIn) -> Link:
     """End a person-address link on a day."""
     return service().end_link(link_id, change.end_date)
 
 
-@router.get(
-    "/contacts/persons/<person_id>/addresses",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 PERSON_NOT_FOUND"},
-    },
-)
+@router.serve
 def addresses_of(
     person_id: IdPath,
     relationship: Annotated[Literal["Business", "Residential"] | None, Query()] = None,
@@ -124,7 +103,8 @@ def addresses_of(
     cursor: Cursor = None,
 ) -> PersonAddressPage:
     """List the addresses a person is linked to, on a day or now."""
-    # `on` wins over `current`: a 400 for both would refuse a request the description cannot call invalid (issue 15).
+    # `on` wins over `current`: a 400 for both would refuse a request the description cannot call invalid
+    # (docs/adr/0064-state-refusals-are-409-or-404-not-400.md).
     day = _day(on) if on is not None else today() if current else None
     return paginate(
         PersonAddressPage, f"contacts.persons/{person_id}/addresses", cursor,

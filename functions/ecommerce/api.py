@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.ecommerce.models import (
@@ -27,10 +26,11 @@ from functions.ecommerce.models import (
     StatusIn,
 )
 from functions.ecommerce.repository import EcommerceRepository
+from functions.ecommerce.routes import ROUTES
 from functions.ecommerce.service import EcommerceService
 from functions.shared.auth import caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import dump
 from functions.shared.observability import metrics
@@ -44,8 +44,7 @@ from functions.shared.pagination import (
 )
 from functions.shared.settings import settings
 
-TAGS = ["ecommerce"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 OrderIdPath = Annotated[str, Path(pattern=ORDER_ID_PATTERN, description="a KSUID")]
@@ -70,16 +69,7 @@ def _self_or_admin(username: str) -> None:
 
 # --- customers ------------------------------------------------------------------------------------------
 
-@router.post(
-    "/ecommerce/customers",
-    tags=TAGS,
-    responses={
-        201: {"description": "signed up"},
-        200: {"description": "a retry: this customer exists as asked"},
-        403: {"description": "403 FORBIDDEN"},
-        409: {"description": "409 EMAIL_TAKEN, USERNAME_TAKEN"},
-    },
-)
+@router.serve
 def sign_up(request: SignUpIn) -> Response[Customer]:
     """Sign up a customer with a unique username and email."""
     _self_or_admin(request.username)
@@ -90,14 +80,7 @@ def sign_up(request: SignUpIn) -> Response[Customer]:
                     body=dump(result.customer))
 
 
-@router.get(
-    "/ecommerce/customers/<username>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-    },
-)
+@router.serve
 def customer_with_recent_orders(username: UsernamePath) -> CustomerOverview:
     """Read a customer with their most recent orders."""
     _self_or_admin(username)
@@ -108,44 +91,21 @@ def customer_with_recent_orders(username: UsernamePath) -> CustomerOverview:
     )
 
 
-@router.put(
-    "/ecommerce/customers/<username>/email",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-        409: {"description": "409 EMAIL_TAKEN"},
-    },
-)
+@router.serve
 def change_email(username: UsernamePath, change: EmailChangeIn) -> Customer:
     """Change a customer's email."""
     _self_or_admin(username)
     return service().change_email(username, change)
 
 
-@router.put(
-    "/ecommerce/customers/<username>/addresses",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-        409: {"description": "409 TOO_MANY_ADDRESSES"},
-    },
-)
+@router.serve
 def put_address(username: UsernamePath, address: AddressIn) -> Customer:
     """Create or replace one of a customer's named addresses."""
     _self_or_admin(username)
     return service().put_address(username, address.name, address.address())
 
 
-@router.delete(
-    "/ecommerce/customers/<username>/addresses",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-    },
-)
+@router.serve
 def delete_address(username: UsernamePath, name: AddressName) -> Customer:
     """Delete one of a customer's named addresses."""
     _self_or_admin(username)
@@ -154,16 +114,7 @@ def delete_address(username: UsernamePath, name: AddressName) -> Customer:
 
 # --- orders ---------------------------------------------------------------------------------------------
 
-@router.post(
-    "/ecommerce/customers/<username>/orders",
-    tags=TAGS,
-    responses={
-        201: {"description": "placed"},
-        400: {"description": "400 ORDER_TOO_LARGE"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-    },
-)
+@router.serve
 def place_order(username: UsernamePath, order: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
     """Place an order for a customer."""
     _self_or_admin(username)
@@ -174,14 +125,7 @@ def place_order(username: UsernamePath, order: OrderIn, idempotency_key: Idempot
     return response
 
 
-@router.get(
-    "/ecommerce/customers/<username>/orders",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 CUSTOMER_NOT_FOUND"},
-    },
-)
+@router.serve
 def orders_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> OrderPage:
     """List a customer's orders, newest first."""
     _self_or_admin(username)
@@ -191,29 +135,14 @@ def orders_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Curs
     )
 
 
-@router.get(
-    "/ecommerce/customers/<username>/orders/<order_id>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 ORDER_NOT_FOUND"},
-    },
-)
+@router.serve
 def order_with_items(username: UsernamePath, order_id: OrderIdPath) -> OrderWithItems:
     """Read an order with its items."""
     _self_or_admin(username)
     return service().order_with_items(username, order_id)
 
 
-@router.put(
-    "/ecommerce/customers/<username>/orders/<order_id>/status",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 ORDER_NOT_FOUND"},
-        409: {"description": "409 INVALID_STATUS_TRANSITION"},
-    },
-)
+@router.serve
 def set_status(username: UsernamePath, order_id: OrderIdPath, change: StatusIn) -> Order:
     """Change an order's status."""
     caller = caller_of(app)

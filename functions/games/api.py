@@ -6,7 +6,6 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.games.models import (
@@ -18,17 +17,17 @@ from functions.games.models import (
     MembershipPage,
 )
 from functions.games.repository import GamesRepository, TableNames
+from functions.games.routes import ROUTES
 from functions.games.service import GamesService
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.models import dump
 from functions.shared.observability import metrics
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["games"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 GameIdPath = Annotated[str, Path(pattern=GAME_ID_PATTERN)]
 UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
@@ -45,7 +44,7 @@ def _json(status: int, body: dict) -> Response:
 
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
 # (`/games/by-user/players` is the games of user "players"; no game may be called "by-user").
-@router.get("/games/by-user/<user_id>", tags=TAGS, responses={403: {"description": "403 FORBIDDEN"}})
+@router.serve
 def games_of(user_id: UserIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> MembershipPage:
     """List the games a user plays in."""
     caller = caller_of(app)
@@ -55,27 +54,19 @@ def games_of(user_id: UserIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
     )
 
 
-@router.post(
-    "/games",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        201: {"description": "created"},
-        409: {"description": "409 GAME_EXISTS"},
-    },
-)
+@router.serve
 def create_game(game: GameIn) -> Response[Game]:
     """Create a game."""
     return _json(201, dump(service().create_game(game)))
 
 
-@router.get("/games/<game_id>", tags=TAGS, responses={404: {"description": "404 GAME_NOT_FOUND"}})
+@router.serve
 def get_game(game_id: GameIdPath) -> Game:
     """Read a game."""
     return service().get_game(game_id)
 
 
-@router.get("/games/<game_id>/players", tags=TAGS, responses={404: {"description": "404 GAME_NOT_FOUND"}})
+@router.serve
 def players_of(game_id: GameIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> MembershipPage:
     """List the players of a game."""
     return paginate(
@@ -84,17 +75,7 @@ def players_of(game_id: GameIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor
     )
 
 
-@router.put(
-    "/games/<game_id>/players/<user_id>",
-    tags=TAGS,
-    responses={
-        201: {"description": "joined"},
-        200: {"description": "was a player already: nothing changed"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 GAME_NOT_FOUND"},
-        409: {"description": "409 GAME_FULL"},
-    },
-)
+@router.serve
 def join(game_id: GameIdPath, user_id: UserIdPath) -> Response[Membership]:
     """Join a game as a player."""
     joined = service().join(caller_of(app), game_id, user_id)
@@ -103,15 +84,7 @@ def join(game_id: GameIdPath, user_id: UserIdPath) -> Response[Membership]:
     return _json(201 if joined.created else 200, dump(joined.membership))
 
 
-@router.delete(
-    "/games/<game_id>/players/<user_id>",
-    tags=TAGS,
-    responses={
-        204: {"description": "left"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 GAME_NOT_FOUND, NOT_A_PLAYER"},
-    },
-)
+@router.serve
 def leave(game_id: GameIdPath, user_id: UserIdPath) -> Response[None]:
     """Leave a game."""
     service().leave(caller_of(app), game_id, user_id)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.measurements.models import (
@@ -15,17 +14,16 @@ from functions.measurements.models import (
     ReadingPage,
 )
 from functions.measurements.repository import MeasurementsRepository
+from functions.measurements.routes import ROUTES
 from functions.measurements.schema import MAX_EPOCH
 from functions.measurements.service import MeasurementsService
-from functions.shared.auth import admin_only
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.observability import metrics
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["measurements"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
 
@@ -40,15 +38,7 @@ def service() -> MeasurementsService:
 
 
 # Admins only: the ingest pipeline (the seed's Kinesis stage) signs in as an admin; a batch spans many devices.
-@router.post(
-    "/measurements/readings",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        400: {"description": "400 READING_CONFLICT"},
-        409: {"description": "409 READING_OUT_OF_RANGE"},
-    },
-)
+@router.serve
 def ingest(batch: ReadingBatch) -> IngestResult:
     """Store a batch of device readings."""
     result = service().ingest(batch)
@@ -57,7 +47,7 @@ def ingest(batch: ReadingBatch) -> IngestResult:
     return result
 
 
-@router.get("/measurements/devices/<device_id>/readings", tags=TAGS)
+@router.serve
 def readings_of(
     device_id: DevicePath,
     first: Annotated[int, instant("from")],

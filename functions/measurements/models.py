@@ -19,7 +19,8 @@ Epoch = Annotated[JsonInt, Field(strict=True, ge=0, le=MAX_EPOCH, description="e
 # A value is kept to MAX_DECIMALS decimals: more are rounded (as stored and answered), so any JSON number in the
 # bounds is valid, as the description says, and 1e-200 (which DynamoDB cannot hold) is 0. "At most 4 decimals" as a
 # refusal cannot be described: JSON Schema's `multipleOf: 0.0001` on binary numbers is judged differently by each
-# validator (python-jsonschema refuses 0.0003, jsonschema-rs refuses 3 * 0.0001), docs/decisions.md.
+# validator (python-jsonschema refuses 0.0003, jsonschema-rs refuses 3 * 0.0001):
+# docs/adr/0095-readings-rounded-to-four-decimals.md.
 Temperature = Annotated[
     JsonNumber, Field(ge=-273.15, le=10_000, description=f"kept to {MAX_DECIMALS} decimals (more are rounded)"),
     rounded(MAX_DECIMALS),

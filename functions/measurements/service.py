@@ -57,7 +57,8 @@ class MeasurementsService:
     @staticmethod
     def check_times(readings: Sequence[Reading], now: int) -> None:
         """Readings older than the retention would be expired on arrival; readings from the future are a clock error.
-        A 409: the readings are well formed and the clock refuses them, which no schema can state (issue 15)."""
+        A 409: the readings are well formed and the clock refuses them, which no schema can state
+        (docs/adr/0064-state-refusals-are-409-or-404-not-400.md)."""
         oldest, newest = now - RETENTION_SECONDS, now + MAX_SKEW_SECONDS
         details = [
             {"field": f"body.readings.{index}.epoch",

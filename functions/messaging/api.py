@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.messaging.models import (
@@ -18,17 +17,17 @@ from functions.messaging.models import (
     MessagePage,
 )
 from functions.messaging.repository import MessagingRepository
+from functions.messaging.routes import ROUTES
 from functions.messaging.service import MessagingService
 from functions.shared.auth import caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.observability import metrics
 from functions.shared.pagination import MAX_LIMIT, Cursor, paginate
 from functions.shared.settings import settings
 
-TAGS = ["messaging"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 # The seed's page: the 50 newest headers (1 RCU); up to 100 on request.
 PAGE_SIZE = 50
@@ -41,14 +40,7 @@ def service() -> MessagingService:
     return MessagingService(MessagingRepository(settings()))
 
 
-@router.post(
-    "/messaging/messages",
-    tags=TAGS,
-    responses={
-        201: {"description": "sent"},
-        409: {"description": "409 MESSAGE_ID_TAKEN"},
-    },
-)
+@router.serve
 def send(message: MessageIn, idempotency_key: IdempotencyKey = None) -> Response[MessageHeader]:
     """Send a message."""
     sender = caller_of(app).username
@@ -58,7 +50,7 @@ def send(message: MessageIn, idempotency_key: IdempotencyKey = None) -> Response
     return response
 
 
-@router.get("/messaging/inbox", tags=TAGS)
+@router.serve
 def inbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
     """List the caller's received messages, newest first."""
     me = caller_of(app).username
@@ -66,7 +58,7 @@ def inbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
                     lambda start: service().inbox(me, limit=limit, start_key=start))
 
 
-@router.get("/messaging/outbox", tags=TAGS)
+@router.serve
 def outbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
     """List the caller's sent messages, newest first."""
     me = caller_of(app).username
@@ -74,7 +66,7 @@ def outbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
                     lambda start: service().outbox(me, limit=limit, start_key=start))
 
 
-@router.get("/messaging/messages/<msg_id>", tags=TAGS, responses={404: {"description": "404 MESSAGE_NOT_FOUND"}})
+@router.serve
 def get_message(msg_id: MsgIdPath) -> Message:
     """Read one of the caller's messages."""
     return service().message_for(caller_of(app).username, msg_id)

@@ -8,7 +8,6 @@ from functools import lru_cache
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.order_entry.models import (
@@ -45,19 +44,19 @@ from functions.order_entry.models import (
     StatusChange,
 )
 from functions.order_entry.repository import OrderEntryRepository
+from functions.order_entry.routes import ROUTES
 from functions.order_entry.service import OrderEntryService
-from functions.shared.auth import ADMIN, admin_only, caller_of
+from functions.shared.auth import ADMIN, caller_of
 from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import DAY_PATTERN
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, StartKey, paginate
 from functions.shared.settings import settings
 
-TAGS = ["order-entry"]
 P = "/order-entry"
-router = Router()
+router = DomainRouter(ROUTES)
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
@@ -88,12 +87,7 @@ def _after(start: StartKey) -> str | None:
 # --- reference entities, products, customers (admin) --------------------------------------------------
 
 
-@router.put(
-    f"{P}/reference/<kind>/<entity_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={404: {"description": "404 COUNTRY_NOT_FOUND, LOCATION_NOT_FOUND, PARENT_NOT_FOUND, REGION_NOT_FOUND"}},
-)
+@router.serve
 def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn) -> Reference:
     """Create or replace a reference entity (region, country, location, job, department, warehouse).
 
@@ -102,21 +96,13 @@ def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, bod
     return service().put_reference(kind, entity_id, body)
 
 
-@router.put(f"{P}/products/<product_id>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_product(product_id: IdPath, body: ProductIn) -> Product:
     """Create or replace a product (its stock is kept by receipts and moves)."""
     return service().put_product(product_id, body)
 
 
-@router.put(
-    f"{P}/customers/<customer_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 EMPLOYEE_NOT_FOUND"},
-        409: {"description": "409 CUSTOMER_HAS_ANOTHER_REP"},
-    },
-)
+@router.serve
 def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
     """Create a customer with its account-rep edge, or rename it (its rep stays)."""
     return service().put_customer(customer_id, body)
@@ -125,16 +111,7 @@ def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
 # --- employees ----------------------------------------------------------------------------------------
 
 
-@router.post(
-    f"{P}/employees",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 DEPARTMENT_NOT_FOUND, JOB_NOT_FOUND, MANAGER_NOT_FOUND, WAREHOUSE_NOT_FOUND"},
-        409: {"description": "409 EMPLOYEE_EXISTS"},
-        201: {"description": "hired"},
-    },
-)
+@router.serve
 def hire(body: HireIn, idempotency_key: IdempotencyKey = None) -> Response[Employee]:
     """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
     return create_once(
@@ -146,17 +123,13 @@ def hire(body: HireIn, idempotency_key: IdempotencyKey = None) -> Response[Emplo
     )
 
 
-@router.get(
-    f"{P}/employees/<employee_id>",
-    tags=TAGS,
-    responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}},
-)
+@router.serve
 def get_employee(employee_id: IdPath) -> Employee:
     """Look up an employee's details by id (pattern 1)."""
     return service().get_employee(employee_id)
 
 
-@router.get(f"{P}/employees", tags=TAGS)
+@router.serve
 def employees_named(
     name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)],
     limit: Limit = DEFAULT_LIMIT,
@@ -172,26 +145,13 @@ def employees_named(
     )
 
 
-@router.get(
-    f"{P}/employees/<employee_id>/current-job",
-    tags=TAGS,
-    responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}},
-)
+@router.serve
 def current_job(employee_id: IdPath) -> JobHistory:
     """An employee's current job only: the newest job-history item (pattern 3)."""
     return service().current_job(employee_id)
 
 
-@router.post(
-    f"{P}/employees/<employee_id>/job-changes",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 EMPLOYEE_NOT_FOUND, JOB_NOT_FOUND"},
-        409: {"description": "409 SAME_JOB, START_NOT_AFTER_CURRENT_JOB, JOB_CHANGED"},
-        201: {"description": "the new job history record"},
-    },
-)
+@router.serve
 def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: IdempotencyKey = None) -> Response[JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
     return create_once(
@@ -203,7 +163,7 @@ def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: Idempote
     )
 
 
-@router.get(f"{P}/recent-hires", tags=TAGS)
+@router.serve
 def recent_hires(
     since: Annotated[str, Query(pattern=DAY_PATTERN)],
     limit: Limit = DEFAULT_LIMIT,
@@ -223,8 +183,7 @@ def recent_hires(
     )
 
 
-@router.get(f"{P}/warehouses/<warehouse_id>/employees", tags=TAGS,
-            responses={404: {"description": "404 WAREHOUSE_NOT_FOUND"}})
+@router.serve
 def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
     return paginate(
@@ -235,7 +194,7 @@ def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, curs
     )
 
 
-@router.get(f"{P}/jobs/<job_id>/employees", tags=TAGS, responses={404: {"description": "404 JOB_NOT_FOUND"}})
+@router.serve
 def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
     return paginate(
@@ -249,18 +208,13 @@ def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
 # --- products and stock -------------------------------------------------------------------------------
 
 
-@router.get(
-    f"{P}/products/<product_id>",
-    tags=TAGS,
-    responses={404: {"description": "404 PRODUCT_NOT_FOUND"}},
-)
+@router.serve
 def get_product(product_id: IdPath) -> Product:
     """A product with its total inventory over every warehouse (pattern 13)."""
     return service().get_product(product_id)
 
 
-@router.get(f"{P}/products/<product_id>/order-items", tags=TAGS,
-            responses={404: {"description": "404 PRODUCT_NOT_FOUND"}})
+@router.serve
 def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
@@ -281,25 +235,13 @@ def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: C
     )
 
 
-@router.get(
-    f"{P}/warehouses/<warehouse_id>/inventory/<product_id>",
-    tags=TAGS,
-    responses={404: {"description": "404 INVENTORY_NOT_FOUND"}},
-)
+@router.serve
 def get_inventory(warehouse_id: IdPath, product_id: IdPath) -> Inventory:
     """A product's stock in one warehouse (pattern 12)."""
     return service().get_inventory(warehouse_id, product_id)
 
 
-@router.post(
-    f"{P}/warehouses/<warehouse_id>/inventory/<product_id>/receipts",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 PRODUCT_NOT_FOUND, WAREHOUSE_NOT_FOUND"},
-        201: {"description": "received: the warehouse's stock of the product"},
-    },
-)
+@router.serve
 def receive(
     warehouse_id: IdPath,
     product_id: IdPath,
@@ -316,16 +258,7 @@ def receive(
     )
 
 
-@router.post(
-    f"{P}/inventory-moves",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 WAREHOUSE_NOT_FOUND"},
-        409: {"description": "409 INSUFFICIENT_STOCK"},
-        201: {"description": "moved"},
-    },
-)
+@router.serve
 def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]:
     """Move stock between two warehouses in one transaction (the total does not change)."""
     return create_once(
@@ -340,16 +273,7 @@ def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]
 # --- customers, reps and orders -----------------------------------------------------------------------
 
 
-@router.post(
-    f"{P}/orders",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 CUSTOMER_NOT_FOUND, PRODUCT_NOT_FOUND"},
-        409: {"description": "409 PRICE_CHANGED, CUSTOMER_CHANGED"},
-        201: {"description": "placed"},
-    },
-)
+@router.serve
 def place_order(body: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
     return create_once(
@@ -361,31 +285,19 @@ def place_order(body: OrderIn, idempotency_key: IdempotencyKey = None) -> Respon
     )
 
 
-@router.get(
-    f"{P}/orders/<order_id>",
-    tags=TAGS,
-    responses={404: {"description": "404 ORDER_NOT_FOUND"}},
-)
+@router.serve
 def get_order(order_id: IdPath) -> Order:
     """An order with its lines."""
     return service().get_order(order_id)
 
 
-@router.patch(
-    f"{P}/orders/<order_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 ORDER_NOT_FOUND"},
-        409: {"description": "409 INVALID_TRANSITION, STATUS_CHANGED"},
-    },
-)
+@router.serve
 def change_status(order_id: IdPath, body: StatusChange) -> Order:
     """Change an order's status: it moves in GSI2's sort key; a cancellation leaves the rep's total."""
     return service().change_status(order_id, body.status)
 
 
-@router.get(f"{P}/orders", tags=TAGS)
+@router.serve
 def orders_in_status(
     first: From,
     last: To,
@@ -408,8 +320,7 @@ def orders_in_status(
     )
 
 
-@router.get(f"{P}/customers/<customer_id>/orders", tags=TAGS,
-            responses={404: {"description": "404 CUSTOMER_NOT_FOUND"}})
+@router.serve
 def customer_orders(
     customer_id: IdPath,
     first: From,
@@ -431,7 +342,7 @@ def customer_orders(
     )
 
 
-@router.get(f"{P}/reps/<rep_id>/customers", tags=TAGS, responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}})
+@router.serve
 def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
     return paginate(
@@ -442,7 +353,7 @@ def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
     )
 
 
-@router.get(f"{P}/reps/<rep_id>/orders", tags=TAGS, responses={404: {"description": "404 EMPLOYEE_NOT_FOUND"}})
+@router.serve
 def rep_orders(
     rep_id: IdPath,
     first: From,
@@ -464,7 +375,7 @@ def rep_orders(
     )
 
 
-@router.get(f"{P}/quarters/<quarter>/reps", tags=TAGS)
+@router.serve
 def rep_ranking(quarter: QuarterPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
     return paginate(

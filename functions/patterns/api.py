@@ -9,7 +9,6 @@ from functools import lru_cache
 from typing import Annotated, Any, Literal
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.patterns.models import (
@@ -40,19 +39,19 @@ from functions.patterns.models import (
     UserPage,
 )
 from functions.patterns.repository import PatternsRepository
+from functions.patterns.routes import ROUTES
 from functions.patterns.service import PatternsService
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import caller_of
 from functions.shared.errors import ForbiddenError, InvalidInputError
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import DAY_PATTERN, dump
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["patterns"]
 P = "/patterns"
-router = Router()
+router = DomainRouter(ROUTES)
 
 NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
 NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
@@ -81,28 +80,19 @@ def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
 
 # --- repos and stars: reference counts, assembled collections -----------------------------------------
 
-@router.put(f"{P}/repos/<owner>/<repo>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_repo(owner: NamePath, repo: NamePath, body: RepoIn) -> Repo:
     """Create or replace a repository."""
     return service().put_repo(owner, repo, body.description)
 
 
-@router.get(f"{P}/repos/<owner>/<repo>", tags=TAGS, responses={404: {"description": "404 REPO_NOT_FOUND"}})
+@router.serve
 def get_repo(owner: NamePath, repo: NamePath) -> Repo:
     """Read a repository."""
     return service().get_repo(owner, repo)
 
 
-@router.put(
-    f"{P}/repos/<owner>/<repo>/stars/<username>",
-    tags=TAGS,
-    responses={
-        201: {"description": "starred"},
-        200: {"description": "starred already: nothing changed"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 REPO_NOT_FOUND"},
-    },
-)
+@router.serve
 def star(owner: NamePath, repo: NamePath, username: NamePath) -> Response[Star]:
     """Star a repository."""
     caller = _as_self(username)
@@ -110,22 +100,14 @@ def star(owner: NamePath, repo: NamePath, username: NamePath) -> Response[Star]:
     return _json(201 if created else 200, dump(starred))
 
 
-@router.delete(
-    f"{P}/repos/<owner>/<repo>/stars/<username>",
-    tags=TAGS,
-    responses={
-        204: {"description": "unstarred"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 REPO_NOT_FOUND"},
-    },
-)
+@router.serve
 def unstar(owner: NamePath, repo: NamePath, username: NamePath) -> Response[None]:
     """Remove a star from a repository."""
     service().unstar(_as_self(username), owner, repo)
     return Response(status_code=204)
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/stars", tags=TAGS, responses={404: {"description": "404 REPO_NOT_FOUND"}})
+@router.serve
 def repo_with_stars(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithStars:
     """Read a repository with its stargazers."""
     return paginate(
@@ -143,15 +125,7 @@ def _as_self(username: str):
 
 # --- issues: sequential identifiers, sparse index, sorting on a changing attribute --------------------
 
-@router.post(
-    f"{P}/repos/<owner>/<repo>/issues",
-    tags=TAGS,
-    responses={
-        201: {"description": "created"},
-        404: {"description": "404 REPO_NOT_FOUND"},
-        409: {"description": "409 ISSUE_NUMBER_TAKEN"},
-    },
-)
+@router.serve
 def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_key: IdempotencyKey = None) -> Response[Issue]:
     """Open an issue in a repository."""
     caller = caller_of(app)
@@ -160,7 +134,7 @@ def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_ke
                        make=lambda: service().create_issue(caller, owner, repo, issue))
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/issues", tags=TAGS, responses={404: {"description": "404 REPO_NOT_FOUND"}})
+@router.serve
 def repo_with_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithIssues:
     """Read a repository with its issues."""
     return paginate(
@@ -169,33 +143,19 @@ def repo_with_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIM
     )
 
 
-@router.get(
-    f"{P}/repos/<owner>/<repo>/issues/<number>",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 ISSUE_NOT_FOUND"},
-    },
-)
+@router.serve
 def get_issue(owner: NamePath, repo: NamePath, number: NumberPath) -> Issue:
     """Read an issue."""
     return service().get_issue(owner, repo, number)
 
 
-@router.patch(
-    f"{P}/repos/<owner>/<repo>/issues/<number>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 ISSUE_NOT_FOUND"},
-    },
-)
+@router.serve
 def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange) -> Issue:
     """Change an issue's title or state."""
     return service().change_issue(caller_of(app), owner, repo, number, change)
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/open-issues", tags=TAGS,
-            responses={404: {"description": "404 REPO_NOT_FOUND"}})
+@router.serve
 def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
     """List a repository's open issues."""
     return paginate(
@@ -204,8 +164,7 @@ def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, c
     )
 
 
-@router.get(f"{P}/repos/<owner>/<repo>/recently-updated-issues", tags=TAGS,
-            responses={404: {"description": "404 REPO_NOT_FOUND"}})
+@router.serve
 def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
     """List a repository's issues, most recently updated first."""
     return paginate(
@@ -216,13 +175,13 @@ def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIM
 
 # --- organizations: sorting with multiple entity types, sparse index ----------------------------------
 
-@router.put(f"{P}/orgs/<org>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_org(org: NamePath, body: OrgIn) -> Org:
     """Create or replace an organization."""
     return service().put_org(Org(org=org, name=body.name))
 
 
-@router.get(f"{P}/orgs/<org>", tags=TAGS, responses={404: {"description": "404 ORG_NOT_FOUND"}})
+@router.serve
 def org_with_users(
     org: NamePath,
     # desc is the default: the seed's one Query a page (docs/patterns.md, "Sorting with multiple entity types")
@@ -240,20 +199,13 @@ def org_with_users(
     )
 
 
-@router.put(
-    f"{P}/orgs/<org>/users/<username>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 ORG_NOT_FOUND"},
-    },
-)
+@router.serve
 def put_org_user(org: NamePath, username: NamePath, body: UserIn) -> OrgUser:
     """Add or change a user of an organization."""
     return service().put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
 
 
-@router.get(f"{P}/orgs/<org>/admins", tags=TAGS, responses={404: {"description": "404 ORG_NOT_FOUND"}})
+@router.serve
 def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
     """List an organization's admins."""
     return paginate(
@@ -264,7 +216,7 @@ def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = Non
 
 # --- stores: composite sort keys for hierarchy --------------------------------------------------------
 
-@router.put(f"{P}/stores/<country>/<state>/<city>/<zip_code>/<store_id>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, store_id: NamePath,
               body: StoreIn) -> Store:
     """Create or replace a store at its location."""
@@ -279,26 +231,26 @@ def _stores(country: str, levels: tuple[str, ...], limit: int, cursor: str | Non
     )
 
 
-@router.get(f"{P}/stores/<country>", tags=TAGS)
+@router.serve
 def stores_in_country(country: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
     """List the stores in a country."""
     return _stores(country, (), limit, cursor)
 
 
-@router.get(f"{P}/stores/<country>/<state>", tags=TAGS)
+@router.serve
 def stores_in_state(country: NamePath, state: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
     """List the stores in a state."""
     return _stores(country, (state,), limit, cursor)
 
 
-@router.get(f"{P}/stores/<country>/<state>/<city>", tags=TAGS)
+@router.serve
 def stores_in_city(country: NamePath, state: NamePath, city: NamePath, limit: Limit = DEFAULT_LIMIT,
                    cursor: Cursor = None) -> StorePage:
     """List the stores in a city."""
     return _stores(country, (state, city), limit, cursor)
 
 
-@router.get(f"{P}/stores/<country>/<state>/<city>/<zip_code>", tags=TAGS)
+@router.serve
 def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, limit: Limit = DEFAULT_LIMIT,
                   cursor: Cursor = None) -> StorePage:
     """List the stores in a postal code."""
@@ -307,13 +259,13 @@ def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: 
 
 # --- orders: composite sort key with an enum ----------------------------------------------------------
 
-@router.put(f"{P}/customers/<customer>/orders/<order_id>", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_order(customer: NamePath, order_id: NamePath, body: OrderIn) -> Order:
     """Create or replace a customer's order."""
     return service().put_order(Order(customer=customer, order_id=order_id, **body.model_dump()))
 
 
-@router.get(f"{P}/customers/<customer>/orders", tags=TAGS, responses={403: {"description": "403 FORBIDDEN"}})
+@router.serve
 def orders_by_status(
     customer: NamePath,
     status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
@@ -343,13 +295,13 @@ def _day(value: str | None, name: str) -> date | None:
 
 # --- the singleton ------------------------------------------------------------------------------------
 
-@router.put(f"{P}/featured", middlewares=[admin_only], tags=TAGS)
+@router.serve
 def put_featured(body: FeaturedIn) -> Featured:
     """Set the featured repositories."""
     return service().put_featured(body.repos)
 
 
-@router.get(f"{P}/featured", tags=TAGS)
+@router.serve
 def get_featured() -> Featured:
     """Read the featured repositories."""
     return service().get_featured()

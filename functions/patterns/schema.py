@@ -23,7 +23,7 @@ from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 SEPARATOR = "#"
 GSI1 = "GSI1"
 GSI2 = "GSI2"
-ISSUE_NUMBER_WIDTH = 7  # zero-padded: issue 10 sorts after issue 9
+ISSUE_NUMBER_WIDTH = 7  # zero-padded, so the tenth issue sorts after the ninth
 
 PATTERNS_TABLE = TableSpec(
     construct_id="PatternsTable",

@@ -16,9 +16,11 @@ from aws_lambda_powertools.event_handler import Response, content_types
 
 from functions.platform import docs
 from functions.platform.domains import domain_names
+from functions.platform.routes import ROUTES
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 
+router = DomainRouter(ROUTES)
 app = build_resolver(public=True)
 _included: list[str] = []
 _including = threading.Lock()
@@ -41,7 +43,7 @@ def _if_none_match() -> str | None:
     return app.current_event.headers.get("If-None-Match")
 
 
-@app.get("/docs", include_in_schema=False)
+@router.serve
 def swagger_ui() -> Response[str]:
     """Swagger UI with one domain's description inline (`?domain=voting`; `all`: every route); `?format=json`: the
     description alone (as Powertools' /docs), every route's."""
@@ -54,17 +56,17 @@ def swagger_ui() -> Response[str]:
                           _if_none_match())
 
 
-@app.get(docs.SCRIPT_PATH, include_in_schema=False)
+@router.serve
 def swagger_ui_script() -> Response[str]:
     return docs.cacheable(*docs.asset(docs.SCRIPT_PATH), docs.A_DAY, _if_none_match())
 
 
-@app.get(docs.STYLES_PATH, include_in_schema=False)
+@router.serve
 def swagger_ui_styles() -> Response[str]:
     return docs.cacheable(*docs.asset(docs.STYLES_PATH), docs.A_DAY, _if_none_match())
 
 
-@app.get("/health", include_in_schema=False)
+@router.serve
 def health() -> dict:
     return {"status": "ok"}
 
@@ -75,7 +77,7 @@ EXPLORER_POLICY = ("default-src 'none'; script-src {scripts}; style-src 'unsafe-
                    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
-@app.get("/explorer", include_in_schema=False)
+@router.serve
 def explorer() -> Response[str]:
     """The model explorer (functions/platform/explorer.py): public, like /docs; its runs send the caller's token."""
     from functions.platform.explorer import page, script_hashes
@@ -84,5 +86,7 @@ def explorer() -> Response[str]:
     return Response(status_code=200, content_type=content_types.TEXT_HTML, body=page(),
                     headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"})
 
+
+app.include_router(router)
 
 lambda_handler = api_handler(app)

@@ -23,6 +23,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
 from aws_lambda_powertools.shared.version import VERSION as POWERTOOLS_VERSION
 
+from functions.platform.routes import ROUTES
+
 SPEC_FILE = Path(__file__).with_name("openapi.json")
 TITLE, VERSION = "Blueprints API", "1.0.0"
 DESCRIPTION = (
@@ -33,7 +35,7 @@ DESCRIPTION = (
 )
 # Swagger UI's own files, below /docs (infra/domains/platform.py declares their routes for API Gateway), and each
 # one's file in Powertools' package and content type.
-SCRIPT_PATH, STYLES_PATH = "/docs/swagger-ui.js", "/docs/swagger-ui.css"
+SCRIPT_PATH, STYLES_PATH = ROUTES["swagger_ui_script"].path, ROUTES["swagger_ui_styles"].path
 ASSETS = {SCRIPT_PATH: ("swagger-ui-bundle.min.js", "text/javascript; charset=utf-8"),
           STYLES_PATH: ("swagger-ui.min.css", "text/css; charset=utf-8")}
 _SWAGGER_UI = Path(event_handler.__file__).parent / "openapi" / "swagger_ui"

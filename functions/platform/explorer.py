@@ -6,7 +6,7 @@ as JSON when it is served:
 - the tables of each domain from its `functions/<domain>/schema.py` `TABLES` (the same `TableSpec`s the CDK builds
   the tables from): keys, every index with its keys and projection, TTL, stream;
 - the entity table, the access patterns, the example path parameters and the stream demonstrations from its
-  `functions/<domain>/catalog.py` (the data docs/<domain>.md is generated from);
+  `functions/<domain>/catalog.py`, which loads its catalog.toml (the data docs/<domain>.md is generated from);
 - its load at the seed's scale from `scale-figures.json`, which `make scale` writes (the docs' "At the seed's
   scale" tables come from the same file).
 The page then calls the API itself: the OpenAPI description (/docs?format=json) for each route's parameters and
@@ -110,7 +110,7 @@ def domain(name: str) -> dict[str, Any]:
     runnable = {p["name"] for p in patterns if p["requests"]}
     for demo in demos:
         if not {demo.write, demo.read} <= runnable:
-            raise ValueError(f"functions/{name}/catalog.py: {demo.name!r} names a pattern with no route to run")
+            raise ValueError(f"functions/{name}/catalog.toml: {demo.name!r} names a pattern with no route to run")
     return {
         "name": name,
         "slug": name.replace("_", "-"),

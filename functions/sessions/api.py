@@ -7,7 +7,6 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.sessions.models import (
@@ -17,17 +16,17 @@ from functions.sessions.models import (
     SessionPage,
 )
 from functions.sessions.repository import SessionsRepository
+from functions.sessions.routes import ROUTES
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from functions.sessions.service import SessionsService
 from functions.shared.auth import Caller, caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.models import dump
 from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
-TAGS = ["sessions"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
@@ -43,14 +42,7 @@ def _caller() -> Caller:
     return caller_of(app)
 
 
-@router.post(
-    "/sessions",
-    tags=TAGS,
-    responses={
-        201: {"description": "created"},
-        409: {"description": "409 TOKEN_TAKEN"},
-    },
-)
+@router.serve
 def create_session() -> Response[Session]:
     # No Idempotency-Key here (a review found it): a replay would hand back a token signed out since, and keep it in
     # plain text in the idempotency table for a day. A retried sign-in makes a second session, which expires.
@@ -59,27 +51,20 @@ def create_session() -> Response[Session]:
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=dump(session))
 
 
-@router.get("/sessions/<token>", tags=TAGS, responses={404: {"description": "404 SESSION_NOT_FOUND"}})
+@router.serve
 def get_session(token: TokenPath) -> Session:
     """Read one of the caller's sessions."""
     return service().get(_caller(), token)
 
 
-@router.delete(
-    "/sessions/<token>",
-    tags=TAGS,
-    responses={
-        204: {"description": "ended (or gone already)"},
-        404: {"description": "404 SESSION_NOT_FOUND"},
-    },
-)
+@router.serve
 def delete_session(token: TokenPath) -> Response[None]:
     """End a session."""
     service().delete(_caller(), token)
     return Response(status_code=204)
 
 
-@router.get("/sessions/users/<username>", tags=TAGS, responses={403: {"description": "403 NOT_YOUR_SESSIONS"}})
+@router.serve
 def sessions_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> SessionPage:
     """List a user's sessions."""
     caller = _caller()
@@ -89,14 +74,7 @@ def sessions_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cu
     )
 
 
-@router.delete(
-    "/sessions/users/<username>",
-    tags=TAGS,
-    responses={
-        204: {"description": "all ended"},
-        403: {"description": "403 NOT_YOUR_SESSIONS"},
-    },
-)
+@router.serve
 def delete_sessions_of(username: UsernamePath) -> Response[None]:
     """End every session of a user."""
     service().delete_all(_caller(), username)

@@ -10,8 +10,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
 from functions.shared.errors import ForbiddenError, UnauthorizedError
-
-ADMIN = "admin"
+from functions.shared.routes import ADMIN as ADMIN  # the group name is route data (functions/shared/routes.py)
 
 
 @dataclass(frozen=True)

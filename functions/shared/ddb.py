@@ -146,7 +146,7 @@ def translate_client_error(error: ClientError) -> AppError | None:
 
 def translate_transport_error(error: Exception) -> AppError:
     """No answer from DynamoDB after the SDK's retries (connect or read timeout, connection refused or reset): 503.
-    A read timeout on a write leaves its outcome unknown; the Idempotency-Key section of docs/decisions.md says
+    A read timeout on a write leaves its outcome unknown; docs/adr/0057-dynamodb-faults-429-503-retry-after.md says
     what a retry then does."""
     return ServiceUnavailableError("The database did not answer in time; retry later.")
 

@@ -7,7 +7,8 @@ import base64
 import binascii
 import json
 from re import Match
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from aws_lambda_powertools.event_handler import (
@@ -16,6 +17,7 @@ from aws_lambda_powertools.event_handler import (
     Response,
     content_types,
 )
+from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
@@ -28,7 +30,7 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 from botocore.exceptions import ClientError
 
 from functions.shared import cors, cost
-from functions.shared.auth import ADMIN, forbidden_message, parse_groups
+from functions.shared.auth import ADMIN, forbidden_message, parse_groups, require_group
 from functions.shared.ddb import (
     TRANSPORT_ERRORS,
     translate_client_error,
@@ -39,6 +41,9 @@ from functions.shared.observability import logger, metrics
 from functions.shared.models import PATTERN_FORMATS
 from functions.shared.openapi import camel, refine
 from functions.shared.pagination import CURSOR_FIELD, CURSOR_PATTERN, invalid_cursor_message
+from functions.shared.routes import Routes
+
+_Handler = TypeVar("_Handler", bound=Callable[..., Any])
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
 MAX_BODY_BYTES = 64 * 1024
@@ -112,6 +117,7 @@ class Resolver(APIGatewayRestResolver):
     def __init__(self, *, public: bool = False):
         super().__init__(enable_validation=True, json_body_deserializer=parse_json_body, cors=cors_config())
         self._public = public
+        self._groups: dict[tuple[str, str], list[str]] = {}
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """The answer, with what it cost in DynamoDB (functions/shared/cost.py) as a `Server-Timing` header and as
@@ -156,20 +162,49 @@ class Resolver(APIGatewayRestResolver):
         generated = json.loads(model_json(super().get_openapi_schema(**kwargs), by_alias=True, exclude_none=True))
         return OpenAPI.model_validate(refine(generated, self._static_routes + self._dynamic_routes))
 
-    def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
-        """The groups (`require_group` middlewares) of the route Powertools will match for this event.
+    def include_router(self, router: Router, prefix: str | None = None) -> None:
+        """Powertools' `include_router`; a `DomainRouter` must serve every route its domain declares, and the
+        groups its routes require are kept by (method, path) for `_groups_required_by`."""
+        if isinstance(router, DomainRouter):
+            router.check_every_route_served()
+            for route in router.routes:
+                self._groups[route.key] = [route.group] if route.group else []
+        super().include_router(router, prefix)
 
-        This repeats Powertools' own matching in `ApiGatewayResolver._resolve` (method, then `route.rule`
-        against the path without the strip prefixes, static routes before dynamic ones, first match wins)
-        and reads its internals `_static_routes`, `_dynamic_routes`, `_remove_prefix` and `Route.middlewares`:
-        the Powertools version is pinned in requirements.txt, and the functional tests fail if they move."""
-        proxy = self._to_proxy_event(event)
-        method = (proxy.http_method or "").upper()
-        path = self._remove_prefix(proxy.path or "")
-        for route in self._static_routes + self._dynamic_routes:
-            if route.method == method and route.rule.match(path):
-                return [m.required_group for m in route.middlewares or () if getattr(m, "required_group", None)]
-        return []  # no route: Powertools answers 404
+    def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
+        """The groups the route requires, by the method and the resource API Gateway matched (the event's
+        `httpMethod` and `resource`, which the stack made from the same declared routes); none for a method this
+        function does not declare (Powertools answers it 404)."""
+        return self._groups.get(((event.get("httpMethod") or "").upper(), event.get("resource") or ""), [])
+
+
+class DomainRouter(Router):
+    """Powertools' Router over a domain's declared routes (functions/<domain>/routes.py): `@router.serve` above a
+    handler registers it under the route named like it, with the route's method, path, OpenAPI responses and tag,
+    and the group it requires."""
+
+    def __init__(self, routes: Routes):
+        super().__init__()
+        self.routes = routes
+        self._served: set[str] = set()
+
+    def serve(self, handler: _Handler) -> _Handler:
+        route = self.routes[handler.__name__]
+        self._served.add(route.name)
+        register = self.route(
+            route.rule,
+            route.method,
+            tags=[self.routes.tag],
+            responses={status: {"description": text} for status, text in route.responses.items()} or None,
+            include_in_schema=route.in_schema,
+            middlewares=[require_group(route.group)] if route.group else None,
+        )
+        return register(handler)
+
+    def check_every_route_served(self) -> None:
+        unserved = [route.name for route in self.routes if route.name not in self._served]
+        if unserved:
+            raise LookupError(f"declared in routes.py but served by no handler: {', '.join(unserved)}")
 
 
 def cors_config() -> CORSConfig | None:

@@ -1,8 +1,10 @@
 """Parked stream records: a record a consumer can never apply as things stand is kept, whole, for an operator.
 
 Why: with `ReportBatchItemFailures`, Lambda resumes at the lowest failed record and skips the rest of the batch once
-the retries are spent; the on-failure destination then gets the batch's metadata, not its records (PITFALLS 17).
-So one record that always fails would cost every good record after it in its batch. Consumers instead tell:
+the retries are spent; the on-failure destination then gets the batch's metadata, not its records (Lambda Developer
+Guide, "Retaining discarded records for a DynamoDB event source in Lambda";
+docs/adr/0032-consumers-park-permanent-failures.md). So one record that always fails would cost every good record
+after it in its batch. Consumers instead tell:
 
 - a **permanent** failure — a record that cannot be applied until someone fixes data (a bad shape, a rule that will
   never hold): the handler raises `PermanentRecordError` (DynamoDB's `ValidationException` counts too). The record
@@ -11,7 +13,8 @@ So one record that always fails would cost every good record after it in its bat
   `batchItemFailures`, and Lambda retries from it.
 
 The table (`PARKED_TABLE`, one for the whole app) is keyed by consumer and stream position:
-`consumer` = a stable consumer name, `position` = `<eventSourceARN>#<sequence number, 40 digits>` (PITFALLS 14),
+`consumer` = a stable consumer name, `position` = `<eventSourceARN>#<sequence number, 40 digits>` (a string:
+sequence numbers can exceed a Number's 38 digits; docs/adr/0033-one-parked-records-table.md),
 so a Query on one consumer lists its records in stream order, and one record has one item however often Lambda
 delivers it. Parking is a conditional Put (`attribute_not_exists`): a redelivery finds the item and is done, even
 after a replay, because a replayed item is kept (`status = replayed`) for 14 days, longer than a stream keeps a
@@ -44,7 +47,7 @@ from functions.shared.settings import settings
 CONSUMERS_PARTITION = "#consumers"  # one item per consumer that ever parked a record (position = its name)
 PENDING, REPLAYED, SUPERSEDED = "pending", "replayed", "superseded"
 KEPT_AFTER_REPLAY_SECONDS = 14 * 24 * 3600  # > the 24 h a stream keeps a record: a redelivery still finds it
-SEQUENCE_DIGITS = 40  # sequence numbers can exceed a Number's 38 digits (PITFALLS 14)
+SEQUENCE_DIGITS = 40  # a sequence number has up to 40 digits (Streams API Reference, "StreamRecord"), a Number 38
 MAX_ERROR_MESSAGE = 2000
 DEFAULT_REPLAY_LIMIT = 100
 MAX_REPLAY_LIMIT = 1000

@@ -6,12 +6,11 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.models import dump
 from functions.shared.observability import metrics
 from functions.shared.settings import settings
@@ -24,10 +23,10 @@ from functions.users.models import (
     User,
 )
 from functions.users.repository import UsersRepository
+from functions.users.routes import ROUTES
 from functions.users.service import UsersService
 
-TAGS = ["users"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
 EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
@@ -38,16 +37,7 @@ def service() -> UsersService:
     return UsersService(UsersRepository(settings()))
 
 
-@router.post(
-    "/users",
-    tags=TAGS,
-    responses={
-        201: {"description": "signed up"},
-        200: {"description": "a retry: this user exists with this email"},
-        403: {"description": "403 FORBIDDEN"},
-        409: {"description": "409 EMAIL_TAKEN, USER_EXISTS"},
-    },
-)
+@router.serve
 def sign_up(request: SignUpIn) -> Response[User]:
     """Sign up a user with a unique email."""
     service().require_self_or_admin(caller_of(app), request.user_id)
@@ -60,14 +50,7 @@ def sign_up(request: SignUpIn) -> Response[User]:
 
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.
-@router.get(
-    "/users/<user_id>",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 USER_NOT_FOUND"},
-    },
-)
+@router.serve
 def get_user(user_id: UserIdPath) -> User:
     """Read a user."""
     service().require_self_or_admin(caller_of(app), user_id)
@@ -75,44 +58,20 @@ def get_user(user_id: UserIdPath) -> User:
 
 
 # Admins only: "whose is this email?" across every account is an enumeration oracle.
-@router.get(
-    "/users/by-email/<email>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 USER_NOT_FOUND"},
-    },
-)
+@router.serve
 def user_by_email(email: EmailPath) -> User:
     """Find a user by email."""
     return service().user_by_email(email)
 
 
-@router.put(
-    "/users/<user_id>/email",
-    tags=TAGS,
-    responses={
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 USER_NOT_FOUND"},
-        409: {"description": "409 EMAIL_MARKER_MISMATCH, EMAIL_TAKEN"},
-    },
-)
+@router.serve
 def change_email(user_id: UserIdPath, change: EmailChangeIn) -> User:
     """Change a user's email, keeping it unique."""
     service().require_self_or_admin(caller_of(app), user_id)
     return service().change_email(user_id, change.email)
 
 
-@router.delete(
-    "/users/<user_id>",
-    tags=TAGS,
-    responses={
-        204: {"description": "deleted, its email freed"},
-        403: {"description": "403 FORBIDDEN"},
-        404: {"description": "404 USER_NOT_FOUND"},
-        409: {"description": "409 EMAIL_MARKER_MISMATCH"},
-    },
-)
+@router.serve
 def delete_user(user_id: UserIdPath) -> Response[None]:
     """Delete a user and free their email."""
     service().require_self_or_admin(caller_of(app), user_id)

@@ -7,9 +7,10 @@ counter, and the shard's checkpoint. So the writes grow with the distinct candid
 votes; each flush picks one of the N segments at random, so flushes of a hot candidate spread over N items.
 
 Exactly once: Lambda delivers a shard's records in order, one batch at a time (a tumbling window requires a
-parallelization factor of 1). The shard's checkpoint holds the highest sequence number applied, zero-padded
-(PITFALLS 14); records at or below it are skipped; a flush moves it forward in the same transaction as the
-records' deltas, conditioned on it still being the value this invocation started from. A redelivered batch, a
+parallelization factor of 1). The shard's checkpoint holds the highest sequence number applied, zero-padded (a
+sequence number can exceed a Number's 38 digits); records at or below it are skipped; a flush moves it forward in the
+same transaction as the records' deltas, conditioned on it still being the value this invocation started from
+(docs/adr/0023-exactly-once-aggregation-per-shard-checkpoint.md). A redelivered batch, a
 bisected half, a retry from a failed record, or a batch re-run after a crash that followed the commit therefore
 finds its records at or below the checkpoint; two invocations racing on one shard cannot both apply a record.
 Only records *before* the first failed one are flushed, because Lambda redelivers from the failed record onward.

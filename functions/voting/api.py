@@ -6,12 +6,11 @@ from functools import lru_cache
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
-from functions.shared.auth import admin_only, caller_of
+from functions.shared.auth import caller_of
 from functions.shared.handler import api_handler
-from functions.shared.http import build_resolver
+from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
 from functions.shared.models import dump
 from functions.shared.observability import logger, metrics
@@ -26,10 +25,10 @@ from functions.voting.models import (
     VoteIn,
 )
 from functions.voting.repository import TableNames, VotingRepository
+from functions.voting.routes import ROUTES
 from functions.voting.service import VotingService
 
-TAGS = ["voting"]
-router = Router()
+router = DomainRouter(ROUTES)
 
 PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
 
@@ -43,37 +42,20 @@ def _json(status: int, body: dict) -> Response:
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
-@router.put(
-    "/voting/polls/<poll_id>",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        200: {"description": "the same poll existed already"},
-        201: {"description": "created"},
-        409: {"description": "409 POLL_EXISTS"},
-    },
-)
+@router.serve
 def put_poll(poll_id: PollIdPath, poll: PollIn) -> Response[Poll]:
     """Create or replace a poll."""
     stored, created = service().create_poll(poll_id, poll)
     return _json(201 if created else 200, dump(stored))
 
 
-@router.get("/voting/polls/<poll_id>", tags=TAGS, responses={404: {"description": "404 POLL_NOT_FOUND"}})
+@router.serve
 def get_poll(poll_id: PollIdPath) -> Poll:
     """Read a poll."""
     return service().poll(poll_id)
 
 
-@router.post(
-    "/voting/polls/<poll_id>/votes",
-    tags=TAGS,
-    responses={
-        201: {"description": "counted (results show it within a second or two)"},
-        404: {"description": "404 POLL_NOT_FOUND"},
-        409: {"description": "409 ALREADY_VOTED, UNKNOWN_CANDIDATE"},
-    },
-)
+@router.serve
 def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
     """Vote in a poll, once per caller."""
     voter = caller_of(app).user_id
@@ -84,60 +66,32 @@ def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = 
     return response
 
 
-@router.get(
-    "/voting/polls/<poll_id>/votes/me",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
-    },
-)
+@router.serve
 def my_vote(poll_id: PollIdPath) -> Vote:
     """Read the caller's vote in a poll."""
     return service().my_vote(poll_id, caller_of(app).user_id)
 
 
-@router.put(
-    "/voting/polls/<poll_id>/votes/me",
-    tags=TAGS,
-    responses={
-        404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
-        409: {"description": "409 UNKNOWN_CANDIDATE"},
-    },
-)
+@router.serve
 def change_vote(poll_id: PollIdPath, ballot: VoteIn) -> Vote:
     """Change the caller's vote in a poll."""
     return service().change_vote(poll_id, caller_of(app).user_id, ballot.candidate)
 
 
-@router.delete(
-    "/voting/polls/<poll_id>/votes/me",
-    tags=TAGS,
-    responses={
-        204: {"description": "withdrawn"},
-        404: {"description": "404 NO_VOTE, POLL_NOT_FOUND"},
-    },
-)
+@router.serve
 def withdraw_vote(poll_id: PollIdPath) -> Response[None]:
     """Withdraw the caller's vote from a poll."""
     service().withdraw(poll_id, caller_of(app).user_id)
     return Response(status_code=204)
 
 
-@router.get("/voting/polls/<poll_id>/results", tags=TAGS, responses={404: {"description": "404 POLL_NOT_FOUND"}})
+@router.serve
 def results(poll_id: PollIdPath) -> Results:
     """Read a poll's counted results."""
     return service().results(poll_id)
 
 
-@router.post(
-    "/voting/polls/<poll_id>/recount",
-    middlewares=[admin_only],
-    tags=TAGS,
-    responses={
-        404: {"description": "404 POLL_NOT_FOUND"},
-        409: {"description": "409 RECOUNT_BUSY"},
-    },
-)
+@router.serve
 def recount(poll_id: PollIdPath) -> Recount:
     """Recount a poll's results from its votes."""
     outcome = service().recount(poll_id)

@@ -52,7 +52,7 @@ TOTAL_PREFIX = "TOTAL#"
 APPLIED_PREFIX = "APPLIED#"
 CHECKPOINT_SK = "#checkpoint"
 CHECKPOINT_PREFIX = "SHARD#"
-SEQUENCE_DIGITS = 40  # stream sequence numbers are 21..40 digits: beyond a Number's 38 (PITFALLS 14)
+SEQUENCE_DIGITS = 40  # sequence numbers are 21..40 digits (Streams API Reference, "StreamRecord"), a Number 38
 CHECKPOINT_RETENTION_SECONDS = 2 * 24 * 3600
 
 # Aggregate segments per candidate, from seed 004's formula adapted to writes:

@@ -70,7 +70,8 @@ class VotingService:
 
     def _candidate(self, poll_id: str, candidate: str) -> str:
         """The candidate must be one of the poll's (409 UNKNOWN_CANDIDATE: the ballot is well formed, the poll's
-        state refuses it, which no schema can say: issue 15); an unknown poll is a 404.
+        state refuses it, which no schema can say: docs/adr/0064-state-refusals-are-409-or-404-not-400.md); an
+        unknown poll is a 404.
 
         Checked against the poll's definition, which cannot change after it is read: no race, and no vote has to
         take part in a transaction on the poll item (concurrent transactions on one item conflict, which would

@@ -21,7 +21,7 @@ tests, the local runtime and a future stack refactoring find each resource under
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,12 +31,13 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from functions.shared.cors import CORS_ORIGINS_ENV
+from functions.shared.routes import Route
 from functions.shared.schema import EXPLAIN_ENV, IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
 from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
 from infra.constructs.monitoring import StageAlarms, Watched, watch_consumers, watch_parked, watch_tables
 from infra.constructs.nag import acknowledge
-from infra.constructs.rest_api import BlueprintsApi, Route
+from infra.constructs.rest_api import BlueprintsApi
 from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
 from infra.constructs.stream_consumer import (
     DEFAULT_BATCHING_WINDOW,
@@ -114,7 +115,7 @@ class ApiDomain(Construct):
         service: str,
         package: str,
         tables: Sequence[TableSpec] = (),
-        routes: Sequence[Route] = (),
+        routes: Iterable[Route] = (),
         grants: Sequence[Grant] = (),
         consumers: Sequence[Consumer] = (),
         environment: Mapping[str, str] | None = None,
@@ -128,6 +129,7 @@ class ApiDomain(Construct):
             )
             for spec in tables
         }
+        routes = tuple(routes)
         paged = any(route.paged for route in routes)
         self.api_function = ApiFunction(
             self,
@@ -154,7 +156,7 @@ class ApiDomain(Construct):
         self.methods = shared.api.add_routes(self, self.api_function, list(routes))
         for route, method in zip(routes, self.methods, strict=True):
             if route.public:
-                reason = f"{route.method} {route.path} is public by design (Route(public=True) in infra/domains)."
+                reason = f"{route.method} {route.path} is public by design (Route(public=True) in functions/<domain>/routes.py)."
                 acknowledge(method, "AwsSolutions-APIG4", reason)
                 acknowledge(method, "AwsSolutions-COG4", reason)
 

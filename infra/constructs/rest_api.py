@@ -1,7 +1,8 @@
 """The REST API: Cognito authorizer, stage throttling, JSON access logs, JSON gateway responses, routes.
 
 The RestApi, its authorizer, gateway responses, Deployment and Stage live in the parent stack; each domain's
-resources and methods live in the domain's nested stack (PITFALLS 18: ~3 resources a route, 500 a stack).
+resources and methods live in the domain's nested stack (about 3 resources a route; CloudFormation's
+quota is 500 resources a stack: "CloudFormation quotas"; docs/adr/0036-one-nested-stack-per-domain.md).
 They are built on the parent's `RestApi` object, each in the domain's scope, rather than on an imported
 `RestApi.from_rest_api_attributes`: a method on the real RestApi registers with it, so CDK keeps doing what it
 does for a single-stack API — the Deployment's logical id hashes every method, resource and the authorizer (a
@@ -14,7 +15,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from aws_cdk import Duration, RemovalPolicy, Size, Stack
 from aws_cdk import aws_apigateway as apigw
@@ -25,24 +25,11 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from functions.shared import cors
+from functions.shared.routes import Route
 from infra.constructs.nag import acknowledge
 
 # The id of a function's one permission for API Gateway (a child of the function, beside it in its nested stack).
 INVOKE_PERMISSION_ID = "ApiInvokePermission"
-
-
-@dataclass(frozen=True)
-class Route:
-    """One method of the API. `public` routes skip the authorizer (health, docs); all others need a token.
-
-    `paged` routes answer with a page and a signed cursor (functions/shared/pagination.py): a domain with one gets
-    the cursor-signing secret.
-    """
-
-    method: str
-    path: str
-    public: bool = False
-    paged: bool = False
 
 
 # A refusal whose default message says the wrong thing gets its own, from the $context variables a gateway response
@@ -250,12 +237,13 @@ class BlueprintsApi(Construct):
     def _allow_invoke(self, function: lambda_.IFunction) -> None:
         """One resource-based policy statement per function, for any method of this API's stage.
 
-        A function's resource-based policy is capped at 20 KB (PITFALLS 18): a statement per method grows it with
-        every route. API Gateway invokes with source ARN `arn:<partition>:execute-api:<region>:<account>:<api id>/
-        <stage>/<METHOD>/<path>`, so `<api id>/<stage>/*/*` covers every method of the stage and nothing else (not
-        the console's test-invoke-stage, which the per-method permissions did not allow either). The stage is its
-        name, not a reference to the Stage: the Stage waits for the Deployment, which waits for the nested stacks,
-        so a nested stack referring to it would be a cycle.
+        A function's resource-based policy is capped at 20 KB (Lambda Developer Guide, "Lambda quotas"): a
+        statement per method grows it with every route. API Gateway invokes with source ARN
+        `arn:<partition>:execute-api:<region>:<account>:<api id>/<stage>/<METHOD>/<path>`, so
+        `<api id>/<stage>/*/*` covers every method of the stage and nothing else (not the console's
+        test-invoke-stage, which the per-method permissions did not allow either). The stage is its name, not a
+        reference to the Stage: the Stage waits for the Deployment, which waits for the nested stacks, so a nested
+        stack referring to it would be a cycle.
         """
         if function.node.try_find_child(INVOKE_PERMISSION_ID) is None:
             function.add_permission(

@@ -1,7 +1,7 @@
 """A Lambda function consuming a table's DynamoDB stream, with the failure handling Lambda does not default to.
 
 Lambda's event source mapping defaults retry a failing batch until its records are 24 h old, blocking the shard
-(PITFALLS 13). Every consumer here instead gets:
+(docs/adr/0016-stream-consumer-construct-bounded-failure-policy.md). Every consumer here instead gets:
 - `report_batch_item_failures`: the handler (Powertools BatchProcessor) names the first failed record and Lambda
   resumes from it, so one bad record does not replay the whole batch forever;
 - `bisect_batch_on_error`: a batch whose invocation fails is split in halves to isolate the poison record;
@@ -11,7 +11,9 @@ Lambda's event source mapping defaults retry a failing batch until its records a
 Records after a failed one are redelivered, so every consumer write must be safe to repeat.
 With ReportBatchItemFailures, a record that always fails is not isolated by bisecting (Lambda bisects only when the
 invocation fails) and, once the retries are spent, costs every record after it in its batch, while the DLQ gets only
-metadata (PITFALLS 17). So each consumer parks such records itself in the shared parked-records table
+metadata (Lambda Developer Guide, "Configuring partial batch response with DynamoDB and Lambda", "Retaining
+discarded records for a DynamoDB event source in Lambda"; docs/adr/0032-consumers-park-permanent-failures.md).
+So each consumer parks such records itself in the shared parked-records table
 (functions/shared/parked.py), and gets exactly the grants that takes: PutItem (park), Query and UpdateItem (replay).
 A `tumbling_window` is the only way Lambda tells a DynamoDB stream consumer which shard a batch came from
 (`shardId` in the event; it also pins the parallelization factor to 1): consumers that checkpoint per shard use it.

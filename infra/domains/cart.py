@@ -6,6 +6,7 @@ from __future__ import annotations
 from aws_cdk import Duration
 from constructs import Construct
 
+from functions.cart.routes import ROUTES
 from functions.cart.schema import (
     CART_TABLE,
     CARTS_BY_SKU_INDEX,
@@ -18,21 +19,6 @@ from functions.cart.schema import (
     TABLES,
 )
 from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/cart"
-ROUTES = [
-    Route("POST", f"{PREFIX}/carts"),
-    Route("GET", f"{PREFIX}/carts/{{cartId}}"),
-    Route("PUT", f"{PREFIX}/carts/{{cartId}}/lines/{{sku}}"),
-    Route("DELETE", f"{PREFIX}/carts/{{cartId}}/lines/{{sku}}"),
-    Route("DELETE", f"{PREFIX}/carts/{{cartId}}/lines"),
-    Route("POST", f"{PREFIX}/carts/{{cartId}}/checkout"),
-    Route("PUT", f"{PREFIX}/prices/{{sku}}"),
-    Route("GET", f"{PREFIX}/prices/{{sku}}"),
-    Route("GET", f"{PREFIX}/notifications", paged=True),
-    Route("GET", f"{PREFIX}/abandoned"),
-]
 
 # Exactly what functions/cart/repository.py calls for the API, table by table (the functional suite fails on a
 # missing or unused grant).

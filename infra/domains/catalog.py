@@ -5,23 +5,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.catalog.routes import ROUTES
 from functions.catalog.schema import DOCUMENTS_TABLE, PRODUCTS_TABLE, TABLES
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/catalog"
-CHILD = f"{PREFIX}/products/{{productId}}/children/{{childKind}}/{{childId}}"
-ROUTES = [
-    Route("PUT", f"{PREFIX}/products/{{productId}}"),
-    Route("GET", f"{PREFIX}/products/{{productId}}", paged=True),
-    Route("GET", f"{PREFIX}/products/{{productId}}/children/{{childKind}}", paged=True),
-    Route("PUT", CHILD),
-    Route("GET", CHILD),
-    Route("DELETE", CHILD),
-    Route("PUT", f"{PREFIX}/documents/{{productId}}"),
-    Route("GET", f"{PREFIX}/documents/{{productId}}"),
-    Route("POST", f"{PREFIX}/documents/{{productId}}/children"),
-]
 
 # Exactly what functions/catalog/repository.py calls (the functional suite fails on a missing or unused grant).
 GRANTS = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aws_cdk import Duration
 from constructs import Construct
 
+from functions.connected_car.routes import ROUTES
 from functions.connected_car.schema import (
     ACTIVE_CUSTOMER_INDEX,
     APPOINTMENT_TABLE,
@@ -23,30 +24,6 @@ from functions.connected_car.schema import (
     VEHICLE_TABLE,
 )
 from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/connected-car"
-ROUTES = [
-    Route("PUT", f"{PREFIX}/dealers/{{dealerId}}"),
-    Route("GET", f"{PREFIX}/dealers/{{dealerId}}"),
-    Route("PUT", f"{PREFIX}/dealers/{{dealerId}}/timeslots/{{serviceDateHour}}"),
-    Route("GET", f"{PREFIX}/dealers/{{dealerId}}/timeslots", paged=True),
-    Route("GET", f"{PREFIX}/dealers/{{dealerId}}/timeslots/{{serviceDateHour}}/appointments", paged=True),
-    Route("GET", f"{PREFIX}/customers", paged=True),
-    Route("PUT", f"{PREFIX}/customers/{{username}}"),
-    Route("GET", f"{PREFIX}/customers/{{username}}"),
-    Route("PUT", f"{PREFIX}/customers/{{username}}/registrations/{{vin}}"),
-    Route("GET", f"{PREFIX}/customers/{{username}}/registrations", paged=True),
-    Route("GET", f"{PREFIX}/customers/{{username}}/registrations/{{vin}}/appointments", paged=True),
-    Route("PUT", f"{PREFIX}/vehicles/{{vin}}"),
-    Route("GET", f"{PREFIX}/vehicles/{{vin}}"),
-    Route("GET", f"{PREFIX}/vehicles/{{vin}}/registrations", paged=True),
-    Route("POST", f"{PREFIX}/vehicles/{{vin}}/events"),
-    Route("GET", f"{PREFIX}/vehicles/{{vin}}/events", paged=True),
-    Route("POST", f"{PREFIX}/appointments"),
-    Route("GET", f"{PREFIX}/appointments/{{appointmentId}}"),
-    Route("DELETE", f"{PREFIX}/appointments/{{appointmentId}}"),
-]
 
 # Exactly what functions/connected_car/repository.py calls for the API, table by table.
 GRANTS = [

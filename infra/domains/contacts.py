@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.contacts.routes import ROUTES
 from functions.contacts.schema import (
     CONTACT_TABLE,
     LAST_NAME_INDEX,
@@ -12,17 +13,6 @@ from functions.contacts.schema import (
     TYPE_INDEX,
 )
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-ROUTES = [
-    Route("POST", "/contacts/persons"),
-    Route("GET", "/contacts/persons", paged=True),
-    Route("GET", "/contacts/items/{id}"),
-    Route("POST", "/contacts/addresses"),
-    Route("POST", "/contacts/persons/{personId}/addresses"),
-    Route("PATCH", "/contacts/person-addresses/{linkId}"),
-    Route("GET", "/contacts/persons/{personId}/addresses", paged=True),
-]
 
 # Exactly what functions/contacts/repository.py calls, on the table and the indexes it queries.
 GRANTS = [

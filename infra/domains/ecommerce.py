@@ -4,23 +4,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.ecommerce.routes import ROUTES
 from functions.ecommerce.schema import ECOMMERCE_TABLE, GSI1, TABLES
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/ecommerce"
-ROUTES = [
-    Route("POST", f"{PREFIX}/customers"),
-    # not `paged` (it takes no cursor), but it signs the one GET …/orders continues from: the function has the key
-    Route("GET", f"{PREFIX}/customers/{{username}}"),
-    Route("PUT", f"{PREFIX}/customers/{{username}}/email"),
-    Route("PUT", f"{PREFIX}/customers/{{username}}/addresses"),
-    Route("DELETE", f"{PREFIX}/customers/{{username}}/addresses"),
-    Route("POST", f"{PREFIX}/customers/{{username}}/orders"),
-    Route("GET", f"{PREFIX}/customers/{{username}}/orders", paged=True),
-    Route("GET", f"{PREFIX}/customers/{{username}}/orders/{{orderId}}"),
-    Route("PUT", f"{PREFIX}/customers/{{username}}/orders/{{orderId}}/status"),
-]
 
 # Exactly what functions/ecommerce/repository.py calls: Put/Update/Delete/ConditionCheck inside TransactWriteItems
 # need their own actions; Query on the table and on GSI1.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.games.routes import ROUTES
 from functions.games.schema import (
     GAME_USERS_INDEX,
     GAMES_TABLE,
@@ -11,17 +12,8 @@ from functions.games.schema import (
     USER_GAMES_TABLE,
 )
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
 
 # `by-user` first: a static segment beside `{gameId}` (API Gateway prefers it; the game id `by-user` is refused).
-ROUTES = [
-    Route("GET", "/games/by-user/{userId}", paged=True),
-    Route("POST", "/games"),
-    Route("GET", "/games/{gameId}"),
-    Route("GET", "/games/{gameId}/players", paged=True),
-    Route("PUT", "/games/{gameId}/players/{userId}"),
-    Route("DELETE", "/games/{gameId}/players/{userId}"),
-]
 
 # Exactly what functions/games/repository.py calls: the join/leave transactions Update the game and Put/Delete the
 # membership; GetItem for a game and for a repeated join's membership; Query on the table and on GameUsersIndex.

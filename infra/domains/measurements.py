@@ -5,14 +5,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.measurements.routes import ROUTES
 from functions.measurements.schema import MEASUREMENTS_TABLE, TABLES
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-ROUTES = [
-    Route("POST", "/measurements/readings"),
-    Route("GET", "/measurements/devices/{deviceId}/readings", paged=True),
-]
 
 # Exactly what functions/measurements/repository.py calls (the functional suite fails on a missing or unused grant).
 GRANTS = [Grant(MEASUREMENTS_TABLE, ("UpdateItem", "Query"))]

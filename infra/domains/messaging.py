@@ -5,17 +5,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.messaging.routes import ROUTES
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE, OUTBOX_INDEX, TABLES
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/messaging"
-ROUTES = [
-    Route("POST", f"{PREFIX}/messages"),
-    Route("GET", f"{PREFIX}/messages/{{msgId}}"),
-    Route("GET", f"{PREFIX}/inbox", paged=True),
-    Route("GET", f"{PREFIX}/outbox", paged=True),
-]
 
 # Exactly what functions/messaging/repository.py calls (the functional suite fails on a missing or unused grant):
 # PutItem (send), GetItem (read one), Query on the two indexes only (the table itself is never queried).

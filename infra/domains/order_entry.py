@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.order_entry.routes import ROUTES
 from functions.order_entry.schema import (
     GSI1,
     GSI2,
@@ -15,35 +16,6 @@ from functions.order_entry.schema import (
     shard_count,
 )
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-P = "/order-entry"
-ROUTES = [
-    Route("PUT", f"{P}/reference/{{kind}}/{{entityId}}"),
-    Route("PUT", f"{P}/products/{{productId}}"),
-    Route("GET", f"{P}/products/{{productId}}"),
-    Route("GET", f"{P}/products/{{productId}}/order-items", paged=True),
-    Route("PUT", f"{P}/customers/{{customerId}}"),
-    Route("GET", f"{P}/customers/{{customerId}}/orders", paged=True),
-    Route("POST", f"{P}/employees"),
-    Route("GET", f"{P}/employees", paged=True),
-    Route("GET", f"{P}/employees/{{employeeId}}"),
-    Route("GET", f"{P}/employees/{{employeeId}}/current-job"),
-    Route("POST", f"{P}/employees/{{employeeId}}/job-changes"),
-    Route("GET", f"{P}/recent-hires", paged=True),
-    Route("GET", f"{P}/warehouses/{{warehouseId}}/employees", paged=True),
-    Route("GET", f"{P}/warehouses/{{warehouseId}}/inventory/{{productId}}"),
-    Route("POST", f"{P}/warehouses/{{warehouseId}}/inventory/{{productId}}/receipts"),
-    Route("POST", f"{P}/inventory-moves"),
-    Route("GET", f"{P}/jobs/{{jobId}}/employees", paged=True),
-    Route("POST", f"{P}/orders"),
-    Route("GET", f"{P}/orders", paged=True),
-    Route("GET", f"{P}/orders/{{orderId}}"),
-    Route("PATCH", f"{P}/orders/{{orderId}}"),
-    Route("GET", f"{P}/reps/{{repId}}/customers", paged=True),
-    Route("GET", f"{P}/reps/{{repId}}/orders", paged=True),
-    Route("GET", f"{P}/quarters/{{quarter}}/reps", paged=True),
-]
 
 # Exactly what functions/order_entry/repository.py calls (the functional suite fails on a missing or unused grant).
 GRANTS = [

@@ -5,18 +5,14 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.platform.routes import ROUTES
+from functions.shared.routes import Routes
 from infra.constructs.api_domain import ApiDomain, SharedInfra
-from infra.constructs.rest_api import Route
-
-EXPLORER = Route("GET", "/explorer", public=True)
-# Swagger UI's script and styles have routes of their own, so that a browser caches them (functions/platform/docs.py).
-ROUTES = [Route("GET", "/health", public=True), Route("GET", "/docs", public=True),
-          Route("GET", "/docs/swagger-ui.js", public=True), Route("GET", "/docs/swagger-ui.css", public=True), EXPLORER]
 
 
-def routes(*, explorer: bool) -> list[Route]:
+def routes(*, explorer: bool) -> Routes:
     """The platform's routes; without the explorer (prod, unless `-c explorer=true`) GET /explorer does not exist."""
-    return [route for route in ROUTES if explorer or route != EXPLORER]
+    return ROUTES if explorer else ROUTES.without("explorer")
 
 
 def platform(scope: Construct, shared: SharedInfra) -> ApiDomain:

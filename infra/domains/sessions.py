@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.sessions.routes import ROUTES
 from functions.sessions.schema import (
     DEFAULT_LIFETIME_SECONDS,
     LIFETIME_ENV,
@@ -12,15 +13,6 @@ from functions.sessions.schema import (
     USER_INDEX,
 )
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-ROUTES = [
-    Route("POST", "/sessions"),
-    Route("GET", "/sessions/{token}"),
-    Route("DELETE", "/sessions/{token}"),
-    Route("GET", "/sessions/users/{username}", paged=True),
-    Route("DELETE", "/sessions/users/{username}"),
-]
 
 # Exactly what functions/sessions/repository.py calls (the functional suite fails on a missing or unused grant):
 # create (Put), get (Get), end one (Delete), a user's tokens (Query UserIndex), their times (BatchGet), end all

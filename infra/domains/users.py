@@ -4,18 +4,9 @@ from __future__ import annotations
 
 from constructs import Construct
 
+from functions.users.routes import ROUTES
 from functions.users.schema import TABLES, USERS_EMAIL_INDEX, USERS_TABLE
 from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/users"
-ROUTES = [
-    Route("POST", PREFIX),
-    Route("GET", f"{PREFIX}/{{userId}}"),
-    Route("DELETE", f"{PREFIX}/{{userId}}"),
-    Route("PUT", f"{PREFIX}/{{userId}}/email"),
-    Route("GET", f"{PREFIX}/by-email/{{email}}"),
-]
 
 # Exactly what functions/users/repository.py calls: the transactions' Puts, Update and Deletes (user and email
 # markers), GetItem by id, and Query on the email index only (the table itself is never queried).

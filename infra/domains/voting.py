@@ -5,6 +5,7 @@ from __future__ import annotations
 from aws_cdk import Duration
 from constructs import Construct
 
+from functions.voting.routes import ROUTES
 from functions.voting.schema import (
     DEFAULT_SEGMENTS,
     RAW_VOTES_TABLE,
@@ -14,19 +15,6 @@ from functions.voting.schema import (
     VOTES_TABLE,
 )
 from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
-from infra.constructs.rest_api import Route
-
-PREFIX = "/voting/polls/{pollId}"
-ROUTES = [
-    Route("PUT", PREFIX),
-    Route("GET", PREFIX),
-    Route("POST", f"{PREFIX}/votes"),
-    Route("GET", f"{PREFIX}/votes/me"),
-    Route("PUT", f"{PREFIX}/votes/me"),
-    Route("DELETE", f"{PREFIX}/votes/me"),
-    Route("GET", f"{PREFIX}/results"),
-    Route("POST", f"{PREFIX}/recount"),
-]
 
 # Exactly what functions/voting/repository.py calls for the API, table by table.
 GRANTS = [

@@ -1,11 +1,11 @@
 """DynamoDB stream event source mappings, run locally: moto accepts an `AWS::Lambda::EventSourceMapping` but never
-delivers a record (PITFALLS 2), so the runtime reads each mapped table's stream (DescribeStream, GetShardIterator,
-GetRecords) and invokes the consumer's worker with the event Lambda sends, honouring BatchSize, StartingPosition,
-MaximumBatchingWindowInSeconds, FunctionResponseTypes, MaximumRetryAttempts, BisectBatchOnFunctionError,
-MaximumRecordAgeInSeconds, DestinationConfig.OnFailure (SQS), TumblingWindowInSeconds and FilterCriteria; any other
-property fails the start. Modules: `mapping` (the template's mappings, Lambda's record shape), `poller` (reading shards,
-delivering), `filters` (FilterCriteria: a record no filter matches is dropped as it is read), `failures` (partial
-responses, bisection, retries, maximum age, on-failure destination), `windows` (tumbling windows).
+delivers a record (it runs no function without Docker), so the runtime reads each mapped table's stream (DescribeStream,
+GetShardIterator, GetRecords) and invokes the consumer's worker with the event Lambda sends, honouring BatchSize,
+StartingPosition, MaximumBatchingWindowInSeconds, FunctionResponseTypes, MaximumRetryAttempts,
+BisectBatchOnFunctionError, MaximumRecordAgeInSeconds, DestinationConfig.OnFailure (SQS), TumblingWindowInSeconds and
+FilterCriteria; any other property fails the start. Modules: `mapping` (the template's mappings, Lambda's record shape),
+`poller` (reading shards, delivering), `filters` (FilterCriteria: a record no filter matches is dropped as it is read),
+`failures` (partial responses, bisection, retries, maximum age, on-failure destination), `windows` (tumbling windows).
 
 The rules follow the AWS Lambda Developer Guide, quoted where each is implemented:
 - [PARTIAL] "Configuring partial batch response with DynamoDB and Lambda"

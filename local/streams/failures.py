@@ -143,7 +143,7 @@ class BatchFailures:
         if 0 <= self.spec.max_retries < attempt:
             # [ERRORS] "If the error handling measures fail, Lambda discards the records and continues processing
             # batches from the stream." With a partial response, that is every record from the lowest failed one to
-            # the end of the batch, good ones included (PITFALLS 17).
+            # the end of the batch, good ones included.
             self.give_up(records, "RetryAttemptsExhausted", attempt, outcome)
             self.finish()
             return 0.0
@@ -158,7 +158,7 @@ class BatchFailures:
         """Send what Lambda sends to an on-failure destination for a batch it gives up on (no `responseContext` when
         the records were never invoked). [ERRORS] "Each record sent to the destination is a JSON document that contains
         metadata about the failed invocation." Only an Amazon S3 destination also gets "the entire invocation record":
-        an SQS queue never sees the records themselves (PITFALLS 17)."""
+        an SQS queue never sees the records themselves."""
         record: dict[str, Any] = {"requestContext": {
             "requestId": outcome.request_id if outcome else str(uuid.uuid4()), "functionArn": self.spec.function_arn,
             "condition": condition, "approximateInvokeCount": invoke_count}}

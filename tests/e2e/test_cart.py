@@ -12,6 +12,7 @@ import boto3
 import pytest
 
 from seeds import cart as seed
+from tests.support.waiting import eventually
 
 ADMIN = ("admin",)
 
@@ -44,17 +45,6 @@ def new_cart(api, user: str, lines: dict[str, int]) -> str:
     for sku, quantity in lines.items():
         ok(api.call("PUT", f"/cart/carts/{cart_id}/lines/{sku}", user=user, json={"quantity": quantity}))
     return cart_id
-
-
-def eventually(check, timeout: float = 10.0):
-    """The first truthy result of `check()` within `timeout` seconds; fails the test otherwise."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = check()
-        if result:
-            return result
-        time.sleep(0.1)
-    pytest.fail(f"not within {timeout} s: {check.__doc__ or check}")
 
 
 def test_the_example_carts_and_prices_are_served_to_their_owners_only(api):

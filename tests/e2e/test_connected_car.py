@@ -6,11 +6,12 @@ import time
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from seeds import connected_car as seed
+from tests.support.waiting import eventually
 
 ADMIN = ("admin",)
 BASE = "/connected-car"
@@ -24,7 +25,7 @@ def unique_vin() -> str:
 
 def unique_hour(days_ahead: int = 30) -> str:
     """A timeslot hour no other test uses: a random hour of a far-future day."""
-    day = datetime.now(timezone.utc).date() + timedelta(days=days_ahead + uuid.uuid4().int % 3000)
+    day = datetime.now(UTC).date() + timedelta(days=days_ahead + uuid.uuid4().int % 3000)
     return f"{day.isoformat()}T{uuid.uuid4().int % 24:02d}"
 
 
@@ -32,16 +33,6 @@ def active_usernames(api) -> set[str]:
     reply = api.call("GET", f"{BASE}/customers?active=true&limit=100", user="root", groups=ADMIN)
     assert reply.status_code == 200, reply.text
     return {c["username"] for c in reply.json()["items"]}
-
-
-def wait_for(predicate, timeout: float = 5.0, interval: float = 0.05) -> float:
-    """Seconds until predicate() held; fails the test after `timeout`."""
-    start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if predicate():
-            return time.monotonic() - start
-        time.sleep(interval)
-    pytest.fail(f"condition not reached within {timeout} s")
 
 
 @pytest.fixture
@@ -81,14 +72,14 @@ def book(api, username: str, vin: str, hour: str, dealer: str = "boulder-north")
 # --- the example data ------------------------------------------------------------------------------------
 
 def test_seeded_registrations_made_alice_and_bob_active_not_carol(api):
-    wait_for(lambda: {"alice", "bob"} <= active_usernames(api))
+    eventually(lambda: {"alice", "bob"} <= active_usernames(api), timeout=5.0)
     assert "carol" not in active_usernames(api)
     alice = api.call("GET", f"{BASE}/customers/alice", user="alice")
     assert alice.status_code == 200 and alice.json()["isActive"] is True
 
 
 def test_seeded_timeslots_a_week_ahead_with_free_bays(api):
-    tomorrow = (datetime.now(timezone.utc).date() + timedelta(days=1)).isoformat()
+    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
     reply = api.call("GET", f"{BASE}/dealers/denver-downtown/timeslots?from={tomorrow}&to={tomorrow}", user="bob")
     assert reply.status_code == 200
     items = reply.json()["items"]
@@ -106,11 +97,12 @@ def test_registering_activates_and_deactivating_the_only_one_deactivates(api, cu
     username, vin = customer
     assert username not in active_usernames(api)
     register(api, username, vin, "active")
-    seconds = wait_for(lambda: username in active_usernames(api), timeout=2.0)
-    assert seconds < 2.0
+    started = time.monotonic()
+    eventually(lambda: username in active_usernames(api), timeout=2.0)
+    assert time.monotonic() - started < 2.0
     assert api.call("GET", f"{BASE}/customers/{username}", user=username).json()["isActive"] is True
     register(api, username, vin, "inactive")
-    wait_for(lambda: username not in active_usernames(api), timeout=2.0)
+    eventually(lambda: username not in active_usernames(api), timeout=2.0)
     assert api.call("GET", f"{BASE}/customers/{username}", user=username).json()["isActive"] is False
 
 

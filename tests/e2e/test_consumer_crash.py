@@ -13,13 +13,13 @@ import json
 import os
 import signal
 import threading
-import time
 import uuid
 
 import pytest
 from moto.dynamodb.models import DynamoDBBackend
 
 from tests.e2e.test_voting import CANDIDATES, converge, new_poll, results
+from tests.support.waiting import eventually
 
 AGGREGATOR_HANDLER = "voting.aggregator.lambda_handler"
 
@@ -89,10 +89,7 @@ def test_an_aggregator_killed_mid_batch_converges_to_the_exact_ballots_after_red
     assert crash.killed, "the aggregator was never killed: the test proved nothing"
     # the killed invocation's batch is delivered again; after a committed flush the totals are right before that
     # redelivery happens, so wait for it rather than read the count at once
-    deadline = time.monotonic() + 15.0
-    while crash.deliveries < 2 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert crash.deliveries >= 2
+    eventually(lambda: crash.deliveries >= 2, timeout=15.0)
     assert crash.flushes >= (2 if when == "before-commit" else 1)  # after the commit, the retry skips what it applied
     assert runtime.streams.wait_idle(timeout=5)
     assert results(api, poll_id)["totals"] == expected

@@ -24,8 +24,9 @@ import pytest
 
 from functions.platform import explorer
 from tests.e2e.test_cart import new_cart, new_sku
-from tests.e2e.test_connected_car import customer, register, wait_for  # noqa: F401 (customer: a fixture)
+from tests.e2e.test_connected_car import customer, register  # noqa: F401 (customer: a fixture)
 from tests.e2e.test_voting import CANDIDATES, new_poll
+from tests.support.waiting import eventually
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 ARTIFACTS = Path(__file__).resolve().parents[2] / ".artifacts" / "explorer"
@@ -372,7 +373,8 @@ def test_deactivating_the_only_registration_turns_is_active_false(page, api, cus
     username, vin = customer
     register(api, username, vin, "active")
     # the consumer sets isActive after the registration: wait for it before the demo
-    wait_for(lambda: api.call("GET", f"/connected-car/customers/{username}", user=username).json()["isActive"], 10.0)
+    eventually(lambda: api.call("GET", f"/connected-car/customers/{username}", user=username).json()["isActive"],
+               timeout=10.0)
     sign_in(page, api, user=username)
     box = watch(page, "connected_car", "isActive", params={"username": username, "vin": vin},
                 body='{"statusCode": "inactive"}')

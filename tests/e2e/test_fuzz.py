@@ -46,7 +46,7 @@ SEED = 20261123
 # 3.11's `ast.parse` (which Hypothesis calls to describe a filter's lambda) keeps its recursion depth in state shared
 # between threads: runs ended in "SystemError: AST constructor recursion depth mismatch" (a schemathesis Runtime
 # Error, on catalog routes). Processes share nothing. Measured on this 2-core machine: one admin run 110 s and the
-# user's 25 s in a row; the three at once, see the note in docs/decisions.md (issue 15, fuzzing).
+# user's 25 s in a row; the three at once: docs/adr/0062-schemathesis-fuzzes-the-description.md.
 SPLIT = r"^/(order-entry|patterns|ecommerce|messaging|games)/"
 RUNS = {
     "admin-1": ("fuzz-admin", ("admin",), "coverage,fuzzing,stateful", ["--include-path-regex", SPLIT]),

@@ -7,9 +7,8 @@ import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
-import pytest
-
 from seeds import voting as seed
+from tests.support.waiting import eventually
 
 ADMIN = ("admin",)
 CANDIDATES = ["Aurora", "Borealis", "Cirrus", "Drizzle"]
@@ -23,12 +22,13 @@ def results(api, poll_id: str) -> dict:
 
 def converge(api, poll_id: str, expected: dict[str, int], timeout: float = 5.0) -> float:
     """Seconds until the results equal `expected`; fails the test after `timeout`."""
+    def reached() -> None:
+        totals = results(api, poll_id)["totals"]
+        assert totals == expected, f"results {totals} did not reach {expected}"
+
     start = time.monotonic()
-    while time.monotonic() - start < timeout:
-        if results(api, poll_id)["totals"] == expected:
-            return time.monotonic() - start
-        time.sleep(0.05)
-    pytest.fail(f"results {results(api, poll_id)['totals']} did not reach {expected} within {timeout} s")
+    eventually(reached, timeout=timeout)
+    return time.monotonic() - start
 
 
 def new_poll(api) -> str:

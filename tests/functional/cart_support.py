@@ -17,7 +17,7 @@ from functions.cart.service import CartService
 from functions.shared import ddb
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
-from infra.domains.cart import ROUTES
+from functions.cart.routes import ROUTES
 from local.streams import lambda_record
 from tests.functional.conftest import Client, LambdaContext, make_table
 

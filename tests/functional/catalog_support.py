@@ -10,7 +10,7 @@ import pytest
 from functions.catalog import api
 from functions.catalog.schema import DOCUMENTS_TABLE, PRODUCTS_TABLE
 from functions.shared import ddb
-from infra.domains.catalog import ROUTES
+from functions.catalog.routes import ROUTES
 from seeds import catalog as seed
 from tests.functional.conftest import Client, make_table
 

@@ -4,7 +4,7 @@ and the Registration table's stream read back from moto as the Lambda event sour
 from __future__ import annotations
 
 import os
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
@@ -18,7 +18,7 @@ from functions.shared import ddb
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
-from infra.domains.connected_car import ROUTES
+from functions.connected_car.routes import ROUTES
 from tests.functional.conftest import Client, LambdaContext
 
 ADMIN = ("admin",)
@@ -97,7 +97,7 @@ def use_clock(monkeypatch, clock: Clock) -> None:
 
 
 def utc(*parts: int) -> datetime:
-    return datetime(*parts, tzinfo=timezone.utc)
+    return datetime(*parts, tzinfo=UTC)
 
 
 # --- the Registration stream, as Lambda's event source mapping hands it over -----------------------------
@@ -105,7 +105,7 @@ def utc(*parts: int) -> datetime:
 class RegistrationStream:
     """Reads the Registration table's stream on moto (DescribeStream, GetShardIterator, GetRecords) and turns
     each record into the shape of a Lambda DynamoDB stream event record (moto's streams corrected by
-    local/moto_fidelity.py, applied in tests/conftest.py).
+    local/moto_fidelity/, applied in tests/conftest.py).
     """
 
     def __init__(self, table_name: str):

@@ -11,7 +11,7 @@ import pytest
 
 from functions.order_entry import api
 from functions.order_entry.schema import ORDER_ENTRY_TABLE
-from infra.domains.order_entry import ROUTES
+from functions.order_entry.routes import ROUTES
 from local import moto_fidelity
 from seeds import order_entry as seed
 from tests.functional.conftest import Client, make_table

@@ -23,21 +23,21 @@ from functions.connected_car.schema import (
 )
 from functions.shared import ddb, parked
 from tests.functional.conftest import LambdaContext
-from tests.functional.connected_car_support import (  # noqa: F401, F811 (client, tables: shared fixtures)
-    client,
-    tables,
+from tests.functional.connected_car_support import (  # noqa: F401 (client, tables: shared fixtures)
     ADMIN,
     PREFIX,
     VIN,
     VIN2,
     VIN3,
     VIN4,
+    client,
     connected_car_client,
     deliver,
     make_tables,
     raw_item,
     registration_stream,
     table_items,
+    tables,
     username_of,
 )
 from tests.functional.parked_support import (

@@ -21,10 +21,8 @@ from functions.connected_car.schema import (
 )
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
-from infra.domains.connected_car import ROUTES
-from tests.functional.connected_car_support import (  # noqa: F401, F811 (client, tables: shared fixtures)
-    client,
-    tables,
+from functions.connected_car.routes import ROUTES
+from tests.functional.connected_car_support import (  # noqa: F401 (client, tables: shared fixtures)
     ADMIN,
     DEALER,
     HOUR,
@@ -35,10 +33,12 @@ from tests.functional.connected_car_support import (  # noqa: F401, F811 (client
     VIN3,
     VIN4,
     Clock,
+    client,
     connected_car_client,
     make_tables,
     raw_item,
     table_items,
+    tables,
     use_clock,
     utc,
 )
@@ -774,7 +774,7 @@ def test_event_window_includes_from_and_excludes_to(garage, clock):
 def test_a_cursor_whose_events_aged_out_of_the_retention_meanwhile_ends_the_list(garage, clock, calls):
     """The lower bound of the key range is now minus the retention, so it moves between two pages. A cursor left
     below it must not reach DynamoDB: a start key outside the sort key condition is a ValidationException there
-    (local/moto_fidelity.py item 10). Newest first, everything after such a cursor has expired: the list ends."""
+    (local/moto_fidelity/query_start_key.py). Newest first, everything after such a cursor has expired: the list ends."""
     for code in ("C0", "C1", "C2"):                        # T0, T0 + 1 min, T0 + 2 min
         ok(submit(garage, code=code), 201)
         clock.advance(minutes=1)

@@ -7,7 +7,7 @@ import pytest
 
 from functions.contacts import api
 from functions.contacts.schema import CONTACT_TABLE, PERSON_INDEX
-from infra.domains.contacts import ROUTES
+from functions.contacts.routes import ROUTES
 from seeds import contacts as seed
 from tests.functional.conftest import Client, make_table
 

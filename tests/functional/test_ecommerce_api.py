@@ -16,7 +16,7 @@ from functions.ecommerce.repository import MAX_ADDRESSES
 from functions.ecommerce.schema import ECOMMERCE_TABLE, customer_key, email_key
 from functions.ecommerce.service import MAX_ORDER_ITEMS
 from functions.shared.errors import ConflictError
-from infra.domains.ecommerce import ROUTES
+from functions.ecommerce.routes import ROUTES
 from seeds import ecommerce as seed
 from tests.functional.conftest import Client, make_table
 
@@ -371,7 +371,8 @@ def test_a_failed_order_is_forgotten_by_its_idempotency_key_so_the_retry_places_
 
 
 def test_another_customers_email_addresses_and_orders_are_403(client):
-    # Documented since the fuzzer, as a plain user, got them undocumented (issue 15).
+    # Documented since the fuzzer, as a plain user, got them undocumented
+    # (docs/adr/0062-schemathesis-fuzzes-the-description.md).
     for method, path, body in (("PUT", "/alice/email", {"email": "x@example.com"}),
                                ("DELETE", "/alice/addresses?name=Home", None), ("GET", "/alice/orders", None)):
         assert error(client.call(method, BASE + path, body=body, user="bob")) == (403, "FORBIDDEN"), (method, path)

@@ -27,8 +27,8 @@ from functions.shared import ddb
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.voting import api as voting_api
 from functions.voting.schema import VOTES_TABLE
-from infra.domains.contacts import ROUTES as CONTACT_ROUTES
-from infra.domains.voting import ROUTES as VOTING_ROUTES
+from functions.contacts.routes import ROUTES as CONTACT_ROUTES
+from functions.voting.routes import ROUTES as VOTING_ROUTES
 from tests.functional import catalog_support
 from tests.functional.catalog_support import raw_document
 from tests.functional.conftest import Client, make_table
@@ -282,7 +282,7 @@ def test_when_the_in_progress_record_cannot_be_deleted_the_retry_waits_out_the_i
 
 @pytest.mark.parametrize(("write", "operation"), [
     pytest.param("person", "PutItem", id="put"),  # ddb.put_new: the item in the way is the one it put
-    pytest.param("link", "TransactWriteItems", id="transaction"),  # DynamoDB's ClientRequestToken (moto_fidelity 8)
+    pytest.param("link", "TransactWriteItems", id="transaction"),  # DynamoDB's ClientRequestToken (moto_fidelity)
     pytest.param("vote", "UpdateItem", id="update"),  # ddb.update_conditional: the item holds this request's mark
 ], indirect=["write"])
 def test_a_create_whose_answer_was_lost_after_it_landed_is_a_201_written_once(faults, write, operation):

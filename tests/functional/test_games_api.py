@@ -15,7 +15,7 @@ from functions.games.schema import GAME_USERS_INDEX, GAMES_TABLE, USER_GAMES_TAB
 from functions.shared import ddb
 from functions.shared.auth import Caller
 from functions.shared.errors import ConflictError
-from infra.domains.games import ROUTES
+from functions.games.routes import ROUTES
 from seeds import games as seed
 from tests.functional.conftest import Client, make_table
 

@@ -15,9 +15,9 @@ from functions.ecommerce import api as ecommerce_api
 from functions.ecommerce.schema import ECOMMERCE_TABLE
 from functions.users import api as users_api
 from functions.users.schema import USERS_TABLE
-from infra.domains.contacts import ROUTES as CONTACTS_ROUTES
-from infra.domains.ecommerce import ROUTES as ECOMMERCE_ROUTES
-from infra.domains.users import ROUTES as USERS_ROUTES
+from functions.contacts.routes import ROUTES as CONTACTS_ROUTES
+from functions.ecommerce.routes import ROUTES as ECOMMERCE_ROUTES
+from functions.users.routes import ROUTES as USERS_ROUTES
 from tests.functional.conftest import Client, make_table
 
 ADMIN = ("admin",)

@@ -38,7 +38,8 @@ def client(aws, monkeypatch):
 
 
 def test_a_call_the_role_does_not_allow_is_access_denied(client, function_roles, monkeypatch):
-    # Given the ConnectedCar API's role as it was before issue 8: no UpdateItem on the Vehicle table
+    # Given the ConnectedCar API's role as it was before IAM was enforced locally: no UpdateItem on the Vehicle table
+    # (docs/adr/0027-iam-enforced-locally-grants-follow-aws.md)
     principal = function_roles[HANDLER].principal
     granted = principal.policies
     monkeypatch.setattr(principal, "policies", lambda: without(granted(), "dynamodb:UpdateItem", "VehicleTable"))

@@ -22,7 +22,7 @@ from functions.measurements.schema import (
 )
 from functions.measurements.service import MeasurementsService
 from functions.shared.settings import settings
-from infra.domains.measurements import ROUTES
+from functions.measurements.routes import ROUTES
 from seeds import measurements as seed
 from tests.functional.conftest import Client, make_table
 

@@ -19,7 +19,7 @@ from functions.messaging.schema import (
 )
 from functions.shared.capacity import item_size, read_units
 from functions.shared.http import MAX_BODY_BYTES as MAX_REQUEST_BYTES
-from infra.domains.messaging import ROUTES
+from functions.messaging.routes import ROUTES
 from seeds import messaging as seed
 from tests.functional.conftest import Client, make_table
 

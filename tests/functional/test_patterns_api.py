@@ -14,7 +14,7 @@ from functions.patterns import api
 from functions.patterns.models import IssueIn
 from functions.patterns.schema import PATTERNS_TABLE
 from functions.shared.auth import Caller
-from infra.domains.patterns import ROUTES
+from functions.patterns.routes import ROUTES
 from tests.functional.conftest import Client, make_table
 
 ADMIN = ("admin",)
@@ -509,7 +509,7 @@ def test_the_example_data_loads_twice_without_changing_anything(table):
 
 
 def test_the_issues_of_an_unknown_repo_are_404(client):
-    # Documented since the fuzzer got it undocumented (issue 15).
+    # Documented since the fuzzer got it undocumented (docs/adr/0062-schemathesis-fuzzes-the-description.md).
     assert error(client.call("GET", "/patterns/repos/nobody/nothing/issues")) == (404, "REPO_NOT_FOUND")
 
 

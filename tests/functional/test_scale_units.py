@@ -21,11 +21,11 @@ from functions.messaging import api as messaging_api
 from functions.messaging.repository import message_from
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE
 from functions.shared.settings import settings
-from infra.domains.measurements import ROUTES as MEASUREMENT_ROUTES
-from infra.domains.messaging import ROUTES as MESSAGING_ROUTES
+from functions.measurements.routes import ROUTES as MEASUREMENT_ROUTES
+from functions.messaging.routes import ROUTES as MESSAGING_ROUTES
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
-    clock,
     client,
+    clock,
     new_cart,
     ok,
     raw_item,

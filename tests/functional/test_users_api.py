@@ -15,7 +15,7 @@ from functions.shared.errors import ConflictError, ThrottledError
 from functions.users import api
 from functions.users.models import SignUpIn, User
 from functions.users.schema import USERS_EMAIL_INDEX, USERS_TABLE, email_marker_key
-from infra.domains.users import ROUTES
+from functions.users.routes import ROUTES
 from seeds import users as seed
 from tests.functional.conftest import Client, make_table
 

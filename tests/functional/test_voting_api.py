@@ -11,7 +11,7 @@ import pytest
 from functions.voting import api
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
-from infra.domains.voting import ROUTES
+from functions.voting.routes import ROUTES
 from seeds import voting as seed
 from tests.functional.conftest import Client
 from tests.functional.voting_support import MotoStream, make_tables

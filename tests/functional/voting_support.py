@@ -6,7 +6,7 @@ import itertools
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import boto3
@@ -35,7 +35,7 @@ def make_tables(monkeypatch) -> TableNames:
 
 @dataclass
 class Clock:
-    now: datetime = field(default_factory=lambda: datetime(2026, 11, 22, 12, 0, tzinfo=timezone.utc))
+    now: datetime = field(default_factory=lambda: datetime(2026, 11, 22, 12, 0, tzinfo=UTC))
 
     def __call__(self) -> datetime:
         self.now += timedelta(milliseconds=1)

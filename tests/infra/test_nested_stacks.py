@@ -15,7 +15,7 @@ from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import pagination
 from functions.voting.schema import VOTES_TABLE
 from infra.constructs.api_domain import CURSOR_SECRET_ENV, ApiDomain, Grant
-from infra.constructs.rest_api import Route
+from functions.shared.routes import Route
 from infra.domains import connected_car as connected_car_domain
 from infra.domains.platform import platform
 from infra.stack import DOMAINS, BlueprintsStack, StageConfig
@@ -30,7 +30,8 @@ MORE_DOMAINS = 12
 # API Gateway's default quota of resources (path parts) per REST API, shared by every domain. It is adjustable per
 # API ("Quotas for configuring and running a REST API"), unlike CloudFormation's 500 resources per stack: the REST
 # API keeps room for the domains still planned (order entry, the model explorer) and two more of ConnectedCar's
-# size; past that, ask for more or give a group of domains its own RestApi (docs/decisions.md, issue 13).
+# size; past that, ask for more or give a group of domains its own RestApi
+# (docs/adr/0051-one-rest-api-with-path-budget.md).
 MAX_API_RESOURCES = 300
 MORE_API_DOMAINS = 4
 

@@ -15,8 +15,8 @@ import pytest
 from aws_cdk.assertions import Match
 
 from functions.contacts.schema import CONTACT_TABLE
-from functions.shared.schema import EXPLAIN_ENV
 from functions.platform.api import every_domain
+from functions.shared.schema import EXPLAIN_ENV
 from infra.domains import platform as platform_domain
 from tests.infra.conftest import domain_modules
 

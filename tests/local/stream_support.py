@@ -10,7 +10,6 @@ reports it failed the first time it is seen, "sleep" makes it hang for 30 s.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +43,7 @@ def handler(event, context):
         if mode == "raise":
             raise RuntimeError(f"poison {pk}")
         if mode == "sleep":
-            time.sleep(30)
+            time.sleep(30)  # a consumer that hangs past its timeout: the case under test, not a wait
         if mode == "always" or (mode == "once" and pk not in before):
             failed.append(record["dynamodb"]["SequenceNumber"])
     # reported highest first: the runtime must resume at the lowest one anyway
@@ -146,14 +145,3 @@ def deliveries(path: Path) -> list[dict[str, Any]]:
 
 def delivered_ids(path: Path) -> list[list[str]]:
     return [delivery["ids"] for delivery in deliveries(path)]
-
-
-def wait_for(condition: Any, timeout: float = 10.0, interval: float = 0.02) -> Any:
-    """Poll `condition()` until it returns something truthy; fail after `timeout` seconds."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout}s")

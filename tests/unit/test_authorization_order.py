@@ -8,7 +8,8 @@ import pytest
 from pydantic import BaseModel, Field
 
 from functions.shared.auth import admin_only, require_group
-from functions.shared.http import MAX_BODY_BYTES, build_resolver
+from functions.shared.http import MAX_BODY_BYTES, DomainRouter, build_resolver
+from functions.shared.routes import ADMIN, Route, Routes
 from tests.support.events import claims_for, rest_event
 
 
@@ -18,16 +19,22 @@ class Thing(BaseModel):
 
 def resolver(*, public: bool = False):
     app = build_resolver(public=public)
+    router = DomainRouter(Routes(
+        "things",
+        put_thing=Route("PUT", "/things/{thing_id}", group=ADMIN),
+        note=Route("POST", "/things/{thing_id}/notes"),
+        put_special=Route("PUT", "/things/special", group="editors"),
+    ))
 
-    @app.put("/things/<thing_id>", middlewares=[admin_only])
+    @router.serve
     def put_thing(thing_id: str, thing: Thing) -> dict:
         return {"id": thing_id, **thing.model_dump()}
 
-    @app.post("/things/<thing_id>/notes")
+    @router.serve
     def note(thing_id: str, thing: Thing) -> dict:
         return {"id": thing_id}
 
-    @app.put("/things/special", middlewares=[require_group("editors")])
+    @router.serve
     def put_special(thing: Thing) -> dict:  # static: matched before the dynamic /things/<thing_id>
         return {"special": True}
 
@@ -38,6 +45,7 @@ def resolver(*, public: bool = False):
     def put_legacy(thing_id: str, thing: Thing) -> dict:
         return {"id": thing_id}
 
+    app.include_router(router)
     return app
 
 

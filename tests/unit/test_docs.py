@@ -1,6 +1,6 @@
 """Docs that cannot drift: every domain declares its entities and access patterns once, in
-functions/<domain>/catalog.py, and the entity chart's table and the access-pattern table of docs/<domain>.md are
-rendered from it (`make docs`, tools/docs.py).
+functions/<domain>/catalog.toml (loaded by its catalog.py), and the entity chart's table and the access-pattern table of
+docs/<domain>.md are rendered from it (`make docs`, tools/docs.py).
 
 - each table between the page's markers is exactly the one rendered from the catalog, and no access-pattern table of
   a page is outside them;
@@ -32,7 +32,7 @@ from functions.shared.catalog import AccessPattern, EntityTable, Rule
 from tools import docs as docs_tool
 
 ROOT = Path(__file__).resolve().parents[2]
-DOCS = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in {"decisions.md", "architecture.md", "local-runtime.md"})
+DOCS = sorted(p for p in (ROOT / "docs").glob("*.md") if p.name not in {"architecture.md", "local-runtime.md"})
 METHODS = {"GET", "PUT", "POST", "DELETE", "PATCH"}
 TICKS = re.compile(r"`([^`]+)`")
 
@@ -129,9 +129,9 @@ PARTITION_KEY = re.compile(r"partition key|\bPK\b", re.IGNORECASE)
 def test_every_entity_table_has_a_partition_key_column(domain):
     entities = docs_tool.catalog_of(domain).ENTITIES
     assert isinstance(entities, EntityTable)
-    assert entities.rows, f"functions/{domain}/catalog.py: ENTITIES lists the entities"
+    assert entities.rows, f"functions/{domain}/catalog.toml: [entities] lists the entities"
     assert any(PARTITION_KEY.search(header) for header in entities.columns), (
-        f"functions/{domain}/catalog.py: no ENTITIES column names the partition key: {entities.columns}"
+        f"functions/{domain}/catalog.toml: no [entities] column names the partition key: {entities.columns}"
     )
 
 
@@ -292,7 +292,7 @@ def test_every_rule_names_tests_that_exist_and_codes_the_code_raises(domain):
         problems += [f"{rule.rule}: no test {node_id}" for node_id in missing_tests(rule.tests)]
         problems += [f"{rule.rule}: no code raises {code}" for code in TICKS.findall(rule.refusal)
                      if ERROR_CODE.fullmatch(code) and code not in codes and not code.endswith(tuple(endings))]
-    assert problems == [], f"functions/{domain}/catalog.py RULES:\n" + "\n".join(problems)
+    assert problems == [], f"functions/{domain}/catalog.toml [[rules]]:\n" + "\n".join(problems)
 
 
 def test_the_drift_check_catches_a_missing_test_file_function_and_parametrized_id(tmp_path):

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel, Field
 
-from functions.shared.auth import admin_only
-from functions.shared.http import MAX_BODY_BYTES, Resolver, build_resolver
+from functions.shared.http import MAX_BODY_BYTES, DomainRouter, Resolver, build_resolver
+from functions.shared.routes import ADMIN, Route, Routes
 from tests.support.events import claims_for, rest_event
 
 
@@ -22,15 +22,18 @@ class Thing(BaseModel):
 
 def resolver() -> Resolver:
     app = build_resolver()
+    router = DomainRouter(Routes("things", put_thing=Route("PUT", "/things/{thing_id}", group=ADMIN),
+                                 note=Route("POST", "/things/{thing_id}/notes")))
 
-    @app.put("/things/<thing_id>", middlewares=[admin_only])
+    @router.serve
     def put_thing(thing_id: str, thing: Thing) -> dict:
         return {"id": thing_id}
 
-    @app.post("/things/<thing_id>/notes")
+    @router.serve
     def note(thing_id: str, thing: Thing) -> dict:
         return {"id": thing_id, "name": thing.name}
 
+    app.include_router(router)
     return app
 
 

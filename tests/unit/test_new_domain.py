@@ -1,5 +1,5 @@
-"""tools/new_domain.py: what `make new-domain` writes (the whole run, synth to passing tests, is in the note of
-issue 9 and docs/decisions.md; here the files it writes, without servers)."""
+"""tools/new_domain.py: what `make new-domain` writes, in the shape
+docs/adr/0037-domain-infra-file-is-data-apidomain.md describes (here the files it writes, without synth or servers)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         "functions/order_entry/__init__.py",
         "functions/order_entry/api.py",
         "functions/order_entry/catalog.py",
+        "functions/order_entry/catalog.toml",
         "functions/order_entry/models.py",
         "functions/order_entry/repository.py",
         "functions/order_entry/schema.py",
@@ -40,6 +41,7 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
 def test_a_new_domains_docs_tables_are_the_ones_rendered_from_its_catalog(tmp_path):
     new_domain.create("order_entry", "orders and their lines", root=tmp_path)
     catalog = ModuleType("functions.order_entry.catalog")
+    catalog.__file__ = str(tmp_path / "functions/order_entry/catalog.py")  # it loads the catalog.toml beside it
     exec((tmp_path / "functions/order_entry/catalog.py").read_text(), catalog.__dict__)  # not importable from tmp_path
     page = (tmp_path / "docs/order-entry.md").read_text()
     assert docs.marked_tables(page) == {"order_entry": "\n" + docs.table_of(catalog) + "\n"}

@@ -1,4 +1,5 @@
-"""The Tracer loads the X-Ray SDK only where Powertools would trace (cold start, issue 16)."""
+"""The Tracer loads the X-Ray SDK only where Powertools would trace
+(docs/adr/0068-xray-sdk-only-where-powertools-traces.md)."""
 
 import itertools
 

@@ -160,8 +160,8 @@ def test_a_cursor_is_schema_valid_only_in_the_shape_the_api_gives():
         assert not re.match(CURSOR_PATTERN, shapeless), shapeless
 
 
-# Issue 15, the fuzzer: each class of input schemathesis found refused although the description called it valid (or
-# accepted although invalid) is stated here, once per class.
+# What the fuzzer found (docs/adr/0062-schemathesis-fuzzes-the-description.md): each class of input schemathesis
+# found refused although the description called it valid (or accepted although invalid) is stated here, once per class.
 SCHEMAS = SPEC["components"]["schemas"]
 
 

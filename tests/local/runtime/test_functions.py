@@ -18,6 +18,7 @@ from local.functions import (
     FunctionTimeout,
     worker_environment,
 )
+from tests.support.waiting import eventually
 
 HANDLER = """
 import decimal
@@ -41,7 +42,7 @@ def handler(event, context):
     if action == "raise":
         raise ValueError("boom")
     if action == "sleep":
-        time.sleep(event["seconds"])
+        time.sleep(event["seconds"])  # the fake function's own work: a slow invocation is what the test is about
         return {"pid": os.getpid()}
     if action == "exit":
         os._exit(3)
@@ -104,13 +105,12 @@ class Logs:
         self.lines.append(line)
 
     def wait_for(self, text: str, timeout: float = 5.0) -> list[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        def logged() -> list[str]:
             found = [line for line in self.lines if text in line]
-            if found:
-                return found
-            time.sleep(0.02)
-        raise AssertionError(f"{text!r} never logged; got {self.lines}")
+            assert found, f"{text!r} never logged; got {self.lines}"
+            return found
+
+        return eventually(logged, timeout=timeout, interval=0.02)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ process: no socket, the same answers, errors and IAM checks as a client over HTT
 
 from __future__ import annotations
 
-
 import boto3
 import pytest
 from botocore.config import Config

@@ -18,7 +18,7 @@ import requests
 from local.auth import mint_token
 from local.runtime import Runtime
 from local.template import synth
-from tests.local.stream_support import wait_for
+from tests.support.waiting import eventually
 
 APP = '''
 import os
@@ -159,7 +159,7 @@ def test_the_nested_stream_mapping_delivers_to_the_nested_consumer(runtime: Runt
     assert call(runtime, "PUT", "/things/t-3").status_code == 200
     assert runtime.streams is not None and runtime.streams.wait_idle(timeout=10)
     deliveries = Path(runtime.assembly.parent / "deliveries.txt")
-    wait_for(lambda: deliveries.exists() and "t-3" in deliveries.read_text().split())
+    eventually(lambda: deliveries.exists() and "t-3" in deliveries.read_text().split())
     (mapping,) = runtime.streams.mappings
     assert mapping.max_retries == 2 and mapping.on_failure and mapping.on_failure.startswith("arn:aws:sqs:")
     assert runtime.dlq_messages()[mapping.on_failure] == []

@@ -16,6 +16,7 @@ from local import template as template_module
 from local.functions import PACKAGE_ROOT
 from local.runtime import Runtime
 from tests.local.runtime.test_runtime import _assembly
+from tests.support.waiting import eventually
 
 STOP_WITHIN = 3.0
 
@@ -39,6 +40,17 @@ def children(pid: int) -> set[int]:
             except (OSError, IndexError, ValueError):
                 continue
     return found
+
+
+def commands(pids: set[int]) -> set[str]:
+    """The command names of those of `pids` still running (/proc/<pid>/comm)."""
+    names = set()
+    for pid in pids:
+        try:
+            names.add((Path("/proc") / str(pid) / "comm").read_text().strip())
+        except OSError:
+            continue
+    return names
 
 
 def alive(pids: set[int]) -> set[int]:
@@ -97,10 +109,9 @@ def synth_outdirs(pids: set[int]) -> set[Path]:
 def test_sigterm_while_synthesizing_stops_within_3s_and_leaves_no_assembly() -> None:
     process = start("--no-seed", LOCAL_SYNTH_CACHE="0")  # a real synth, not the cached output
     # This instance's own directory: other runtimes (tests on another worker) add and remove theirs meanwhile.
-    deadline = time.monotonic() + 20
-    while not (outdirs := synth_outdirs(children(process.pid))) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    time.sleep(1)  # well inside the synth (several seconds): app.py has started jsii's Node
+    outdirs = eventually(lambda: synth_outdirs(children(process.pid)), timeout=20, interval=0.2)
+    # well inside the synth (several seconds): app.py has started jsii's Node
+    eventually(lambda: "node" in commands(children(process.pid)), timeout=20)
     spawned = children(process.pid)
     assert len(outdirs) == 1 and next(iter(outdirs)).parent == PACKAGE_ROOT / ".local", outdirs
     assert next(iter(outdirs)).is_dir()

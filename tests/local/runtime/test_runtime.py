@@ -26,7 +26,7 @@ _table = None
 
 
 def table():
-    global _table  # created on first use, never at import (PITFALLS 5)
+    global _table  # created on first use, never at import (a client made at import bypasses moto)
     if _table is None:
         _table = boto3.resource("dynamodb").Table(os.environ["TABLE_NAME"])
     return _table

@@ -19,9 +19,8 @@ from local.dlq import on_failure_messages
 from local.functions import FunctionError
 from local.resources import Clients, StackResources, TableInfo
 from local.streams import FilterCriteria, MappingSpec, Streams
-from local.streams.poller import POLL_INTERVAL
 from tests.local.conftest import stack_of
-from tests.local.stream_support import wait_for
+from tests.support.waiting import eventually
 
 STREAM_TABLE = {
     "Type": "AWS::DynamoDB::Table",
@@ -156,8 +155,8 @@ def test_a_crashing_poller_is_logged_and_does_not_stop_the_others(
     consumer.behaviour = behaviour
     streams = streams_of([spec(table, "broken"), spec(table, "healthy")], consumer)
     put(clients, table, "x")
-    wait_for(lambda: consumer.batches.get("healthy") == [["x"]])
-    wait_for(lambda: any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records))
+    eventually(lambda: consumer.batches.get("healthy") == [["x"]])
+    eventually(lambda: any(r.levelno == logging.ERROR and r.exc_info for r in caplog.records))
     assert "Test/broken shard" in caplog.text and "poller error" in caplog.text
     broken["on"] = False
     assert streams.wait_idle(timeout=5)
@@ -212,8 +211,7 @@ def test_moto_forgets_the_iterators_a_poller_used(
     iterators = dynamodbstreams_backends["123456789012"]["us-east-1"].shard_iterators
     before = len(iterators)
     streams = streams_of([spec(table)], Consumer())
-    time.sleep(6 * POLL_INTERVAL)  # about six idle polls
-    assert streams.pollers()[0].fetches >= 4
+    eventually(lambda: streams.pollers()[0].fetches >= 4)  # idle polls
     assert len(iterators) - before <= 2  # the current one (and one in flight)
 
 
@@ -260,7 +258,7 @@ def test_a_tumbling_window_puts_the_shard_and_state_in_events_and_ends_with_a_fi
         [spec(table, starting_position="TRIM_HORIZON", tumbling_window=1, report_item_failures=True)], consumer
     )
     put(clients, table, "a", "b")
-    wait_for(lambda: any(e["isFinalInvokeForWindow"] for e in consumer.events), timeout=5)
+    eventually(lambda: any(e["isFinalInvokeForWindow"] for e in consumer.events), timeout=5)
     (poller,) = streams.pollers()
 
     first, *_, final = consumer.events
@@ -276,7 +274,7 @@ def test_a_tumbling_window_puts_the_shard_and_state_in_events_and_ends_with_a_fi
 
     # A later record opens a new window with a fresh state
     put(clients, table, "c")
-    wait_for(lambda: len([e for e in consumer.events if e["Records"]]) >= 2 and consumer.events[-1]["Records"])
+    eventually(lambda: len([e for e in consumer.events if e["Records"]]) >= 2 and consumer.events[-1]["Records"])
     assert consumer.events[-1]["state"] == {} and consumer.events[-1]["window"] != first["window"]
 
 
@@ -288,7 +286,7 @@ def test_a_windowed_response_without_state_fails_the_batch(
     streams = streams_of([spec(table, starting_position="TRIM_HORIZON", tumbling_window=60)], consumer)
     put(clients, table, "x")
     assert streams.wait_idle(timeout=5)
-    wait_for(lambda: len(consumer.events) >= 2)
+    eventually(lambda: len(consumer.events) >= 2)
     assert [[r["dynamodb"]["Keys"]["PK"]["S"] for r in e["Records"]] for e in consumer.events[:2]] == [["x"], ["x"]]
     assert consumer.events[1]["state"] == {}
 

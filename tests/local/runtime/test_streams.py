@@ -29,9 +29,9 @@ from tests.local.stream_support import (
     Scenario,
     delivered_ids,
     deliveries,
-    wait_for,
     write_assembly,
 )
+from tests.support.waiting import eventually
 
 PARTIAL = {"FunctionResponseTypes": ["ReportBatchItemFailures"], "BatchSize": 10}
 SCENARIOS = [
@@ -330,7 +330,7 @@ def test_a_write_reaches_its_consumer_well_under_a_second(app: App) -> None:
         count = len(app.ids("Shape"))
         started = time.monotonic()
         app.put("Shape", f"fast{n}")
-        wait_for(lambda count=count: len(app.ids("Shape")) > count, timeout=2)
+        eventually(lambda count=count: len(app.ids("Shape")) > count, timeout=2)
         latencies.append(time.monotonic() - started)
     # The poller's interval, not the machine's load, bounds the typical write: the median of five, so that one write
     # delayed by a busy CI machine (seen: 1.07 s while two suites ran) does not decide.
@@ -408,7 +408,7 @@ def test_stop_ends_every_background_thread_quietly(
     app.dynamodb.put_item(TableName=table, Item={"PK": {"S": "x"}})
     assert runtime.streams is not None and runtime.streams.wait_idle(timeout=10)
     app.dynamodb.put_item(TableName=table, Item={"PK": {"S": "y"}, "fail": {"S": "sleep"}})
-    wait_for(lambda: len(delivered_ids(scenario.deliveries(tmp_path))) == 2)  # y in flight
+    eventually(lambda: len(delivered_ids(scenario.deliveries(tmp_path))) == 2)  # y in flight
     running = {t.name for t in set(threading.enumerate()) - before}
     assert "ttl-sweeper" in running and any(n.startswith("stream-FnStop-") for n in running)
     caplog.clear()

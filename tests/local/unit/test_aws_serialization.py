@@ -20,7 +20,7 @@ class SlowApp:
         with self._lock:
             self.active += 1
             self.most = max(self.most, self.active)
-        time.sleep(0.02)
+        time.sleep(0.02)  # a slow request, during which another one would overlap (not a wait for anything)
         with self._lock:
             self.active -= 1
         start_response("200 OK", [])

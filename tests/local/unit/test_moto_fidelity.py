@@ -1,4 +1,5 @@
-"""moto's DynamoDB, corrected to DynamoDB's behaviour (local/moto_fidelity.py, applied in tests/conftest.py)."""
+"""moto's DynamoDB, corrected to DynamoDB's behaviour (local/moto_fidelity/, applied in tests/conftest.py). Whether moto
+still needs each correction: tests/local/unit/test_moto_canaries.py."""
 
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def test_an_update_past_400_kb_inside_a_transaction_cancels_it_with_a_validation
     assert alone.value.response["Error"]["Code"] == "ValidationException"
 
 
-# 5. A Query reads its partition, and answers exactly as moto's own Query ------------------------------------------
+# A Query reads its partition, and answers exactly as moto's own Query (query_partition.py) ------------------------
 
 @pytest.fixture
 def indexed():
@@ -207,10 +208,10 @@ def _every_page(client, query: dict) -> list[dict]:
             return pages
 
 
-def test_a_query_answers_as_moto_reading_the_whole_table_would(indexed, monkeypatch):
+def test_a_query_answers_as_moto_reading_the_whole_table_would(indexed):
     import random
 
-    from moto.dynamodb.models.table import Table
+    from local import moto_fidelity
 
     rng = random.Random(5)
     for round_ in range(3):  # writes between rounds: every answer reflects them
@@ -222,18 +223,16 @@ def test_a_query_answers_as_moto_reading_the_whole_table_would(indexed, monkeypa
                 indexed.delete_item(TableName="i", Key={"pk": key_["pk"], "sk": key_["sk"]})
         for query in _queries(rng):
             ours = _every_page(indexed, query)
-            with monkeypatch.context() as m:
-                m.setattr(Table, "query", Table.query.__wrapped__)
-                m.setattr(Table, "all_items", Table.all_items.__wrapped__)
+            with moto_fidelity.plain_moto():  # moto's own Query, which reads the whole table
                 assert _every_page(indexed, query) == ours, (round_, query)
 
 
 def test_a_query_reads_its_partition_cut_to_its_sort_key_range_whatever_the_table_size(indexed, monkeypatch):
-    from local import moto_fidelity
+    from local.moto_fidelity import query_partition
 
     read: list[int] = []
-    partition = moto_fidelity._partition
-    monkeypatch.setattr(moto_fidelity, "_partition", lambda *a: read.append(len(items := partition(*a))) or items)
+    partition = query_partition._partition
+    monkeypatch.setattr(query_partition, "_partition", lambda *a: read.append(len(items := partition(*a))) or items)
     for n in range(1000):
         indexed.put_item(TableName="i", Item={"pk": {"S": f"p{n}"}, "sk": {"S": "s"}, "g": {"S": f"g{n % 10}"},
                                               "gs": {"S": f"{'OPEN' if n % 4 else 'SHIPPED'}#{n:05d}"}})
@@ -388,12 +387,12 @@ def test_a_failed_transactions_token_is_not_kept_its_retry_runs(table):
 
 
 def test_a_token_expires_after_ten_minutes(table, monkeypatch):
-    from local import moto_fidelity
+    from local.moto_fidelity import transaction_client_token
 
     table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
     table.delete_item(TableName="t", Key=key("a"))
-    later = time.monotonic() + moto_fidelity.TOKEN_WINDOW_SECONDS + 1
-    monkeypatch.setattr(moto_fidelity.time, "monotonic", lambda: later)
+    later = time.monotonic() + transaction_client_token.TOKEN_WINDOW_SECONDS + 1
+    monkeypatch.setattr(transaction_client_token.time, "monotonic", lambda: later)
 
     table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")  # a new call: applied
 
@@ -408,7 +407,7 @@ def test_a_repeated_token_with_binary_values_answers_success(table):
     assert again["ResponseMetadata"]["HTTPStatusCode"] == 200
 
 
-# 10. A start key outside the sort key condition is refused, as DynamoDB refuses it -----------------------------
+# A start key outside the sort key condition is refused, as DynamoDB refuses it (query_start_key.py) ---------------
 
 def _put_range(client) -> None:
     for sk, n in (("a", "1"), ("b", "2"), ("c", "3")):

@@ -1,4 +1,5 @@
-"""The synthesized output is reused while nothing synth reads has changed, and never once something has (issue 16).
+"""The synthesized output is reused while nothing synth reads has changed, and never once something has
+(docs/adr/0071-synth-cache-keyed-on-content.md).
 
 `synth` itself (python app.py, ~14 s) is replaced by a fake that writes a one-stack assembly and counts its calls."""
 

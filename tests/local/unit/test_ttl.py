@@ -13,7 +13,7 @@ from moto import mock_aws
 
 from local.resources import TableInfo
 from local.ttl import TtlSweeper, sweep_seconds_from_env
-from tests.local.stream_support import wait_for
+from tests.support.waiting import eventually
 
 NOW = 1_800_000_000.0
 KEYS = ({"AttributeName": "PK", "KeyType": "HASH"}, {"AttributeName": "SK", "KeyType": "RANGE"})
@@ -99,7 +99,7 @@ def test_the_background_sweeper_deletes_and_stops(dynamodb: Any, table: TableInf
     sweeper = TtlSweeper([table], dynamodb, interval=0.05)
     sweeper.start()
     put(dynamodb, table, "soon", {"N": str(int(time.time()) - 1)})
-    wait_for(lambda: remaining(dynamodb, table) == [], timeout=5)
+    eventually(lambda: remaining(dynamodb, table) == [], timeout=5)
     sweeper.stop()
     assert "ttl-sweeper" not in {t.name for t in threading.enumerate()}
 
