@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -63,6 +64,15 @@ def create(name: str, summary: str, root: Path = ROOT) -> list[Path]:
     return list(files)
 
 
+def sort_imports(paths: list[Path]) -> None:
+    """The template's imports in ruff's order for this name (`functions.<name>` sorts before or after
+    `functions.shared` depending on the name): `ruff check --fix --select I001` on the files written."""
+    ruff = Path(sys.executable).with_name("ruff")
+    if paths and ruff.exists():
+        subprocess.run([str(ruff), "check", "--quiet", "--fix", "--select", "I001", *map(str, paths)],  # noqa: S603
+                       cwd=ROOT, check=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make new-domain", description=__doc__.split("\n\n")[0])
     parser.add_argument("name", help="the domain's name, e.g. order_entry")
@@ -73,11 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileExistsError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    sort_imports([path for path in created if path.suffix == ".py"])
     for path in created:
         print(path.relative_to(ROOT))
     name = words(args.name)["name"]
     print(f"\nnext: make test-functional (tests/functional/test_{name}_api.py), make run, then add its access "
-          f"patterns: schema.py -> repository.py -> service.py -> api.py -> infra/domains/{name}.py -> docs")
+          f"patterns in functions/{name}/: schema.py -> repository.py -> service.py -> routes.py -> api.py -> "
+          "catalog.toml, then make docs")
     return 0
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import process_partial_response
@@ -33,6 +32,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from functions.cart.repository import CartRepository, TableNames
 from functions.cart.schema import ABANDONED_MARKER_SECONDS, HEADER_SK, OPEN
 from functions.shared import parked
+from functions.shared.container import per_container
 from functions.shared.handler import consumer_handler
 from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
@@ -44,7 +44,7 @@ TTL_IDENTITY = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
 processor = parked.ParkingBatchProcessor(CONSUMER)
 
 
-@lru_cache(maxsize=1)
+@per_container
 def repository() -> CartRepository:
     return CartRepository(TableNames(settings()))
 

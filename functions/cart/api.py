@@ -3,10 +3,9 @@ abandoned-cart counts. Each route: validated input, one call into the service.""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler import Depends, Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.cart.models import (
@@ -23,6 +22,7 @@ from functions.cart.repository import CartRepository, TableNames
 from functions.cart.routes import ROUTES
 from functions.cart.service import CartService
 from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
@@ -36,9 +36,12 @@ CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
 SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> CartService:
     return CartService(CartRepository(TableNames(settings())))
+
+
+Service = Annotated[CartService, Depends(service)]
 
 
 def _owner() -> str:
@@ -47,76 +50,85 @@ def _owner() -> str:
 
 # --- carts (the caller's own) -------------------------------------------------------------------------
 
+
 @router.serve
-def create_cart(idempotency_key: IdempotencyKey = None) -> Response[Cart]:
+def create_cart(svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Cart]:
     """Create an empty cart for the caller."""
     owner = _owner()
-    return create_once(app, operation="cart.create", key=idempotency_key, request={},
-                       make=lambda: service().create_cart(owner))
-
-
-@router.serve
-def get_cart(cart_id: CartIdPath) -> Cart:
-    """Read a cart with its lines."""
-    return service().get_cart(_owner(), cart_id)
-
-
-@router.serve
-def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn) -> Cart:
-    """Set the quantity of one SKU in a cart."""
-    return service().set_line(_owner(), cart_id, sku, line.quantity)
-
-
-@router.serve
-def remove_line(cart_id: CartIdPath, sku: SkuPath) -> Response[None]:
-    """Remove one SKU from a cart."""
-    service().remove_line(_owner(), cart_id, sku)
-    return Response(status_code=204)
-
-
-@router.serve
-def clear(cart_id: CartIdPath) -> Response[None]:
-    """Remove every line of a cart."""
-    service().clear(_owner(), cart_id)
-    return Response(status_code=204)
-
-
-@router.serve
-def check_out(cart_id: CartIdPath) -> Cart:
-    """Check out a cart: price its lines and close it."""
-    return service().check_out(_owner(), cart_id)
-
-
-# --- prices -------------------------------------------------------------------------------------------
-
-@router.serve
-def put_price(sku: SkuPath, price: PriceIn) -> Price:
-    """Set the price of a SKU."""
-    return service().put_price(sku, price)
-
-
-@router.serve
-def get_price(sku: SkuPath) -> Price:
-    """Read the current price of a SKU."""
-    return service().get_price(sku)
-
-
-# --- notifications and abandoned carts ----------------------------------------------------------------
-
-@router.serve
-def notifications(limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> NotificationPage:
-    """List the caller's price-change notifications."""
-    owner = _owner()
-    return paginate(
-        NotificationPage, f"cart.notifications/{owner}", cursor,
-        lambda start: service().notifications_of(owner, limit=limit, start_key=start),
+    return create_once(
+        app, operation="cart.create", key=idempotency_key, request={}, make=lambda: svc.create_cart(owner)
     )
 
 
 @router.serve
-def abandoned(day: Annotated[str, Query(pattern=DAY_PATTERN, description="a UTC day, YYYY-MM-DD")]) -> AbandonedCount:
+def get_cart(cart_id: CartIdPath, svc: Service) -> Cart:
+    """Read a cart with its lines."""
+    return svc.get_cart(_owner(), cart_id)
+
+
+@router.serve
+def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn, svc: Service) -> Cart:
+    """Set the quantity of one SKU in a cart."""
+    return svc.set_line(_owner(), cart_id, sku, line.quantity)
+
+
+@router.serve
+def remove_line(cart_id: CartIdPath, sku: SkuPath, svc: Service) -> Response[None]:
+    """Remove one SKU from a cart."""
+    svc.remove_line(_owner(), cart_id, sku)
+    return Response(status_code=204)
+
+
+@router.serve
+def clear(cart_id: CartIdPath, svc: Service) -> Response[None]:
+    """Remove every line of a cart."""
+    svc.clear(_owner(), cart_id)
+    return Response(status_code=204)
+
+
+@router.serve
+def check_out(cart_id: CartIdPath, svc: Service) -> Cart:
+    """Check out a cart: price its lines and close it."""
+    return svc.check_out(_owner(), cart_id)
+
+
+# --- prices -------------------------------------------------------------------------------------------
+
+
+@router.serve
+def put_price(sku: SkuPath, price: PriceIn, svc: Service) -> Price:
+    """Set the price of a SKU."""
+    return svc.put_price(sku, price)
+
+
+@router.serve
+def get_price(sku: SkuPath, svc: Service) -> Price:
+    """Read the current price of a SKU."""
+    return svc.get_price(sku)
+
+
+# --- notifications and abandoned carts ----------------------------------------------------------------
+
+
+@router.serve
+def notifications(svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> NotificationPage:
+    """List the caller's price-change notifications."""
+    owner = _owner()
+    return paginate(
+        app,
+        NotificationPage,
+        cursor,
+        lambda start: svc.notifications_of(owner, limit=limit, start_key=start),
+        owner=owner,
+    )
+
+
+@router.serve
+def abandoned(
+    day: Annotated[str, Query(pattern=DAY_PATTERN, description="a UTC day, YYYY-MM-DD")], svc: Service
+) -> AbandonedCount:
     """Count the carts abandoned on a day."""
-    return service().abandoned_on(day)
+    return svc.abandoned_on(day)
 
 
 app = build_resolver()

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt, money
+from functions.shared.models import ApiModel, JsonInt, PageOf, money
 
 # No "#": a SKU is part of the sort keys LINE#<sku>, SKU#<sku> and NOTE#<time>#<sku>.
 SKU_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -68,9 +68,8 @@ class Notification(ApiModel):
     cart_ids: list[str]
 
 
-class NotificationPage(ApiModel):
-    items: list[Notification]
-    next_cursor: str | None = None
+class NotificationPage(PageOf[Notification]):
+    pass
 
 
 class AbandonedCount(ApiModel):

@@ -21,7 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import process_partial_response
@@ -35,6 +34,7 @@ from functions.cart.models import Notification
 from functions.cart.repository import CartRepository, TableNames
 from functions.cart.schema import note_sk
 from functions.shared import parked
+from functions.shared.container import per_container
 from functions.shared.handler import consumer_handler
 from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
@@ -45,7 +45,7 @@ CONSUMER = "cart.price-notifier"  # its partition in the parked-records table: n
 processor = parked.ParkingBatchProcessor(CONSUMER)
 
 
-@lru_cache(maxsize=1)
+@per_container
 def repository() -> CartRepository:
     return CartRepository(TableNames(settings()))
 

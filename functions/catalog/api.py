@@ -3,10 +3,9 @@ writes: admins."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler import Depends, Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from functions.catalog.models import (
@@ -26,6 +25,7 @@ from functions.catalog.models import (
 from functions.catalog.repository import CatalogRepository
 from functions.catalog.routes import ROUTES
 from functions.catalog.service import CatalogService
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
@@ -39,86 +39,105 @@ ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 ChildKindPath = Annotated[ChildKind, Path(description="track (of an album) or actor (of a movie)")]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> CatalogService:
     return CatalogService(CatalogRepository(settings()))
 
 
+Service = Annotated[CatalogService, Depends(service)]
+
+
 # --- products as items --------------------------------------------------------------------------------
 
+
 @router.serve
-def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]) -> ProductItem:
+def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()], svc: Service) -> ProductItem:
     """Create or replace a product."""
-    return service().put_product(product_id, product)  # type: ignore[return-value]
+    return svc.put_product(product_id, product)  # type: ignore[return-value]
 
 
 @router.serve
-def product_items(product_id: ProductIdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductPage:
+def product_items(
+    product_id: ProductIdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> ProductPage:
     """Read a product with all its children."""
-    return paginate(
-        ProductPage, f"catalog.product/{product_id}", cursor,
-        lambda start: service().product_items(product_id, limit=limit, start_key=start),
-    )
+    return paginate(app, ProductPage, cursor, lambda start: svc.product_items(product_id, limit=limit, start_key=start))
 
 
 @router.serve
 def children_of(
-    product_id: ProductIdPath, child_kind: ChildKindPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    product_id: ProductIdPath,
+    child_kind: ChildKindPath,
+    svc: Service,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
 ) -> ChildPage:
     """List a product's children of one kind."""
     return paginate(
-        ChildPage, f"catalog.children/{product_id}/{child_kind}", cursor,
-        lambda start: service().children_of(product_id, child_kind, limit=limit, start_key=start),
+        app, ChildPage, cursor, lambda start: svc.children_of(product_id, child_kind, limit=limit, start_key=start)
     )
 
 
 @router.serve
 def put_child(
-    product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
-    child: Annotated[dict[str, Any], Body(description="a track {title, length, music, vocals} or an actor "
-                                                      "{name, character, image}, as the path names",
-                                          json_schema_extra=CHILD_BODY_SCHEMA)],
+    product_id: ProductIdPath,
+    child_kind: ChildKindPath,
+    child_id: ChildIdPath,
+    child: Annotated[
+        dict[str, Any],
+        Body(
+            description="a track {title, length, music, vocals} or an actor "
+            "{name, character, image}, as the path names",
+            json_schema_extra=CHILD_BODY_SCHEMA,
+        ),
+    ],
+    svc: Service,
 ) -> Child:
     """Create or replace one child of a product."""
-    return service().put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]
+    return svc.put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]
 
 
 @router.serve
-def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Child:
+def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath, svc: Service) -> Child:
     """Read one child of a product."""
-    return service().get_child(product_id, child_kind, child_id)  # type: ignore[return-value]
+    return svc.get_child(product_id, child_kind, child_id)  # type: ignore[return-value]
 
 
 @router.serve
-def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath) -> Response[None]:
+def delete_child(
+    product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath, svc: Service
+) -> Response[None]:
     """Delete one child of a product."""
-    service().delete_child(product_id, child_kind, child_id)
+    svc.delete_child(product_id, child_kind, child_id)
     return Response(status_code=204)
 
 
 # --- products as documents ----------------------------------------------------------------------------
 
+
 @router.serve
-def put_document(product_id: ProductIdPath, document: DocumentIn) -> Document:
+def put_document(product_id: ProductIdPath, document: DocumentIn, svc: Service) -> Document:
     """Create or replace a product document."""
-    return service().put_document(product_id, document)
+    return svc.put_document(product_id, document)
 
 
 @router.serve
-def get_document(product_id: ProductIdPath) -> Document:
+def get_document(product_id: ProductIdPath, svc: Service) -> Document:
     """Read a product as one document with its children."""
-    return service().get_document(product_id)
+    return svc.get_document(product_id)
 
 
 @router.serve
 def append_to_document(
-    product_id: ProductIdPath, request: DocumentChildIn, idempotency_key: IdempotencyKey = None
+    product_id: ProductIdPath, request: DocumentChildIn, svc: Service, idempotency_key: IdempotencyKey = None
 ) -> Response[DocumentChild]:
     """Append a child (track or actor) to a product document."""
     return create_once(
-        app, operation="catalog.append_to_document", key=idempotency_key,
+        app,
+        operation="catalog.append_to_document",
+        key=idempotency_key,
         request={"productId": product_id, **request.model_dump(mode="json")},
-        make=lambda: service().append_to_document(product_id, request),
+        make=lambda: svc.append_to_document(product_id, request),
     )
 
 

@@ -22,7 +22,7 @@ from pydantic import (
 from functions.catalog.schema import DOCUMENT_LISTS
 from functions.shared.errors import InvalidInputError
 from functions.shared.openapi import DYNAMODB_JSON_REF, DYNAMODB_NUMBER_MAX, DYNAMODB_NUMBER_MIN
-from functions.shared.models import ApiModel, stripped
+from functions.shared.models import PageOf, ApiModel, stripped
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
 MAX_JSON_DEPTH = 16  # DynamoDB allows 32 levels of nesting in an item; a child sits 3 levels down
@@ -124,19 +124,13 @@ ProductItem = Annotated[Book | Album | Movie | Track | Actor, Field(discriminato
 ITEM_MODELS: dict[str, type[ApiModel]] = {"book": Book, "album": Album, "movie": Movie, "track": Track, "actor": Actor}
 
 
-class _Page(ApiModel):
-    next_cursor: str | None = None
-
-
-class ProductPage(_Page):
+class ProductPage(PageOf[ProductItem]):
     """A product's item collection, parent first (its sort key is a prefix of its children's): the first page holds
     the parent and `limit` children, later pages `limit` children."""
 
-    items: list[ProductItem]
 
-
-class ChildPage(_Page):
-    items: list[Child]
+class ChildPage(PageOf[Child]):
+    pass
 
 
 def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:

@@ -21,7 +21,6 @@ never apply until an operator creates the customer), is parked with its content 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import process_partial_response
@@ -32,6 +31,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
 from functions.shared import parked
+from functions.shared.container import per_container
 from functions.shared.handler import consumer_handler
 from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
@@ -46,7 +46,7 @@ processor = parked.ParkingBatchProcessor(CONSUMER)
 _synced: set[str] = set()
 
 
-@lru_cache(maxsize=1)
+@per_container
 def repository() -> ConnectedCarRepository:
     return ConnectedCarRepository(TableNames(settings()))
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Literal
 
-from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler import Depends, Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.connected_car.models import (
@@ -38,6 +37,7 @@ from functions.connected_car.repository import ConnectedCarRepository, TableName
 from functions.connected_car.routes import ROUTES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
@@ -56,9 +56,12 @@ VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> ConnectedCarService:
     return ConnectedCarService(ConnectedCarRepository(TableNames(settings())))
+
+
+Service = Annotated[ConnectedCarService, Depends(service)]
 
 
 def _hour(value: str) -> str:
@@ -73,193 +76,227 @@ def _hour(value: str) -> str:
 
 # --- dealers and timeslots ----------------------------------------------------------------------------
 
+
 @router.serve
-def put_dealer(dealer_id: DealerPath, dealer: DealerIn) -> Dealer:
+def put_dealer(dealer_id: DealerPath, dealer: DealerIn, svc: Service) -> Dealer:
     """Create or replace a dealer."""
-    return service().put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
+    return svc.put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
 
 
 @router.serve
-def get_dealer(dealer_id: DealerPath) -> Dealer:
+def get_dealer(dealer_id: DealerPath, svc: Service) -> Dealer:
     """Read a dealer."""
-    return service().get_dealer(dealer_id)
+    return svc.get_dealer(dealer_id)
 
 
 @router.serve
-def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn) -> Timeslot:
+def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn, svc: Service) -> Timeslot:
     """Open a dealer's hour with its bay count."""
-    return service().put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
+    return svc.put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
 
 
 @router.serve
 def timeslots_of(
     dealer_id: DealerPath,
-    first: Annotated[str | None, Query(alias="from", pattern=DAY_OR_HOUR_PATTERN,
-                                       description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
-    last: Annotated[str | None, Query(alias="to", pattern=DAY_OR_HOUR_PATTERN,
-                                      description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")] = None,
+    svc: Service,
+    first: Annotated[
+        str | None,
+        Query(alias="from", pattern=DAY_OR_HOUR_PATTERN, description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive"),
+    ] = None,
+    last: Annotated[
+        str | None, Query(alias="to", pattern=DAY_OR_HOUR_PATTERN, description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")
+    ] = None,
     min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> TimeslotPage:
     """List a dealer's hours over a range, optionally with free bays."""
     return paginate(
-        TimeslotPage, f"cc.timeslots/{dealer_id}", cursor,
-        lambda start: service().timeslots_of(
+        app,
+        TimeslotPage,
+        cursor,
+        lambda start: svc.timeslots_of(
             dealer_id, first=first, last=last, min_available=min_available, limit=limit, start_key=start
         ),
-        first=first, last=last, min=min_available,
     )
 
 
 # Admins only: a timeslot's appointments name customers.
 @router.serve
 def appointments_of_timeslot(
-    dealer_id: DealerPath, service_date_hour: HourPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    dealer_id: DealerPath,
+    service_date_hour: HourPath,
+    svc: Service,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
 ) -> AppointmentPage:
     """List the appointments booked in a dealer's hour."""
     hour = _hour(service_date_hour)
     return paginate(
-        AppointmentPage, f"cc.timeslot-appointments/{dealer_id}/{hour}", cursor,
-        lambda start: service().appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=start),
+        app,
+        AppointmentPage,
+        cursor,
+        lambda start: svc.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=start),
     )
 
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
 
+
 @router.serve
-def put_customer(username: UsernamePath, customer: CustomerIn) -> Customer:
+def put_customer(username: UsernamePath, customer: CustomerIn, svc: Service) -> Customer:
     """Create or replace a customer."""
-    service().require_self_or_admin(caller_of(app), username)
-    return service().put_customer(username, customer.name, customer.email)
+    svc.require_self_or_admin(caller_of(app), username)
+    return svc.put_customer(username, customer.name, customer.email)
 
 
 @router.serve
-def get_customer(username: UsernamePath) -> Customer:
+def get_customer(username: UsernamePath, svc: Service) -> Customer:
     """Read a customer."""
-    service().require_self_or_admin(caller_of(app), username)
-    return service().get_customer(username)
+    svc.require_self_or_admin(caller_of(app), username)
+    return svc.get_customer(username)
 
 
 @router.serve
 def active_customers(
     active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
+    svc: Service,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> CustomerPage:
     """List the active customers."""
-    return paginate(
-        CustomerPage, "cc.customers", cursor,
-        lambda start: service().active_customers(limit=limit, start_key=start),
-        active=active,
-    )
+    return paginate(app, CustomerPage, cursor, lambda start: svc.active_customers(limit=limit, start_key=start))
 
 
 @router.serve
-def put_vehicle(vin: VinPath, vehicle: VehicleIn) -> Vehicle:
+def put_vehicle(vin: VinPath, vehicle: VehicleIn, svc: Service) -> Vehicle:
     """Create or replace a vehicle."""
-    return service().put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
+    return svc.put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
 
 
 @router.serve
-def get_vehicle(vin: VinPath) -> Vehicle:
+def get_vehicle(vin: VinPath, svc: Service) -> Vehicle:
     """Read a vehicle."""
-    return service().get_vehicle(vin)
+    return svc.get_vehicle(vin)
 
 
 @router.serve
-def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn) -> Registration:
+def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn, svc: Service) -> Registration:
     """Register a vehicle to a customer."""
-    service().require_self_or_admin(caller_of(app), username)
-    return service().register(username, vin, registration.status_code)
+    svc.require_self_or_admin(caller_of(app), username)
+    return svc.register(username, vin, registration.status_code)
 
 
 @router.serve
-def registrations_of_customer(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
+def registrations_of_customer(
+    username: UsernamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> RegistrationPage:
     """List the vehicles registered to a customer."""
-    service().require_self_or_admin(caller_of(app), username)
+    svc.require_self_or_admin(caller_of(app), username)
     return paginate(
-        RegistrationPage, f"cc.customer-registrations/{username}", cursor,
-        lambda start: service().registrations_of_customer(username, limit=limit, start_key=start),
+        app,
+        RegistrationPage,
+        cursor,
+        lambda start: svc.registrations_of_customer(username, limit=limit, start_key=start),
     )
 
 
 @router.serve
-def registrations_of_vehicle(vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RegistrationPage:
+def registrations_of_vehicle(
+    vin: VinPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> RegistrationPage:
     """List the customers a vehicle is registered to."""
     return paginate(
-        RegistrationPage, f"cc.vehicle-registrations/{vin}", cursor,
-        lambda start: service().registrations_of_vehicle(vin, limit=limit, start_key=start),
+        app, RegistrationPage, cursor, lambda start: svc.registrations_of_vehicle(vin, limit=limit, start_key=start)
     )
 
 
 @router.serve
 def appointments_of_registration(
-    username: UsernamePath, vin: VinPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    username: UsernamePath, vin: VinPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
 ) -> AppointmentPage:
     """List the appointments of a customer's vehicle."""
-    service().require_self_or_admin(caller_of(app), username)
+    svc.require_self_or_admin(caller_of(app), username)
     return paginate(
-        AppointmentPage, f"cc.registration-appointments/{username}/{vin}", cursor,
-        lambda start: service().appointments_of_registration(username, vin, limit=limit, start_key=start),
+        app,
+        AppointmentPage,
+        cursor,
+        lambda start: svc.appointments_of_registration(username, vin, limit=limit, start_key=start),
     )
 
 
 # --- appointments -------------------------------------------------------------------------------------
 
+
 @router.serve
-def book(appointment: AppointmentIn, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
+def book(appointment: AppointmentIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
     """Book a service appointment in a dealer's hour."""
-    service().require_self_or_admin(caller_of(app), appointment.username)
-    response = create_once(app, operation="connected-car.book", key=idempotency_key,
-                           request=appointment.model_dump(mode="json"), make=lambda: service().book(appointment))
+    svc.require_self_or_admin(caller_of(app), appointment.username)
+    response = create_once(
+        app,
+        operation="connected-car.book",
+        key=idempotency_key,
+        request=appointment.model_dump(mode="json"),
+        make=lambda: svc.book(appointment),
+    )
     metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
     return response
 
 
 @router.serve
-def get_appointment(appointment_id: IdPath) -> Appointment:
+def get_appointment(appointment_id: IdPath, svc: Service) -> Appointment:
     """Read an appointment."""
-    return service().appointment_for(caller_of(app), appointment_id)
+    return svc.appointment_for(caller_of(app), appointment_id)
 
 
 @router.serve
-def cancel(appointment_id: IdPath) -> Response[None]:
+def cancel(appointment_id: IdPath, svc: Service) -> Response[None]:
     """Cancel an appointment, freeing its bay."""
-    service().cancel(caller_of(app), appointment_id)
+    svc.cancel(caller_of(app), appointment_id)
     return Response(status_code=204)
 
 
 # --- vehicle events -----------------------------------------------------------------------------------
 
+
 @router.serve
-def submit_event(vin: VinPath, event: VehicleEventIn, idempotency_key: IdempotencyKey = None) -> Response[VehicleEvent]:
+def submit_event(
+    vin: VinPath, event: VehicleEventIn, svc: Service, idempotency_key: IdempotencyKey = None
+) -> Response[VehicleEvent]:
     """Record an event a vehicle reports."""
-    service().require_vehicle_writer(caller_of(app), vin)
-    return create_once(app, operation="connected-car.submit_event", key=idempotency_key,
-                       request={"vin": vin, **event.model_dump(mode="json")},
-                       make=lambda: service().submit_event(vin, event))
+    svc.require_vehicle_writer(caller_of(app), vin)
+    return create_once(
+        app,
+        operation="connected-car.submit_event",
+        key=idempotency_key,
+        request={"vin": vin, **event.model_dump(mode="json")},
+        make=lambda: svc.submit_event(vin, event),
+    )
 
 
 @router.serve
 def events_of(
     vin: VinPath,
-    first: Annotated[str | None, Query(alias="from", max_length=40, pattern=MOMENT_PATTERN,
-                                       description="ISO-8601 time or day, inclusive")] = None,
-    last: Annotated[str | None, Query(alias="to", max_length=40, pattern=MOMENT_PATTERN,
-                                      description="ISO-8601 time or day, exclusive")] = None,
+    svc: Service,
+    first: Annotated[
+        str | None,
+        Query(alias="from", max_length=40, pattern=MOMENT_PATTERN, description="ISO-8601 time or day, inclusive"),
+    ] = None,
+    last: Annotated[
+        str | None,
+        Query(alias="to", max_length=40, pattern=MOMENT_PATTERN, description="ISO-8601 time or day, exclusive"),
+    ] = None,
     event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> VehicleEventPage:
     """List a vehicle's events over a time range."""
-    service().require_vehicle_reader(caller_of(app), vin)
+    svc.require_vehicle_reader(caller_of(app), vin)
     return paginate(
-        VehicleEventPage, f"cc.events/{vin}", cursor,
-        lambda start: service().events_of(
-            vin, first=first, last=last, event_type=event_type, limit=limit, start_key=start
-        ),
-        first=first, last=last, type=event_type,
+        app,
+        VehicleEventPage,
+        cursor,
+        lambda start: svc.events_of(vin, first=first, last=last, event_type=event_type, limit=limit, start_key=start),
     )
 
 

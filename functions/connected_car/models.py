@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import HOUR_PATTERN, WHITE_SPACE, ApiModel, JsonInt, stripped
+from functions.shared.models import HOUR_PATTERN, WHITE_SPACE, ApiModel, JsonInt, PageOf, stripped
 
 DEALER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # No "#": usernames and VINs are parts of the seed's delimited compound keys.
@@ -119,26 +119,22 @@ class VehicleEvent(VehicleEventIn):
     expires_at: int = Field(description="epoch seconds after which the event is gone (TTL)")
 
 
-class _Page(ApiModel):
-    next_cursor: str | None = None
+class TimeslotPage(PageOf[Timeslot]):
+    pass
 
 
-class TimeslotPage(_Page):
-    items: list[Timeslot]
+class CustomerPage(PageOf[Customer]):
+    pass
 
 
-class CustomerPage(_Page):
-    items: list[Customer]
+class RegistrationPage(PageOf[Registration]):
+    pass
 
 
-class RegistrationPage(_Page):
-    items: list[Registration]
+class AppointmentPage(PageOf[Appointment]):
+    pass
 
 
-class AppointmentPage(_Page):
-    items: list[Appointment]
-
-
-class VehicleEventPage(_Page):
-    items: list[VehicleEvent]
+class VehicleEventPage(PageOf[VehicleEvent]):
+    pass
 

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Literal
 
-from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler import Depends, Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.contacts.models import (
@@ -24,6 +23,7 @@ from functions.contacts.repository import ContactRepository
 from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
+from functions.shared.container import per_container
 from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
@@ -39,66 +39,87 @@ IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 DayQuery = Annotated[str | None, Query(pattern=DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> ContactService:
     return ContactService(ContactRepository(settings().table(CONTACT_TABLE)))
 
 
+Service = Annotated[ContactService, Depends(service)]
+
+
 @router.serve
-def create_person(person: PersonIn, idempotency_key: IdempotencyKey = None) -> Response[Person]:
+def create_person(person: PersonIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Person]:
     """Create a person."""
     metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
-    return create_once(app, operation="contacts.create_person", key=idempotency_key,
-                       request=person.model_dump(mode="json"), make=lambda: service().create_person(person))
+    return create_once(
+        app,
+        operation="contacts.create_person",
+        key=idempotency_key,
+        request=person.model_dump(mode="json"),
+        make=lambda: svc.create_person(person),
+    )
 
 
 @router.serve
 def list_persons(
+    svc: Service,
     last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> PersonPage:
     """List persons, optionally by last name."""
     return paginate(
-        PersonPage, "contacts.persons", cursor,
-        lambda start: service().list_persons(last_name=last_name, limit=limit, start_key=start),
-        lastName=last_name,
+        app, PersonPage, cursor, lambda start: svc.list_persons(last_name=last_name, limit=limit, start_key=start)
     )
 
 
 @router.serve
-def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=64)]) -> StoredItems:
+def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=64)], svc: Service) -> StoredItems:
     """Read every stored item with one id."""
-    return StoredItems(items=service().items_with_id(item_id))
+    return StoredItems(items=svc.items_with_id(item_id))
 
 
 @router.serve
-def create_address(address: AddressIn, idempotency_key: IdempotencyKey = None) -> Response[Address]:
+def create_address(address: AddressIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Address]:
     """Create an address."""
-    return create_once(app, operation="contacts.create_address", key=idempotency_key,
-                       request=address.model_dump(mode="json"), make=lambda: service().create_address(address))
+    return create_once(
+        app,
+        operation="contacts.create_address",
+        key=idempotency_key,
+        request=address.model_dump(mode="json"),
+        make=lambda: svc.create_address(address),
+    )
 
 
 @router.serve
-def link_address(person_id: IdPath, link: LinkIn, idempotency_key: IdempotencyKey = None) -> Response[Link]:
+def link_address(
+    person_id: IdPath, link: LinkIn, svc: Service, idempotency_key: IdempotencyKey = None
+) -> Response[Link]:
     """Link a person to an address from a day."""
-    return create_once(app, operation="contacts.link_address", key=idempotency_key,
-                       request={"personId": person_id, **link.model_dump(mode="json")},
-                       make=lambda: service().link(person_id, link))
+    return create_once(
+        app,
+        operation="contacts.link_address",
+        key=idempotency_key,
+        request={"personId": person_id, **link.model_dump(mode="json")},
+        make=lambda: svc.link(person_id, link),
+    )
 
 
 @router.serve
-def end_link(link_id: IdPath, change: EndLinkIn) -> Link:
+def end_link(link_id: IdPath, change: EndLinkIn, svc: Service) -> Link:
     """End a person-address link on a day."""
-    return service().end_link(link_id, change.end_date)
+    return svc.end_link(link_id, change.end_date)
 
 
 @router.serve
 def addresses_of(
     person_id: IdPath,
+    svc: Service,
     relationship: Annotated[Literal["Business", "Residential"] | None, Query()] = None,
     on: DayQuery = None,
-    current: Annotated[bool, Query(description="in effect today (UTC); `on`, when given, names the day instead")] = False,
+    current: Annotated[
+        bool, Query(description="in effect today (UTC); `on`, when given, names the day instead")
+    ] = False,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> PersonAddressPage:
@@ -107,9 +128,10 @@ def addresses_of(
     # (docs/adr/0064-state-refusals-are-409-or-404-not-400.md).
     day = _day(on) if on is not None else today() if current else None
     return paginate(
-        PersonAddressPage, f"contacts.persons/{person_id}/addresses", cursor,
-        lambda start: service().addresses_of(person_id, relationship=relationship, on=day, limit=limit, start_key=start),
-        relationship=relationship, on=day,
+        app,
+        PersonAddressPage,
+        cursor,
+        lambda start: svc.addresses_of(person_id, relationship=relationship, on=day, limit=limit, start_key=start),
     )
 
 

@@ -7,13 +7,12 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day, stripped
+from functions.shared.models import ApiModel, Day, PageOf, stripped
 
 Name = stripped(1, 100)
 Text = stripped(1, 200)
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Relationship = Literal["Business", "Residential"]
-
 
 
 class PersonIn(ApiModel):
@@ -66,14 +65,12 @@ class PersonAddress(ApiModel):
     address: Address
 
 
-class PersonPage(ApiModel):
-    items: list[Person]
-    next_cursor: str | None = None
+class PersonPage(PageOf[Person]):
+    pass
 
 
-class PersonAddressPage(ApiModel):
-    items: list[PersonAddress]
-    next_cursor: str | None = None
+class PersonAddressPage(PageOf[PersonAddress]):
+    pass
 
 
 class StoredItems(ApiModel):

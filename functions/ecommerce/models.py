@@ -8,7 +8,16 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, field_validator
 
 from functions.ecommerce import ksuid
-from functions.shared.models import WHITE_SPACE, WHITE_SPACE_CHARS, ApiModel, JsonInt, money, normalized, stripped
+from functions.shared.models import (
+    WHITE_SPACE,
+    WHITE_SPACE_CHARS,
+    ApiModel,
+    JsonInt,
+    PageOf,
+    money,
+    normalized,
+    stripped,
+)
 
 # No "#": a username or item id must never reach into another key's shape (`CUSTOMER#a#…`).
 USERNAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -27,7 +36,6 @@ TargetStatus = Literal["SHIPPED", "DELIVERED", "CANCELLED"]
 def normalize_email(value: str) -> str:
     """The form an email is unique in: trimmed, lower-cased."""
     return value.strip(WHITE_SPACE_CHARS).lower()
-
 
 
 Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
@@ -125,6 +133,5 @@ class CustomerOverview(ApiModel):
     next_cursor: str | None = None  # for GET …/orders: the orders older than these
 
 
-class OrderPage(ApiModel):
-    items: list[Order]
-    next_cursor: str | None = None
+class OrderPage(PageOf[Order]):
+    pass

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt, stripped
+from functions.shared.models import ApiModel, JsonInt, PageOf, stripped
 
 GAME_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
@@ -48,9 +48,5 @@ class Membership(ApiModel):
     joined_at: datetime
 
 
-class _Page(ApiModel):
-    next_cursor: str | None = None
-
-
-class MembershipPage(_Page):
-    items: list[Membership]
+class MembershipPage(PageOf[Membership]):
+    pass

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler import Depends
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.measurements.models import (
@@ -17,6 +17,7 @@ from functions.measurements.repository import MeasurementsRepository
 from functions.measurements.routes import ROUTES
 from functions.measurements.schema import MAX_EPOCH
 from functions.measurements.service import MeasurementsService
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.observability import metrics
@@ -32,16 +33,19 @@ def instant(name: str) -> Query:
     return Query(alias=name, ge=0, le=MAX_EPOCH, description=f"epoch seconds, inclusive ({name})")
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> MeasurementsService:
     return MeasurementsService(MeasurementsRepository(settings()))
 
 
+Service = Annotated[MeasurementsService, Depends(service)]
+
+
 # Admins only: the ingest pipeline (the seed's Kinesis stage) signs in as an admin; a batch spans many devices.
 @router.serve
-def ingest(batch: ReadingBatch) -> IngestResult:
+def ingest(batch: ReadingBatch, svc: Service) -> IngestResult:
     """Store a batch of device readings."""
-    result = service().ingest(batch)
+    result = svc.ingest(batch)
     metrics.add_metric(name="ReadingsIngested", unit="Count", value=result.readings)
     metrics.add_metric(name="ReadingWrites", unit="Count", value=result.writes)
     return result
@@ -52,14 +56,13 @@ def readings_of(
     device_id: DevicePath,
     first: Annotated[int, instant("from")],
     last: Annotated[int, instant("to")],
+    svc: Service,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> ReadingPage:
     """List a device's readings over a time range."""
     return paginate(
-        ReadingPage, f"measurements.readings/{device_id}", cursor,
-        lambda start: service().readings_of(device_id, first, last, limit=limit, start_key=start),
-        first=first, last=last,
+        app, ReadingPage, cursor, lambda start: svc.readings_of(device_id, first, last, limit=limit, start_key=start)
     )
 
 

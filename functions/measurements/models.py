@@ -8,7 +8,7 @@ from typing import Annotated
 from pydantic import Field, StringConstraints
 
 from functions.measurements.schema import MAX_EPOCH, MAX_READINGS_PER_BATCH
-from functions.shared.models import ApiModel, JsonInt, JsonNumber, rounded
+from functions.shared.models import ApiModel, JsonInt, JsonNumber, PageOf, rounded
 
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
 MAX_DECIMALS = 4
@@ -47,6 +47,5 @@ class IngestResult(ApiModel):
     writes: int = Field(description="DynamoDB writes it took: one per (device, bin)")
 
 
-class ReadingPage(ApiModel):
-    items: list[Reading]
-    next_cursor: str | None = None
+class ReadingPage(PageOf[Reading]):
+    pass

@@ -3,10 +3,9 @@ signed-in user: nobody reads another user's inbox or outbox, and a message only 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler import Depends, Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.messaging.models import (
@@ -20,6 +19,7 @@ from functions.messaging.repository import MessagingRepository
 from functions.messaging.routes import ROUTES
 from functions.messaging.service import MessagingService
 from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
@@ -35,41 +35,47 @@ PageLimit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size (50 
 MsgIdPath = Annotated[str, Path(pattern=MSG_ID_PATTERN)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> MessagingService:
     return MessagingService(MessagingRepository(settings()))
 
 
+Service = Annotated[MessagingService, Depends(service)]
+
+
 @router.serve
-def send(message: MessageIn, idempotency_key: IdempotencyKey = None) -> Response[MessageHeader]:
+def send(message: MessageIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[MessageHeader]:
     """Send a message."""
     sender = caller_of(app).username
-    response = create_once(app, operation="messaging.send", key=idempotency_key,
-                           request=message.model_dump(mode="json"), make=lambda: service().send(sender, message))
+    response = create_once(
+        app,
+        operation="messaging.send",
+        key=idempotency_key,
+        request=message.model_dump(mode="json"),
+        make=lambda: svc.send(sender, message),
+    )
     metrics.add_metric(name="MessageSent", unit="Count", value=1)
     return response
 
 
 @router.serve
-def inbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+def inbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
     """List the caller's received messages, newest first."""
     me = caller_of(app).username
-    return paginate(MessagePage, f"messaging.inbox/{me}", cursor,
-                    lambda start: service().inbox(me, limit=limit, start_key=start))
+    return paginate(app, MessagePage, cursor, lambda start: svc.inbox(me, limit=limit, start_key=start), owner=me)
 
 
 @router.serve
-def outbox(limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+def outbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
     """List the caller's sent messages, newest first."""
     me = caller_of(app).username
-    return paginate(MessagePage, f"messaging.outbox/{me}", cursor,
-                    lambda start: service().outbox(me, limit=limit, start_key=start))
+    return paginate(app, MessagePage, cursor, lambda start: svc.outbox(me, limit=limit, start_key=start), owner=me)
 
 
 @router.serve
-def get_message(msg_id: MsgIdPath) -> Message:
+def get_message(msg_id: MsgIdPath, svc: Service) -> Message:
     """Read one of the caller's messages."""
-    return service().message_for(caller_of(app).username, msg_id)
+    return svc.message_for(caller_of(app).username, msg_id)
 
 
 app = build_resolver()

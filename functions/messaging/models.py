@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt, stripped
+from functions.shared.models import ApiModel, JsonInt, PageOf, stripped
 
 MSG_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # Cognito usernames as the authorizer passes them (`cognito:username`); compared exactly.
@@ -66,6 +66,5 @@ class Message(MessageHeader):
     attachments: list[Attachment] = Field(default_factory=list)
 
 
-class MessagePage(ApiModel):
-    items: list[MessageHeader]
-    next_cursor: str | None = None
+class MessagePage(PageOf[MessageHeader]):
+    pass

@@ -4,10 +4,9 @@ keep their edges right. Each route is a validated input and one call into the se
 from __future__ import annotations
 
 from datetime import date
-from functools import lru_cache
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler import Depends, Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.order_entry.models import (
@@ -47,6 +46,7 @@ from functions.order_entry.repository import OrderEntryRepository
 from functions.order_entry.routes import ROUTES
 from functions.order_entry.service import OrderEntryService
 from functions.shared.auth import ADMIN, caller_of
+from functions.shared.container import per_container
 from functions.shared.errors import InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
@@ -64,9 +64,12 @@ From = Annotated[str, Query(alias="from", pattern=DAY_PATTERN, description="YYYY
 To = Annotated[str, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> OrderEntryService:
     return OrderEntryService(OrderEntryRepository(settings()))
+
+
+Service = Annotated[OrderEntryService, Depends(service)]
 
 
 def _day(value: str, name: str) -> date:
@@ -88,84 +91,84 @@ def _after(start: StartKey) -> str | None:
 
 
 @router.serve
-def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn) -> Reference:
+def put_reference(
+    kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn, svc: Service
+) -> Reference:
     """Create or replace a reference entity (region, country, location, job, department, warehouse).
 
     A country's `parentId` is a region, a location's a country, a warehouse's or department's a location; it must
     exist. Regions and jobs have no parent (404 PARENT_NOT_FOUND for one given)."""
-    return service().put_reference(kind, entity_id, body)
+    return svc.put_reference(kind, entity_id, body)
 
 
 @router.serve
-def put_product(product_id: IdPath, body: ProductIn) -> Product:
+def put_product(product_id: IdPath, body: ProductIn, svc: Service) -> Product:
     """Create or replace a product (its stock is kept by receipts and moves)."""
-    return service().put_product(product_id, body)
+    return svc.put_product(product_id, body)
 
 
 @router.serve
-def put_customer(customer_id: IdPath, body: CustomerIn) -> Customer:
+def put_customer(customer_id: IdPath, body: CustomerIn, svc: Service) -> Customer:
     """Create a customer with its account-rep edge, or rename it (its rep stays)."""
-    return service().put_customer(customer_id, body)
+    return svc.put_customer(customer_id, body)
 
 
 # --- employees ----------------------------------------------------------------------------------------
 
 
 @router.serve
-def hire(body: HireIn, idempotency_key: IdempotencyKey = None) -> Response[Employee]:
+def hire(body: HireIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Employee]:
     """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
     return create_once(
         app,
         operation="order-entry.hire",
         key=idempotency_key,
         request=body.model_dump(mode="json"),
-        make=lambda: service().hire(body),
+        make=lambda: svc.hire(body),
     )
 
 
 @router.serve
-def get_employee(employee_id: IdPath) -> Employee:
+def get_employee(employee_id: IdPath, svc: Service) -> Employee:
     """Look up an employee's details by id (pattern 1)."""
-    return service().get_employee(employee_id)
+    return svc.get_employee(employee_id)
 
 
 @router.serve
 def employees_named(
     name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)],
+    svc: Service,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> EmployeePage:
     """Find employees by name (pattern 2, GSI1)."""
-    return paginate(
-        EmployeePage,
-        "order-entry.employees-named",
-        cursor,
-        lambda start: service().employees_named(name, limit=limit, start_key=start),
-        name=name,
-    )
+    return paginate(app, EmployeePage, cursor, lambda start: svc.employees_named(name, limit=limit, start_key=start))
 
 
 @router.serve
-def current_job(employee_id: IdPath) -> JobHistory:
+def current_job(employee_id: IdPath, svc: Service) -> JobHistory:
     """An employee's current job only: the newest job-history item (pattern 3)."""
-    return service().current_job(employee_id)
+    return svc.current_job(employee_id)
 
 
 @router.serve
-def change_job(employee_id: IdPath, body: JobChangeIn, idempotency_key: IdempotencyKey = None) -> Response[JobHistory]:
+def change_job(
+    employee_id: IdPath, body: JobChangeIn, svc: Service, idempotency_key: IdempotencyKey = None
+) -> Response[JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
     return create_once(
         app,
         operation=f"order-entry.job-change/{employee_id}",
         key=idempotency_key,
         request=body.model_dump(mode="json"),
-        make=lambda: service().change_job(employee_id, body),
+        make=lambda: svc.change_job(employee_id, body),
     )
 
 
 @router.serve
 def recent_hires(
     since: Annotated[str, Query(pattern=DAY_PATTERN)],
+    svc: Service,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> HirePage | PublicHirePage:
@@ -175,33 +178,30 @@ def recent_hires(
     confidential = caller_of(app).is_in(ADMIN)
     day = _day(since, "since")
     return paginate(
+        app,
         HirePage if confidential else PublicHirePage,
-        "order-entry.recent-hires",
         cursor,
-        lambda start: service().recent_hires(day, confidential=confidential, limit=limit, start_key=start),
-        since=since,
+        lambda start: svc.recent_hires(day, confidential=confidential, limit=limit, start_key=start),
     )
 
 
 @router.serve
-def warehouse_employees(warehouse_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
+def warehouse_employees(
+    warehouse_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
     return paginate(
-        EmployeeEdgePage,
-        f"order-entry.warehouse-employees/{warehouse_id}",
-        cursor,
-        lambda start: service().warehouse_employees(warehouse_id, limit=limit, start_key=start),
+        app, EmployeeEdgePage, cursor, lambda start: svc.warehouse_employees(warehouse_id, limit=limit, start_key=start)
     )
 
 
 @router.serve
-def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> EmployeeEdgePage:
+def job_employees(
+    job_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
     return paginate(
-        EmployeeEdgePage,
-        f"order-entry.job-employees/{job_id}",
-        cursor,
-        lambda start: service().job_employees(job_id, limit=limit, start_key=start),
+        app, EmployeeEdgePage, cursor, lambda start: svc.job_employees(job_id, limit=limit, start_key=start)
     )
 
 
@@ -209,13 +209,15 @@ def job_employees(job_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor =
 
 
 @router.serve
-def get_product(product_id: IdPath) -> Product:
+def get_product(product_id: IdPath, svc: Service) -> Product:
     """A product with its total inventory over every warehouse (pattern 13)."""
-    return service().get_product(product_id)
+    return svc.get_product(product_id)
 
 
 @router.serve
-def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> ProductActivityPage:
+def product_activity(
+    product_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
     The product's order lines and, after them, its stock in each warehouse."""
@@ -227,18 +229,13 @@ def product_activity(product_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: C
             next_cursor=next_cursor,
         )
 
-    return paginate(
-        build,
-        f"order-entry.product-activity/{product_id}",
-        cursor,
-        lambda start: service().product_activity(product_id, limit=limit, start_key=start),
-    )
+    return paginate(app, build, cursor, lambda start: svc.product_activity(product_id, limit=limit, start_key=start))
 
 
 @router.serve
-def get_inventory(warehouse_id: IdPath, product_id: IdPath) -> Inventory:
+def get_inventory(warehouse_id: IdPath, product_id: IdPath, svc: Service) -> Inventory:
     """A product's stock in one warehouse (pattern 12)."""
-    return service().get_inventory(warehouse_id, product_id)
+    return svc.get_inventory(warehouse_id, product_id)
 
 
 @router.serve
@@ -246,6 +243,7 @@ def receive(
     warehouse_id: IdPath,
     product_id: IdPath,
     body: ReceiptIn,
+    svc: Service,
     idempotency_key: IdempotencyKey = None,
 ) -> Response[Inventory]:
     """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
@@ -254,19 +252,19 @@ def receive(
         operation=f"order-entry.receipt/{warehouse_id}/{product_id}",
         key=idempotency_key,
         request=body.model_dump(mode="json"),
-        make=lambda: service().receive(warehouse_id, product_id, body.quantity),
+        make=lambda: svc.receive(warehouse_id, product_id, body.quantity),
     )
 
 
 @router.serve
-def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]:
+def move(body: MoveIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Move]:
     """Move stock between two warehouses in one transaction (the total does not change)."""
     return create_once(
         app,
         operation="order-entry.move",
         key=idempotency_key,
         request=body.model_dump(mode="json"),
-        make=lambda: service().move(body),
+        make=lambda: svc.move(body),
     )
 
 
@@ -274,33 +272,34 @@ def move(body: MoveIn, idempotency_key: IdempotencyKey = None) -> Response[Move]
 
 
 @router.serve
-def place_order(body: OrderIn, idempotency_key: IdempotencyKey = None) -> Response[Order]:
+def place_order(body: OrderIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
     return create_once(
         app,
         operation="order-entry.order",
         key=idempotency_key,
         request=body.model_dump(mode="json"),
-        make=lambda: service().place_order(body),
+        make=lambda: svc.place_order(body),
     )
 
 
 @router.serve
-def get_order(order_id: IdPath) -> Order:
+def get_order(order_id: IdPath, svc: Service) -> Order:
     """An order with its lines."""
-    return service().get_order(order_id)
+    return svc.get_order(order_id)
 
 
 @router.serve
-def change_status(order_id: IdPath, body: StatusChange) -> Order:
+def change_status(order_id: IdPath, body: StatusChange, svc: Service) -> Order:
     """Change an order's status: it moves in GSI2's sort key; a cancellation leaves the rep's total."""
-    return service().change_status(order_id, body.status)
+    return svc.change_status(order_id, body.status)
 
 
 @router.serve
 def orders_in_status(
     first: From,
     last: To,
+    svc: Service,
     status: Annotated[OrderStatus, Query()] = "OPEN",
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
@@ -310,13 +309,7 @@ def orders_in_status(
     One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
     days = _day(first, "from"), _day(last, "to")
     return paginate(
-        OrderPage,
-        "order-entry.orders",
-        cursor,
-        lambda start: service().orders_in_status(status, *days, limit=limit, after=_after(start)),
-        status=status,
-        first=first,
-        last=last,
+        app, OrderPage, cursor, lambda start: svc.orders_in_status(status, *days, limit=limit, after=_after(start))
     )
 
 
@@ -325,6 +318,7 @@ def customer_orders(
     customer_id: IdPath,
     first: From,
     last: To,
+    svc: Service,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> OrderPage:
@@ -333,24 +327,14 @@ def customer_orders(
     One Query per status, in parallel, merged by date."""
     days = _day(first, "from"), _day(last, "to")
     return paginate(
-        OrderPage,
-        f"order-entry.customer-orders/{customer_id}",
-        cursor,
-        lambda start: service().customer_orders(customer_id, *days, limit=limit, after=_after(start)),
-        first=first,
-        last=last,
+        app, OrderPage, cursor, lambda start: svc.customer_orders(customer_id, *days, limit=limit, after=_after(start))
     )
 
 
 @router.serve
-def rep_customers(rep_id: IdPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
+def rep_customers(rep_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
-    return paginate(
-        CustomerPage,
-        f"order-entry.rep-customers/{rep_id}",
-        cursor,
-        lambda start: service().rep_customers(rep_id, limit=limit, start_key=start),
-    )
+    return paginate(app, CustomerPage, cursor, lambda start: svc.rep_customers(rep_id, limit=limit, start_key=start))
 
 
 @router.serve
@@ -358,6 +342,7 @@ def rep_orders(
     rep_id: IdPath,
     first: From,
     last: To,
+    svc: Service,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> OrderPage:
@@ -366,24 +351,16 @@ def rep_orders(
     One Query per status, in parallel, merged by date."""
     days = _day(first, "from"), _day(last, "to")
     return paginate(
-        OrderPage,
-        f"order-entry.rep-orders/{rep_id}",
-        cursor,
-        lambda start: service().rep_orders(rep_id, *days, limit=limit, after=_after(start)),
-        first=first,
-        last=last,
+        app, OrderPage, cursor, lambda start: svc.rep_orders(rep_id, *days, limit=limit, after=_after(start))
     )
 
 
 @router.serve
-def rep_ranking(quarter: QuarterPath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepQuarterPage:
+def rep_ranking(
+    quarter: QuarterPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
-    return paginate(
-        RepQuarterPage,
-        f"order-entry.rep-ranking/{quarter}",
-        cursor,
-        lambda start: service().rep_ranking(quarter, limit=limit, start_key=start),
-    )
+    return paginate(app, RepQuarterPage, cursor, lambda start: svc.rep_ranking(quarter, limit=limit, start_key=start))
 
 
 app = build_resolver()

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day, JsonInt, JsonNumber, rounded, stripped
+from functions.shared.models import ApiModel, Day, JsonInt, JsonNumber, PageOf, rounded, stripped
 
 # Ids become parts of keys: no separator (`#`), no spaces.
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -24,10 +24,6 @@ ReferenceKind = Literal["region", "country", "location", "department", "job", "w
 MAX_ORDER_LINES = 25
 Cents = Annotated[JsonInt, Field(ge=0, le=10**11, strict=True)]
 Quantity = Annotated[JsonInt, Field(ge=1, le=1_000_000, strict=True)]
-
-
-class _Page(ApiModel):
-    next_cursor: str | None = None
 
 
 # --- reference entities (regions, countries, locations, departments, jobs, warehouses) ---------------
@@ -73,8 +69,8 @@ class Employee(ApiModel):
     manager_id: str | None = None
 
 
-class EmployeePage(_Page):
-    items: list[Employee]
+class EmployeePage(PageOf[Employee]):
+    pass
 
 
 class JobChangeIn(ApiModel):
@@ -107,12 +103,12 @@ class Hire(PublicHire):
     commission_pct: float
 
 
-class HirePage(_Page):
-    items: list[Hire]
+class HirePage(PageOf[Hire]):
+    pass
 
 
-class PublicHirePage(_Page):
-    items: list[PublicHire]
+class PublicHirePage(PageOf[PublicHire]):
+    pass
 
 
 class EmployeeEdge(ApiModel):
@@ -122,8 +118,8 @@ class EmployeeEdge(ApiModel):
     name: str
 
 
-class EmployeeEdgePage(_Page):
-    items: list[EmployeeEdge]
+class EmployeeEdgePage(PageOf[EmployeeEdge]):
+    pass
 
 
 # --- customers, products, stock -----------------------------------------------------------------------
@@ -139,8 +135,8 @@ class Customer(ApiModel):
     rep_id: str
 
 
-class CustomerPage(_Page):
-    items: list[Customer]
+class CustomerPage(PageOf[Customer]):
+    pass
 
 
 class ProductIn(ApiModel):
@@ -213,17 +209,18 @@ class Order(ApiModel):
     lines: list[OrderLine] | None = None
 
 
-class OrderPage(_Page):
-    items: list[Order]
+class OrderPage(PageOf[Order]):
+    pass
 
 
 class StatusChange(ApiModel):
     status: OrderStatus
 
 
-class ProductActivityPage(_Page):
+class ProductActivityPage(ApiModel):
     """Pattern 8: a product's order lines and its stock in each warehouse, in one GSI1 partition."""
 
+    next_cursor: str | None = None
     order_lines: list[OrderLine]
     inventories: list[Inventory]
 
@@ -237,5 +234,5 @@ class RepQuarter(ApiModel):
     order_count: int
 
 
-class RepQuarterPage(_Page):
-    items: list[RepQuarter]
+class RepQuarterPage(PageOf[RepQuarter]):
+    pass

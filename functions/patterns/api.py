@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
-from functools import lru_cache
 from typing import Annotated, Any, Literal
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Depends, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.patterns.models import (
@@ -42,6 +41,7 @@ from functions.patterns.repository import PatternsRepository
 from functions.patterns.routes import ROUTES
 from functions.patterns.service import PatternsService
 from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.errors import ForbiddenError, InvalidInputError
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
@@ -57,9 +57,12 @@ NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
 NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> PatternsService:
     return PatternsService(PatternsRepository(settings()))
+
+
+Service = Annotated[PatternsService, Depends(service)]
 
 
 def _json(status: int, body: dict) -> Response:
@@ -80,39 +83,44 @@ def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
 
 # --- repos and stars: reference counts, assembled collections -----------------------------------------
 
+
 @router.serve
-def put_repo(owner: NamePath, repo: NamePath, body: RepoIn) -> Repo:
+def put_repo(owner: NamePath, repo: NamePath, body: RepoIn, svc: Service) -> Repo:
     """Create or replace a repository."""
-    return service().put_repo(owner, repo, body.description)
+    return svc.put_repo(owner, repo, body.description)
 
 
 @router.serve
-def get_repo(owner: NamePath, repo: NamePath) -> Repo:
+def get_repo(owner: NamePath, repo: NamePath, svc: Service) -> Repo:
     """Read a repository."""
-    return service().get_repo(owner, repo)
+    return svc.get_repo(owner, repo)
 
 
 @router.serve
-def star(owner: NamePath, repo: NamePath, username: NamePath) -> Response[Star]:
+def star(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) -> Response[Star]:
     """Star a repository."""
     caller = _as_self(username)
-    starred, created = service().star(caller, owner, repo)
+    starred, created = svc.star(caller, owner, repo)
     return _json(201 if created else 200, dump(starred))
 
 
 @router.serve
-def unstar(owner: NamePath, repo: NamePath, username: NamePath) -> Response[None]:
+def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) -> Response[None]:
     """Remove a star from a repository."""
-    service().unstar(_as_self(username), owner, repo)
+    svc.unstar(_as_self(username), owner, repo)
     return Response(status_code=204)
 
 
 @router.serve
-def repo_with_stars(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithStars:
+def repo_with_stars(
+    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> RepoWithStars:
     """Read a repository with its stargazers."""
     return paginate(
-        _split(RepoWithStars, Repo), f"patterns.repo-stars/{owner}/{repo}", cursor,
-        lambda start: service().repo_with_stars(owner, repo, limit=limit, start_key=start),
+        app,
+        _split(RepoWithStars, Repo),
+        cursor,
+        lambda start: svc.repo_with_stars(owner, repo, limit=limit, start_key=start),
     )
 
 
@@ -125,150 +133,190 @@ def _as_self(username: str):
 
 # --- issues: sequential identifiers, sparse index, sorting on a changing attribute --------------------
 
+
 @router.serve
-def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, idempotency_key: IdempotencyKey = None) -> Response[Issue]:
+def create_issue(
+    owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, idempotency_key: IdempotencyKey = None
+) -> Response[Issue]:
     """Open an issue in a repository."""
     caller = caller_of(app)
-    return create_once(app, operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
-                       request=issue.model_dump(mode="json"),
-                       make=lambda: service().create_issue(caller, owner, repo, issue))
+    return create_once(
+        app,
+        operation=f"patterns.issue/{owner}/{repo}",
+        key=idempotency_key,
+        request=issue.model_dump(mode="json"),
+        make=lambda: svc.create_issue(caller, owner, repo, issue),
+    )
 
 
 @router.serve
-def repo_with_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> RepoWithIssues:
+def repo_with_issues(
+    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> RepoWithIssues:
     """Read a repository with its issues."""
     return paginate(
-        _split(RepoWithIssues, Repo), f"patterns.repo-issues/{owner}/{repo}", cursor,
-        lambda start: service().repo_with_issues(owner, repo, limit=limit, start_key=start),
+        app,
+        _split(RepoWithIssues, Repo),
+        cursor,
+        lambda start: svc.repo_with_issues(owner, repo, limit=limit, start_key=start),
     )
 
 
 @router.serve
-def get_issue(owner: NamePath, repo: NamePath, number: NumberPath) -> Issue:
+def get_issue(owner: NamePath, repo: NamePath, number: NumberPath, svc: Service) -> Issue:
     """Read an issue."""
-    return service().get_issue(owner, repo, number)
+    return svc.get_issue(owner, repo, number)
 
 
 @router.serve
-def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange) -> Issue:
+def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange, svc: Service) -> Issue:
     """Change an issue's title or state."""
-    return service().change_issue(caller_of(app), owner, repo, number, change)
+    return svc.change_issue(caller_of(app), owner, repo, number, change)
 
 
 @router.serve
-def open_issues(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
+def open_issues(
+    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> IssuePage:
     """List a repository's open issues."""
-    return paginate(
-        IssuePage, f"patterns.open-issues/{owner}/{repo}", cursor,
-        lambda start: service().open_issues(owner, repo, limit=limit, start_key=start),
-    )
+    return paginate(app, IssuePage, cursor, lambda start: svc.open_issues(owner, repo, limit=limit, start_key=start))
 
 
 @router.serve
-def issues_by_update(owner: NamePath, repo: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> IssuePage:
+def issues_by_update(
+    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> IssuePage:
     """List a repository's issues, most recently updated first."""
     return paginate(
-        IssuePage, f"patterns.issues-by-update/{owner}/{repo}", cursor,
-        lambda start: service().issues_by_update(owner, repo, limit=limit, start_key=start),
+        app, IssuePage, cursor, lambda start: svc.issues_by_update(owner, repo, limit=limit, start_key=start)
     )
 
 
 # --- organizations: sorting with multiple entity types, sparse index ----------------------------------
 
+
 @router.serve
-def put_org(org: NamePath, body: OrgIn) -> Org:
+def put_org(org: NamePath, body: OrgIn, svc: Service) -> Org:
     """Create or replace an organization."""
-    return service().put_org(Org(org=org, name=body.name))
+    return svc.put_org(Org(org=org, name=body.name))
 
 
 @router.serve
 def org_with_users(
     org: NamePath,
     # desc is the default: the seed's one Query a page (docs/patterns.md, "Sorting with multiple entity types")
-    order: Annotated[Literal["asc", "desc"], Query(
-        description="users Z-A (desc, one request a page) or A-Z (asc, the first page two requests); the org comes "
-                    "with the first page either way")] = "desc",
+    svc: Service,
+    order: Annotated[
+        Literal["asc", "desc"],
+        Query(
+            description="users Z-A (desc, one request a page) or A-Z (asc, the first page two requests); the org comes "
+            "with the first page either way"
+        ),
+    ] = "desc",
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
 ) -> OrgWithUsers:
     """Read an organization with its users."""
     return paginate(
-        _split(OrgWithUsers, Org), f"patterns.org-users/{org}", cursor,
-        lambda start: service().org_with_users(org, descending=order == "desc", limit=limit, start_key=start),
-        order=order,
+        app,
+        _split(OrgWithUsers, Org),
+        cursor,
+        lambda start: svc.org_with_users(org, descending=order == "desc", limit=limit, start_key=start),
     )
 
 
 @router.serve
-def put_org_user(org: NamePath, username: NamePath, body: UserIn) -> OrgUser:
+def put_org_user(org: NamePath, username: NamePath, body: UserIn, svc: Service) -> OrgUser:
     """Add or change a user of an organization."""
-    return service().put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
+    return svc.put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
 
 
 @router.serve
-def org_admins(org: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
+def org_admins(org: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
     """List an organization's admins."""
-    return paginate(
-        UserPage, f"patterns.org-admins/{org}", cursor,
-        lambda start: service().org_admins(org, limit=limit, start_key=start),
-    )
+    return paginate(app, UserPage, cursor, lambda start: svc.org_admins(org, limit=limit, start_key=start))
 
 
 # --- stores: composite sort keys for hierarchy --------------------------------------------------------
 
+
 @router.serve
-def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, store_id: NamePath,
-              body: StoreIn) -> Store:
+def put_store(
+    country: NamePath,
+    state: NamePath,
+    city: NamePath,
+    zip_code: NamePath,
+    store_id: NamePath,
+    body: StoreIn,
+    svc: Service,
+) -> Store:
     """Create or replace a store at its location."""
-    return service().put_store(Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code,
-                                     address=body.address))
-
-
-def _stores(country: str, levels: tuple[str, ...], limit: int, cursor: str | None) -> StorePage:
-    return paginate(
-        StorePage, "patterns.stores/" + "/".join((country, *levels)), cursor,
-        lambda start: service().stores_in(country, *levels, limit=limit, start_key=start),
+    return svc.put_store(
+        Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code, address=body.address)
     )
 
 
+def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], limit: int, cursor: str | None) -> StorePage:
+    return paginate(app, StorePage, cursor, lambda start: svc.stores_in(country, *levels, limit=limit, start_key=start))
+
+
 @router.serve
-def stores_in_country(country: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
+def stores_in_country(
+    country: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> StorePage:
     """List the stores in a country."""
-    return _stores(country, (), limit, cursor)
+    return _stores(svc, country, (), limit, cursor)
 
 
 @router.serve
-def stores_in_state(country: NamePath, state: NamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> StorePage:
+def stores_in_state(
+    country: NamePath, state: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> StorePage:
     """List the stores in a state."""
-    return _stores(country, (state,), limit, cursor)
+    return _stores(svc, country, (state,), limit, cursor)
 
 
 @router.serve
-def stores_in_city(country: NamePath, state: NamePath, city: NamePath, limit: Limit = DEFAULT_LIMIT,
-                   cursor: Cursor = None) -> StorePage:
+def stores_in_city(
+    country: NamePath,
+    state: NamePath,
+    city: NamePath,
+    svc: Service,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> StorePage:
     """List the stores in a city."""
-    return _stores(country, (state, city), limit, cursor)
+    return _stores(svc, country, (state, city), limit, cursor)
 
 
 @router.serve
-def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, limit: Limit = DEFAULT_LIMIT,
-                  cursor: Cursor = None) -> StorePage:
+def stores_in_zip(
+    country: NamePath,
+    state: NamePath,
+    city: NamePath,
+    zip_code: NamePath,
+    svc: Service,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+) -> StorePage:
     """List the stores in a postal code."""
-    return _stores(country, (state, city, zip_code), limit, cursor)
+    return _stores(svc, country, (state, city, zip_code), limit, cursor)
 
 
 # --- orders: composite sort key with an enum ----------------------------------------------------------
 
+
 @router.serve
-def put_order(customer: NamePath, order_id: NamePath, body: OrderIn) -> Order:
+def put_order(customer: NamePath, order_id: NamePath, body: OrderIn, svc: Service) -> Order:
     """Create or replace a customer's order."""
-    return service().put_order(Order(customer=customer, order_id=order_id, **body.model_dump()))
+    return svc.put_order(Order(customer=customer, order_id=order_id, **body.model_dump()))
 
 
 @router.serve
 def orders_by_status(
     customer: NamePath,
     status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
+    svc: Service,
     first: Annotated[str | None, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
     last: Annotated[str | None, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
     limit: Limit = DEFAULT_LIMIT,
@@ -277,9 +325,10 @@ def orders_by_status(
     """List a customer's orders by status and date."""
     wanted = OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
     return paginate(
-        OrderPage, f"patterns.orders/{customer}", cursor,
-        lambda start: service().orders_by_status(caller_of(app), customer, wanted, limit=limit, start_key=start),
-        status=status, first=first, last=last,
+        app,
+        OrderPage,
+        cursor,
+        lambda start: svc.orders_by_status(caller_of(app), customer, wanted, limit=limit, start_key=start),
     )
 
 
@@ -289,22 +338,24 @@ def _day(value: str | None, name: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError as error:
-        raise InvalidInputError(f"{name} is not a real day",
-                                details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}]) from error
+        raise InvalidInputError(
+            f"{name} is not a real day", details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}]
+        ) from error
 
 
 # --- the singleton ------------------------------------------------------------------------------------
 
+
 @router.serve
-def put_featured(body: FeaturedIn) -> Featured:
+def put_featured(body: FeaturedIn, svc: Service) -> Featured:
     """Set the featured repositories."""
-    return service().put_featured(body.repos)
+    return svc.put_featured(body.repos)
 
 
 @router.serve
-def get_featured() -> Featured:
+def get_featured(svc: Service) -> Featured:
     """Read the featured repositories."""
-    return service().get_featured()
+    return svc.get_featured()
 
 
 app = build_resolver()

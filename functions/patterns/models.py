@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, rounded, stripped
+from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, PageOf, rounded, stripped
 
 # Names that become parts of keys: no separator (`#`), no spaces.
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -17,10 +17,6 @@ Description = stripped(0, 500)
 IssueStatus = Literal["open", "closed"]
 Role = Literal["member", "admin"]
 OrderStatus = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]
-
-
-class _Page(ApiModel):
-    next_cursor: str | None = None
 
 
 # --- repos, stars, issues -----------------------------------------------------------------------------
@@ -69,24 +65,22 @@ class Issue(ApiModel):
     updated_at: datetime
 
 
-class IssuePage(_Page):
-    items: list[Issue]
+class IssuePage(PageOf[Issue]):
+    pass
 
 
-class RepoWithIssues(_Page):
+class RepoWithIssues(PageOf[Issue]):
     """One page of the repo's item collection below the repo item: the repo on the first page (null on the others),
     and `limit` issues on every page."""
 
     repo: Repo | None = None
-    items: list[Issue]
 
 
-class RepoWithStars(_Page):
+class RepoWithStars(PageOf[Star]):
     """One page of the repo's item collection from the repo item up: the repo on the first page (null on the
     others), and `limit` stars on every page."""
 
     repo: Repo | None = None
-    items: list[Star]
 
 
 # --- organizations and users --------------------------------------------------------------------------
@@ -112,15 +106,14 @@ class OrgUser(ApiModel):
     role: Role
 
 
-class UserPage(_Page):
-    items: list[OrgUser]
+class UserPage(PageOf[OrgUser]):
+    pass
 
 
-class OrgWithUsers(_Page):
+class OrgWithUsers(PageOf[OrgUser]):
     """One page of the org's users, A-Z or Z-A; `org` on the first page in either order (null on the others)."""
 
     org: Org | None = None
-    items: list[OrgUser]
 
 
 # --- stores -------------------------------------------------------------------------------------------
@@ -138,8 +131,8 @@ class Store(ApiModel):
     address: str
 
 
-class StorePage(_Page):
-    items: list[Store]
+class StorePage(PageOf[Store]):
+    pass
 
 
 # --- orders -------------------------------------------------------------------------------------------
@@ -158,8 +151,8 @@ class Order(ApiModel):
     amount: float
 
 
-class OrderPage(_Page):
-    items: list[Order]
+class OrderPage(PageOf[Order]):
+    pass
 
 
 class OrderRange(ApiModel):

@@ -50,10 +50,12 @@ def swagger_ui() -> Response[str]:
     base_path = app._get_base_path()
     query = app.current_event.query_string_parameters or {}
     if query.get("format") == "json":
-        return docs.cacheable(docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE,
-                              _if_none_match())
-    return docs.cacheable(docs.page(base_path, query.get("domain")), content_types.TEXT_HTML, docs.REVALIDATE,
-                          _if_none_match())
+        return docs.cacheable(
+            docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE, _if_none_match()
+        )
+    return docs.cacheable(
+        docs.page(base_path, query.get("domain")), content_types.TEXT_HTML, docs.REVALIDATE, _if_none_match()
+    )
 
 
 @router.serve
@@ -73,8 +75,10 @@ def health() -> dict:
 
 # The page's styles and its one script are inline, the script allowed by its hash, and it calls only this API:
 # nothing else may load or run, from anywhere.
-EXPLORER_POLICY = ("default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; connect-src 'self'; "
-                   "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+EXPLORER_POLICY = (
+    "default-src 'none'; script-src {scripts}; style-src 'unsafe-inline'; connect-src 'self'; "
+    "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
 
 
 @router.serve
@@ -83,8 +87,12 @@ def explorer() -> Response[str]:
     from functions.platform.explorer import page, script_hashes
 
     policy = EXPLORER_POLICY.format(scripts=script_hashes())
-    return Response(status_code=200, content_type=content_types.TEXT_HTML, body=page(),
-                    headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"})
+    return Response(
+        status_code=200,
+        content_type=content_types.TEXT_HTML,
+        body=page(),
+        headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"},
+    )
 
 
 app.include_router(router)

@@ -3,10 +3,9 @@ Each route: validated input, one call into the service."""
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Depends, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.sessions.models import (
@@ -20,6 +19,7 @@ from functions.sessions.routes import ROUTES
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from functions.sessions.service import SessionsService
 from functions.shared.auth import Caller, caller_of
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.models import dump
@@ -32,10 +32,13 @@ TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> SessionsService:
     config = settings()
     return SessionsService(SessionsRepository(config), config.integer(LIFETIME_ENV, DEFAULT_LIFETIME_SECONDS))
+
+
+Service = Annotated[SessionsService, Depends(service)]
 
 
 def _caller() -> Caller:
@@ -43,41 +46,42 @@ def _caller() -> Caller:
 
 
 @router.serve
-def create_session() -> Response[Session]:
+def create_session(svc: Service) -> Response[Session]:
     # No Idempotency-Key here (a review found it): a replay would hand back a token signed out since, and keep it in
     # plain text in the idempotency table for a day. A retried sign-in makes a second session, which expires.
     """Start a session for the caller."""
-    session = service().create(_caller())
+    session = svc.create(_caller())
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=dump(session))
 
 
 @router.serve
-def get_session(token: TokenPath) -> Session:
+def get_session(token: TokenPath, svc: Service) -> Session:
     """Read one of the caller's sessions."""
-    return service().get(_caller(), token)
+    return svc.get(_caller(), token)
 
 
 @router.serve
-def delete_session(token: TokenPath) -> Response[None]:
+def delete_session(token: TokenPath, svc: Service) -> Response[None]:
     """End a session."""
-    service().delete(_caller(), token)
+    svc.delete(_caller(), token)
     return Response(status_code=204)
 
 
 @router.serve
-def sessions_of(username: UsernamePath, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> SessionPage:
+def sessions_of(
+    username: UsernamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+) -> SessionPage:
     """List a user's sessions."""
     caller = _caller()
     return paginate(
-        SessionPage, f"sessions.of/{username}", cursor,
-        lambda start: service().sessions_of(caller, username, limit=limit, start_key=start),
+        app, SessionPage, cursor, lambda start: svc.sessions_of(caller, username, limit=limit, start_key=start)
     )
 
 
 @router.serve
-def delete_sessions_of(username: UsernamePath) -> Response[None]:
+def delete_sessions_of(username: UsernamePath, svc: Service) -> Response[None]:
     """End every session of a user."""
-    service().delete_all(_caller(), username)
+    svc.delete_all(_caller(), username)
     return Response(status_code=204)
 
 

@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import Field
 
-from functions.shared.models import ApiModel
+from functions.shared.models import ApiModel, PageOf
 
 # What `secrets.token_urlsafe(32)` makes (43 characters), and the seed's uuid4 tokens (36) of the example data.
 TOKEN_PATTERN = r"^[A-Za-z0-9_-]{16,128}$"
@@ -21,6 +21,5 @@ class Session(ApiModel):
                                              "deleted it yet")
 
 
-class SessionPage(ApiModel):
-    items: list[Session]
-    next_cursor: str | None = None
+class SessionPage(PageOf[Session]):
+    pass

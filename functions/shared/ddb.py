@@ -6,7 +6,6 @@ import random
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import boto3
@@ -16,6 +15,7 @@ from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
 
 from functions.shared import cost
+from functions.shared.container import per_container
 from functions.shared.errors import AppError, ServiceUnavailableError, ThrottledError
 
 if TYPE_CHECKING:
@@ -55,7 +55,7 @@ BATCH_WRITE_MAX_ITEMS = 25  # BatchWriteItem's limit
 BATCH_WRITE_ROUNDS = 6
 
 
-@lru_cache(maxsize=1)
+@per_container
 def resource() -> DynamoDBServiceResource:
     """Created on first use, never at import (moto and cold starts both need that); every call it makes reports its
     consumed capacity to the request's ledger (functions/shared/cost.py)."""

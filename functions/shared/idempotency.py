@@ -14,7 +14,6 @@ an expired record as absent on read, so locally, where nothing expires items, th
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import (
@@ -39,6 +38,7 @@ from functions.shared.ddb import CLIENT_CONFIG, retried
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
+from functions.shared.container import per_container
 
 RETENTION_SECONDS = 24 * 3600
 
@@ -54,7 +54,7 @@ IdempotencyKey = Annotated[
 ]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def _config() -> IdempotencyConfig:
     return IdempotencyConfig(
         event_key_jmespath="[caller, operation, key]",
@@ -90,7 +90,7 @@ def _same_record(stored: DataRecord, put: DataRecord) -> bool:
     return all(getattr(stored, name) == getattr(put, name) for name in fields)
 
 
-@lru_cache(maxsize=1)
+@per_container
 def _execute() -> Callable[..., dict[str, Any]]:
     """Built on first use: the persistence layer creates its boto3 client when constructed."""
     # The same timeouts and retries as every other DynamoDB call (ddb.CLIENT_CONFIG), not botocore's 60 s defaults.

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -192,6 +192,17 @@ class ApiModel(BaseModel):
     """camelCase aliases, unknown fields refused (a typo is a 400, not a silently ignored field)."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid", frozen=True)
+
+
+Item = TypeVar("Item")
+
+
+class PageOf(ApiModel, Generic[Item]):
+    """One page of a list: its items, and `nextCursor`, the cursor of the next page (null: the list ends).
+    A domain names its page of each kind: `class TimeslotPage(PageOf[Timeslot]): ...`."""
+
+    items: list[Item]
+    next_cursor: str | None = None
 
 
 def dump(model: BaseModel) -> dict[str, Any]:

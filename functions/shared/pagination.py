@@ -16,11 +16,11 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
 from typing import Annotated, Any, TypeVar
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
+from functions.shared.container import per_container
 from functions.shared.errors import InvalidInputError
 from functions.shared.settings import settings
 
@@ -132,19 +132,37 @@ Cursor = Annotated[
 ]
 
 
-def paginate(
-    page_model: Callable[..., PageModel], route: str, cursor: str | None, fetch: Callable[[StartKey], Page],
-    **params: Any,
-) -> PageModel:
-    """A list route's answer: the cursor checked against this route and its parameters, one page fetched from
-    where it points, and the next page's cursor bound to the same route and parameters."""
-    bound = binding(route, **params)
+# The parameters of every list route that are not part of what it lists: the page's size and where it starts.
+PAGING_PARAMETERS = frozenset({"limit", "cursor"})
+
+
+def request_binding(app: Any, **also: Any) -> str:
+    """What a list request's cursor is bound to: the route API Gateway matched (method and resource) and the route's
+    parameters as validated, but the page's size and cursor (a client may change the size between pages), and
+    `also`: what the list depends on that is not a parameter (the caller, for a list of the caller's own)."""
+    event = app.current_event
+    params = {name: value for name, value in app.request.path_parameters.items()
+              if name not in PAGING_PARAMETERS and isinstance(value, str | int | float | bool)}
+    return route_binding(event.http_method.upper(), event.resource, **params, **also)
+
+
+def route_binding(method: str, path: str, **params: Any) -> str:
+    """The binding of a list route's cursor (`request_binding`), for another route that gives its first cursor
+    (a customer read with the first page of their orders)."""
+    return binding(f"{method} {path}", **params)
+
+
+def paginate(app: Any, page_model: Callable[..., PageModel], cursor: str | None,
+             fetch: Callable[[StartKey], Page], **also: Any) -> PageModel:
+    """A list route's answer: the cursor checked against what it is bound to (`request_binding`: this route, these
+    parameters, and `also`), one page fetched from where it points, and the next page's cursor bound the same way."""
+    bound = request_binding(app, **also)
     codec = cursor_codec()
     page = fetch(codec.decode(cursor, bound))
     return page_model(items=page.items, next_cursor=codec.encode(page.last_key, bound))
 
 
-@lru_cache(maxsize=1)
+@per_container
 def cursor_codec() -> CursorCodec:
     """The codec keyed by the deployment's secret (fetched on first use, cached for the container's life)."""
     from aws_lambda_powertools.utilities import parameters

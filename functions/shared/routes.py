@@ -1,7 +1,19 @@
-"""A domain's routes, declared once, as plain data (docs/adr: "Each route declared once").
+"""A domain's routes, declared once, as plain data (docs/adr/0096-each-route-declared-once.md).
 
-Each domain lists its routes in `functions/<domain>/routes.py`: one `Route` a handler, named like the handler
-function. What reads it:
+Each domain lists its routes in `functions/<domain>/routes.toml`, one table a handler, named like the handler
+function, and its `routes.py` loads them (`ROUTES = load(__file__)`):
+
+    tag = "voting"                            # the OpenAPI tag of the domain's routes
+
+    [put_poll]                                # the handler's name
+    route = "PUT /voting/polls/{pollId}"      # method and path, as API Gateway names them
+    group = "admin"                           # optional: the Cognito group a caller must be in (403 otherwise)
+    paged = true                              # optional: it answers a page and a signed cursor
+    public = true                             # optional: no authorizer (health, docs)
+    in_schema = false                         # optional: left out of the OpenAPI description
+    responses = { 201 = "created", 409 = "409 POLL_EXISTS" }   # optional: status -> description (OpenAPI)
+
+What reads them:
 - the domain's `api.py`: `@router.serve` registers each handler under its route (functions/shared/http.py);
 - the resolver: the group a route requires is refused (403) before the request is validated;
 - the stack (infra/domains/<domain>.py): the API Gateway methods, their authorizer and the cursor secret of a
@@ -14,8 +26,11 @@ Standard library only: the stack reads it without loading Powertools.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 ADMIN = "admin"  # the Cognito group of administrators
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "PATCH"})
@@ -105,3 +120,29 @@ def _named(route: Route, name: str) -> Route:
         raise ValueError(f"route {route.method} {route.path} is named {route.name!r}, not {name!r}")
     return Route(route.method, route.path, route.group, route.public, route.paged, dict(route.responses),
                  route.in_schema, name)
+
+
+_KEYS = {"route", "group", "public", "paged", "in_schema", "responses"}
+
+
+def load(module_file: str) -> Routes:
+    """The routes of the `routes.toml` beside `module_file` (a domain's routes.py passes its `__file__`)."""
+    path = Path(module_file).with_name("routes.toml")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    tag = data.pop("tag", None)
+    if not isinstance(tag, str):
+        raise TypeError(f"{path}: no `tag = \"...\"`")
+    return Routes(tag, **{name: _route(path, name, table) for name, table in data.items()})
+
+
+def _route(path: Path, name: str, table: Any) -> Route:
+    if not isinstance(table, dict) or not isinstance(table.get("route"), str):
+        raise TypeError(f"{path}: [{name}] needs `route = \"METHOD /path\"`")
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ValueError(f"{path}: [{name}] has unknown keys {sorted(unknown)} (known: {sorted(_KEYS)})")
+    method, _, route_path = table["route"].partition(" ")
+    responses = {int(status): str(text) for status, text in (table.get("responses") or {}).items()}
+    return Route(method, route_path, group=table.get("group"), public=bool(table.get("public", False)),
+                 paged=bool(table.get("paged", False)), responses=responses,
+                 in_schema=bool(table.get("in_schema", True)))

@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from functions.shared import cost
+from functions.shared.container import per_container
 from functions.shared.table_spec import TableSpec
 
 
@@ -42,7 +42,7 @@ class Settings:
         return name
 
 
-@lru_cache(maxsize=1)
+@per_container
 def settings() -> Settings:
     return Settings(dict(os.environ))
 

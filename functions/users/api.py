@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Depends, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.models import dump
@@ -32,16 +32,19 @@ UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
 EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> UsersService:
     return UsersService(UsersRepository(settings()))
 
 
+Service = Annotated[UsersService, Depends(service)]
+
+
 @router.serve
-def sign_up(request: SignUpIn) -> Response[User]:
+def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
     """Sign up a user with a unique email."""
-    service().require_self_or_admin(caller_of(app), request.user_id)
-    result = service().sign_up(request)
+    svc.require_self_or_admin(caller_of(app), request.user_id)
+    result = svc.sign_up(request)
     if result.created:
         metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
     return Response(
@@ -51,31 +54,31 @@ def sign_up(request: SignUpIn) -> Response[User]:
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.
 @router.serve
-def get_user(user_id: UserIdPath) -> User:
+def get_user(user_id: UserIdPath, svc: Service) -> User:
     """Read a user."""
-    service().require_self_or_admin(caller_of(app), user_id)
-    return service().get_user(user_id)
+    svc.require_self_or_admin(caller_of(app), user_id)
+    return svc.get_user(user_id)
 
 
 # Admins only: "whose is this email?" across every account is an enumeration oracle.
 @router.serve
-def user_by_email(email: EmailPath) -> User:
+def user_by_email(email: EmailPath, svc: Service) -> User:
     """Find a user by email."""
-    return service().user_by_email(email)
+    return svc.user_by_email(email)
 
 
 @router.serve
-def change_email(user_id: UserIdPath, change: EmailChangeIn) -> User:
+def change_email(user_id: UserIdPath, change: EmailChangeIn, svc: Service) -> User:
     """Change a user's email, keeping it unique."""
-    service().require_self_or_admin(caller_of(app), user_id)
-    return service().change_email(user_id, change.email)
+    svc.require_self_or_admin(caller_of(app), user_id)
+    return svc.change_email(user_id, change.email)
 
 
 @router.serve
-def delete_user(user_id: UserIdPath) -> Response[None]:
+def delete_user(user_id: UserIdPath, svc: Service) -> Response[None]:
     """Delete a user and free their email."""
-    service().require_self_or_admin(caller_of(app), user_id)
-    service().delete_user(user_id)
+    svc.require_self_or_admin(caller_of(app), user_id)
+    svc.delete_user(user_id)
     return Response(status_code=204)
 
 

@@ -26,7 +26,6 @@ def normalize_email(value: str) -> str:
     return value.strip(WHITE_SPACE_CHARS).lower()
 
 
-
 Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
 UserId = Annotated[str, StringConstraints(pattern=USER_ID_PATTERN)]
 

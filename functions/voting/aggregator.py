@@ -41,7 +41,6 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from functools import lru_cache
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
@@ -51,6 +50,7 @@ from aws_lambda_powertools.utilities.typing import LambdaContext
 from botocore.exceptions import ClientError
 
 from functions.shared import ddb, parked
+from functions.shared.container import per_container
 from functions.shared.handler import consumer_handler
 from functions.shared.observability import logger, metrics
 from functions.shared.parked import PermanentRecordError
@@ -256,7 +256,7 @@ class Aggregator:
         return attempts + 1
 
 
-@lru_cache(maxsize=1)
+@per_container
 def default_aggregator() -> Aggregator:
     return Aggregator(VotingRepository(TableNames(settings())), settings().integer(SEGMENTS_ENV, DEFAULT_SEGMENTS))
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Depends, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 from functions.shared.idempotency import IdempotencyKey, create_once
@@ -33,9 +33,12 @@ router = DomainRouter(ROUTES)
 PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
 
 
-@lru_cache(maxsize=1)
+@per_container
 def service() -> VotingService:
     return VotingService(VotingRepository(TableNames(settings())))
+
+
+Service = Annotated[VotingService, Depends(service)]
 
 
 def _json(status: int, body: dict) -> Response:
@@ -43,58 +46,62 @@ def _json(status: int, body: dict) -> Response:
 
 
 @router.serve
-def put_poll(poll_id: PollIdPath, poll: PollIn) -> Response[Poll]:
+def put_poll(poll_id: PollIdPath, poll: PollIn, svc: Service) -> Response[Poll]:
     """Create or replace a poll."""
-    stored, created = service().create_poll(poll_id, poll)
+    stored, created = svc.create_poll(poll_id, poll)
     return _json(201 if created else 200, dump(stored))
 
 
 @router.serve
-def get_poll(poll_id: PollIdPath) -> Poll:
+def get_poll(poll_id: PollIdPath, svc: Service) -> Poll:
     """Read a poll."""
-    return service().poll(poll_id)
+    return svc.poll(poll_id)
 
 
 @router.serve
-def vote(poll_id: PollIdPath, ballot: VoteIn, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
+def vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Vote]:
     """Vote in a poll, once per caller."""
     voter = caller_of(app).user_id
-    response = create_once(app, operation="voting.vote", key=idempotency_key,
-                           request={"pollId": poll_id, **ballot.model_dump(mode="json")},
-                           make=lambda: service().vote(poll_id, voter, ballot.candidate))
+    response = create_once(
+        app,
+        operation="voting.vote",
+        key=idempotency_key,
+        request={"pollId": poll_id, **ballot.model_dump(mode="json")},
+        make=lambda: svc.vote(poll_id, voter, ballot.candidate),
+    )
     metrics.add_metric(name="VoteCast", unit="Count", value=1)
     return response
 
 
 @router.serve
-def my_vote(poll_id: PollIdPath) -> Vote:
+def my_vote(poll_id: PollIdPath, svc: Service) -> Vote:
     """Read the caller's vote in a poll."""
-    return service().my_vote(poll_id, caller_of(app).user_id)
+    return svc.my_vote(poll_id, caller_of(app).user_id)
 
 
 @router.serve
-def change_vote(poll_id: PollIdPath, ballot: VoteIn) -> Vote:
+def change_vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service) -> Vote:
     """Change the caller's vote in a poll."""
-    return service().change_vote(poll_id, caller_of(app).user_id, ballot.candidate)
+    return svc.change_vote(poll_id, caller_of(app).user_id, ballot.candidate)
 
 
 @router.serve
-def withdraw_vote(poll_id: PollIdPath) -> Response[None]:
+def withdraw_vote(poll_id: PollIdPath, svc: Service) -> Response[None]:
     """Withdraw the caller's vote from a poll."""
-    service().withdraw(poll_id, caller_of(app).user_id)
+    svc.withdraw(poll_id, caller_of(app).user_id)
     return Response(status_code=204)
 
 
 @router.serve
-def results(poll_id: PollIdPath) -> Results:
+def results(poll_id: PollIdPath, svc: Service) -> Results:
     """Read a poll's counted results."""
-    return service().results(poll_id)
+    return svc.results(poll_id)
 
 
 @router.serve
-def recount(poll_id: PollIdPath) -> Recount:
+def recount(poll_id: PollIdPath, svc: Service) -> Recount:
     """Recount a poll's results from its votes."""
-    outcome = service().recount(poll_id)
+    outcome = svc.recount(poll_id)
     if outcome.corrected:
         logger.warning("recount corrected drift", extra={"pollId": poll_id, "corrected": outcome.corrected})
         metrics.add_metric(name="VoteDriftCorrected", unit="Count", value=1)

@@ -51,7 +51,7 @@ def tables(aws, monkeypatch, clock) -> dict[str, str]:
     for cached in (settings, api.service, price_notifier.repository, abandoned_carts.repository):
         cached.cache_clear()
     service = CartService(CartRepository(TableNames(settings())), clock=clock)
-    monkeypatch.setattr(api, "service", lambda: service)
+    monkeypatch.setitem(api.app.dependency_overrides, api.service, lambda: service)
     monkeypatch.setattr(price_notifier, "utc_now", clock)
     yield names
     for cached in (price_notifier.repository, abandoned_carts.repository):

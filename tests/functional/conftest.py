@@ -16,7 +16,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from functions.shared import ddb, idempotency, pagination
+from functions.shared import container, ddb, idempotency
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
@@ -53,14 +53,8 @@ def enforce_iam(function_roles, monkeypatch) -> None:
 
 def fresh_containers() -> None:
     """Forget what a Lambda container keeps between invocations (clients, settings, services, the cursor key): every
-    `lru_cache`d function at the top of every loaded domain module (`service()`, a consumer's `repository()`...)."""
-    for cached in (ddb.resource, pagination.cursor_codec, settings):
-        cached.cache_clear()
-    for name, module in list(sys.modules.items()):
-        if name.startswith("functions.") and not name.startswith("functions.shared") and module is not None:
-            for value in vars(module).values():
-                if callable(getattr(value, "cache_clear", None)) and getattr(value, "__module__", None) == name:
-                    value.cache_clear()
+    `per_container` factory (functions/shared/container.py), as a new execution environment would."""
+    container.reset()
     idempotency.reset()
 
 

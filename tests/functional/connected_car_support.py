@@ -91,9 +91,9 @@ class Clock:
 
 
 def use_clock(monkeypatch, clock: Clock) -> None:
-    """Route handlers get a service on this clock (api.service is an lru_cache read at each request)."""
+    """Route handlers get a service on this clock (through the resolver's dependency_overrides)."""
     service = ConnectedCarService(ConnectedCarRepository(TableNames(settings())), clock=clock)
-    monkeypatch.setattr(api, "service", lambda: service)
+    monkeypatch.setitem(api.app.dependency_overrides, api.service, lambda: service)
 
 
 def utc(*parts: int) -> datetime:

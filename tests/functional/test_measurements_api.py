@@ -53,7 +53,7 @@ def table(aws, monkeypatch) -> str:
 @pytest.fixture
 def client(table, clock, monkeypatch) -> Client:
     service = MeasurementsService(MeasurementsRepository(settings()), clock=clock)
-    monkeypatch.setattr(api, "service", lambda: service)
+    monkeypatch.setitem(api.app.dependency_overrides, api.service, lambda: service)
     return Client(api.lambda_handler, [route.path for route in ROUTES])
 
 

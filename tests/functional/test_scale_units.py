@@ -90,7 +90,7 @@ class Clock:
 def measurements(aws, monkeypatch) -> tuple[Client, str]:
     table = make_table(MEASUREMENTS_TABLE, monkeypatch)
     service = MeasurementsService(MeasurementsRepository(settings()), clock=Clock(NOW + BIN_SECONDS))
-    monkeypatch.setattr(measurements_api, "service", lambda: service)
+    monkeypatch.setitem(measurements_api.app.dependency_overrides, measurements_api.service, lambda: service)
     return Client(measurements_api.lambda_handler, [route.path for route in MEASUREMENT_ROUTES]), table
 
 

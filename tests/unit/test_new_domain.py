@@ -21,6 +21,8 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         "functions/order_entry/catalog.toml",
         "functions/order_entry/models.py",
         "functions/order_entry/repository.py",
+        "functions/order_entry/routes.py",
+        "functions/order_entry/routes.toml",
         "functions/order_entry/schema.py",
         "functions/order_entry/service.py",
         "infra/domains/order_entry.py",
@@ -33,7 +35,8 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         if path.suffix == ".py":
             ast.parse(text)
     infra = (tmp_path / "infra/domains/order_entry.py").read_text()
-    assert 'def order_entry(' in infra and 'Route("GET", "/order-entry/items/{itemId}")' in infra
+    routes = (tmp_path / "functions/order_entry/routes.toml").read_text()
+    assert 'def order_entry(' in infra and 'route = "GET /order-entry/items/{itemId}"' in routes
     assert "class OrderEntryRepository" in (tmp_path / "functions/order_entry/repository.py").read_text()
     assert 'env_var="ORDER_ENTRY_ITEM_TABLE_NAME"' in (tmp_path / "functions/order_entry/schema.py").read_text()
 
