@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.cart.models import (
@@ -21,41 +21,34 @@ from functions.cart.models import (
 from functions.cart.repository import CartRepository, TableNames
 from functions.cart.routes import ROUTES
 from functions.cart.service import CartService
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import DAY_PATTERN
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
 SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
 
 
-@per_container
+@kit.per_container
 def service() -> CartService:
-    return CartService(CartRepository(TableNames(settings())))
+    return CartService(CartRepository(TableNames(kit.settings())))
 
 
-Service = Annotated[CartService, Depends(service)]
+Service = Annotated[CartService, kit.Depends(service)]
 
 
 def _owner() -> str:
-    return caller_of(app).username
+    return kit.caller_of(app).username
 
 
 # --- carts (the caller's own) -------------------------------------------------------------------------
 
 
 @router.serve
-def create_cart(svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Cart]:
+def create_cart(svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Cart]:
     """Create an empty cart for the caller."""
     owner = _owner()
-    return create_once(
+    return kit.create_once(
         app, operation="cart.create", key=idempotency_key, request={}, make=lambda: svc.create_cart(owner)
     )
 
@@ -111,10 +104,10 @@ def get_price(sku: SkuPath, svc: Service) -> Price:
 
 
 @router.serve
-def notifications(svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> NotificationPage:
+def notifications(svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> NotificationPage:
     """List the caller's price-change notifications."""
     owner = _owner()
-    return paginate(
+    return kit.paginate(
         app,
         NotificationPage,
         cursor,
@@ -125,13 +118,10 @@ def notifications(svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = N
 
 @router.serve
 def abandoned(
-    day: Annotated[str, Query(pattern=DAY_PATTERN, description="a UTC day, YYYY-MM-DD")], svc: Service
+    day: Annotated[str, Query(pattern=kit.DAY_PATTERN, description="a UTC day, YYYY-MM-DD")], svc: Service
 ) -> AbandonedCount:
     """Count the carts abandoned on a day."""
     return svc.abandoned_on(day)
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

@@ -50,8 +50,8 @@ from functions.shared.errors import (
     NotFoundError,
     ThrottledError,
 )
-from functions.shared.pagination import Page, query_page
-from functions.shared.settings import Settings, TableName
+from functions.shared.pagination import Page, read_page
+from functions.shared.settings import TableName, Tables
 
 StartKey = dict[str, Any] | None
 # The header's condition for any change: the cart exists, is the caller's, is open and has not expired.
@@ -81,16 +81,13 @@ class Holder:
     owner: str
 
 
-class TableNames:
+class TableNames(Tables):
     """The domain's table names, from the function's settings when first used (a consumer has only some)."""
 
     cart = TableName(CART_TABLE)
     price = TableName(PRICE_TABLE)
     notification = TableName(NOTIFICATION_TABLE)
     stats = TableName(STATS_TABLE)
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
 
 def header_refusal(item: Mapping[str, Any] | None, owner: str, now_epoch: int, *, sku: str | None = None,
@@ -329,13 +326,11 @@ class CartRepository:
 
     def notifications_of(self, owner: str, *, limit: int, start_key: StartKey) -> Page:
         """An owner's notifications, newest first: Query `owner = :o AND begins_with(sk, "NOTE#")`, backwards."""
-        page = query_page(
-            ddb.table(self.tables.notification).query, limit=limit, start_key=start_key,
+        return read_page(
+            ddb.table(self.tables.notification).query, _notification, limit=limit, start_key=start_key,
             KeyConditionExpression=Key("owner").eq(owner) & Key("sk").begins_with(NOTE_PREFIX),
             ScanIndexForward=False,
         )
-        page.items = [_notification(item) for item in page.items]
-        return page
 
     # abandoned carts
 

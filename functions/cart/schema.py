@@ -43,8 +43,7 @@ ABANDONED_MARKER_SECONDS = 3 * 24 * 3600
 CARTS_BY_SKU_INDEX = "CartsBySkuIndex"
 
 CART_TABLE = TableSpec(
-    construct_id="CartTable",
-    env_var="CART_TABLE_NAME",
+    "CartTable",
     partition_key=KeyAttribute("cartId"),
     sort_key=KeyAttribute("sk"),
     # Sparse: only open carts' lines carry `lineSku`. The notifier needs the cart and its owner, nothing else.
@@ -54,21 +53,18 @@ CART_TABLE = TableSpec(
 )
 
 PRICE_TABLE = TableSpec(
-    construct_id="PriceTable",
-    env_var="CART_PRICE_TABLE_NAME",
-    partition_key=KeyAttribute("sku"),
-    stream_view="NEW_AND_OLD_IMAGES",
+    "PriceTable", env_var="CART_PRICE_TABLE_NAME", partition_key=KeyAttribute("sku"), stream_view="NEW_AND_OLD_IMAGES"
 )
 
 NOTIFICATION_TABLE = TableSpec(
-    construct_id="NotificationTable",
+    "NotificationTable",
     env_var="CART_NOTIFICATION_TABLE_NAME",
     partition_key=KeyAttribute("owner"),
     sort_key=KeyAttribute("sk"),
 )
 
 STATS_TABLE = TableSpec(
-    construct_id="StatsTable",
+    "StatsTable",
     env_var="CART_STATS_TABLE_NAME",
     partition_key=KeyAttribute("pk"),
     ttl_attribute="expiresAt",  # markers only: the daily counts stay

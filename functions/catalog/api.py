@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import Depends, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body, Path
 
 from functions.catalog.models import (
@@ -25,26 +25,21 @@ from functions.catalog.models import (
 from functions.catalog.repository import CatalogRepository
 from functions.catalog.routes import ROUTES
 from functions.catalog.service import CatalogService
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 ProductIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 ChildKindPath = Annotated[ChildKind, Path(description="track (of an album) or actor (of a movie)")]
 
 
-@per_container
+@kit.per_container
 def service() -> CatalogService:
-    return CatalogService(CatalogRepository(settings()))
+    return CatalogService(CatalogRepository(kit.settings()))
 
 
-Service = Annotated[CatalogService, Depends(service)]
+Service = Annotated[CatalogService, kit.Depends(service)]
 
 
 # --- products as items --------------------------------------------------------------------------------
@@ -58,10 +53,12 @@ def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]
 
 @router.serve
 def product_items(
-    product_id: ProductIdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    product_id: ProductIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> ProductPage:
     """Read a product with all its children."""
-    return paginate(app, ProductPage, cursor, lambda start: svc.product_items(product_id, limit=limit, start_key=start))
+    return kit.paginate(
+        app, ProductPage, cursor, lambda start: svc.product_items(product_id, limit=limit, start_key=start)
+    )
 
 
 @router.serve
@@ -69,11 +66,11 @@ def children_of(
     product_id: ProductIdPath,
     child_kind: ChildKindPath,
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> ChildPage:
     """List a product's children of one kind."""
-    return paginate(
+    return kit.paginate(
         app, ChildPage, cursor, lambda start: svc.children_of(product_id, child_kind, limit=limit, start_key=start)
     )
 
@@ -129,10 +126,10 @@ def get_document(product_id: ProductIdPath, svc: Service) -> Document:
 
 @router.serve
 def append_to_document(
-    product_id: ProductIdPath, request: DocumentChildIn, svc: Service, idempotency_key: IdempotencyKey = None
+    product_id: ProductIdPath, request: DocumentChildIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
 ) -> Response[DocumentChild]:
     """Append a child (track or actor) to a product document."""
-    return create_once(
+    return kit.create_once(
         app,
         operation="catalog.append_to_document",
         key=idempotency_key,
@@ -141,7 +138,4 @@ def append_to_document(
     )
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

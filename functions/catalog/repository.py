@@ -47,7 +47,7 @@ from functions.catalog.schema import (
 from functions.shared import ddb
 from functions.shared.capacity import ITEM_LIMIT
 from functions.shared.errors import AppError, ConflictError, NotFoundError
-from functions.shared.pagination import Page, query_page
+from functions.shared.pagination import Page, read_page
 from functions.shared.settings import Settings, TableName
 
 StartKey = dict[str, Any] | None
@@ -158,10 +158,7 @@ class CatalogRepository:
         return True
 
     def _page(self, limit: int, start_key: StartKey, *, parent_first: bool = False, **query: Any) -> Page:
-        page = query_page(ddb.table(self.products).query, limit=limit, start_key=start_key, parent_first=parent_first,
-                          **query)
-        page.items = [product_item(item) for item in page.items]
-        return page
+        return read_page(ddb.table(self.products).query, product_item, limit=limit, start_key=start_key, parent_first=parent_first, **query)
 
     # products as documents
 

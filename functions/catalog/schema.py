@@ -24,16 +24,14 @@ KIND_SEPARATOR = ":"
 ID_SEPARATOR = "#"
 
 PRODUCTS_TABLE = TableSpec(
-    construct_id="ProductsTable",
+    "ProductsTable",
     env_var="CATALOG_PRODUCTS_TABLE_NAME",
     partition_key=KeyAttribute(PRODUCT_KEY),
     sort_key=KeyAttribute(SORT_KEY),
 )
 
 DOCUMENTS_TABLE = TableSpec(
-    construct_id="ProductDocumentsTable",
-    env_var="CATALOG_DOCUMENTS_TABLE_NAME",
-    partition_key=KeyAttribute(PRODUCT_KEY),
+    "ProductDocumentsTable", env_var="CATALOG_DOCUMENTS_TABLE_NAME", partition_key=KeyAttribute(PRODUCT_KEY)
 )
 
 TABLES = (PRODUCTS_TABLE, DOCUMENTS_TABLE)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from aws_lambda_powertools.event_handler import Depends, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.connected_car.models import (
@@ -36,18 +36,10 @@ from functions.connected_car.models import (
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
 from functions.connected_car.routes import ROUTES
 from functions.connected_car.service import ConnectedCarService
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.errors import InvalidInputError
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared import kit
 from functions.shared.models import DAY_OR_HOUR_PATTERN, MOMENT_PATTERN
-from functions.shared.observability import metrics
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 DealerPath = Annotated[str, Path(pattern=DEALER_ID_PATTERN)]
 HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="YYYY-MM-DDTHH (UTC)")]
@@ -56,19 +48,19 @@ VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 
 
-@per_container
+@kit.per_container
 def service() -> ConnectedCarService:
-    return ConnectedCarService(ConnectedCarRepository(TableNames(settings())))
+    return ConnectedCarService(ConnectedCarRepository(TableNames(kit.settings())))
 
 
-Service = Annotated[ConnectedCarService, Depends(service)]
+Service = Annotated[ConnectedCarService, kit.Depends(service)]
 
 
 def _hour(value: str) -> str:
     try:
         return check_service_date_hour(value)
     except ValueError as error:
-        raise InvalidInputError(
+        raise kit.InvalidInputError(
             "serviceDateHour is not a real hour",
             details=[{"field": "path.service_date_hour", "message": "must be a real YYYY-MM-DDTHH"}],
         ) from error
@@ -107,11 +99,11 @@ def timeslots_of(
         str | None, Query(alias="to", pattern=DAY_OR_HOUR_PATTERN, description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")
     ] = None,
     min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> TimeslotPage:
     """List a dealer's hours over a range, optionally with free bays."""
-    return paginate(
+    return kit.paginate(
         app,
         TimeslotPage,
         cursor,
@@ -127,12 +119,12 @@ def appointments_of_timeslot(
     dealer_id: DealerPath,
     service_date_hour: HourPath,
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> AppointmentPage:
     """List the appointments booked in a dealer's hour."""
     hour = _hour(service_date_hour)
-    return paginate(
+    return kit.paginate(
         app,
         AppointmentPage,
         cursor,
@@ -146,14 +138,14 @@ def appointments_of_timeslot(
 @router.serve
 def put_customer(username: UsernamePath, customer: CustomerIn, svc: Service) -> Customer:
     """Create or replace a customer."""
-    svc.require_self_or_admin(caller_of(app), username)
+    svc.require_self_or_admin(kit.caller_of(app), username)
     return svc.put_customer(username, customer.name, customer.email)
 
 
 @router.serve
 def get_customer(username: UsernamePath, svc: Service) -> Customer:
     """Read a customer."""
-    svc.require_self_or_admin(caller_of(app), username)
+    svc.require_self_or_admin(kit.caller_of(app), username)
     return svc.get_customer(username)
 
 
@@ -161,11 +153,11 @@ def get_customer(username: UsernamePath, svc: Service) -> Customer:
 def active_customers(
     active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> CustomerPage:
     """List the active customers."""
-    return paginate(app, CustomerPage, cursor, lambda start: svc.active_customers(limit=limit, start_key=start))
+    return kit.paginate(app, CustomerPage, cursor, lambda start: svc.active_customers(limit=limit, start_key=start))
 
 
 @router.serve
@@ -183,17 +175,17 @@ def get_vehicle(vin: VinPath, svc: Service) -> Vehicle:
 @router.serve
 def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn, svc: Service) -> Registration:
     """Register a vehicle to a customer."""
-    svc.require_self_or_admin(caller_of(app), username)
+    svc.require_self_or_admin(kit.caller_of(app), username)
     return svc.register(username, vin, registration.status_code)
 
 
 @router.serve
 def registrations_of_customer(
-    username: UsernamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> RegistrationPage:
     """List the vehicles registered to a customer."""
-    svc.require_self_or_admin(caller_of(app), username)
-    return paginate(
+    svc.require_self_or_admin(kit.caller_of(app), username)
+    return kit.paginate(
         app,
         RegistrationPage,
         cursor,
@@ -203,21 +195,21 @@ def registrations_of_customer(
 
 @router.serve
 def registrations_of_vehicle(
-    vin: VinPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    vin: VinPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> RegistrationPage:
     """List the customers a vehicle is registered to."""
-    return paginate(
+    return kit.paginate(
         app, RegistrationPage, cursor, lambda start: svc.registrations_of_vehicle(vin, limit=limit, start_key=start)
     )
 
 
 @router.serve
 def appointments_of_registration(
-    username: UsernamePath, vin: VinPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    username: UsernamePath, vin: VinPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> AppointmentPage:
     """List the appointments of a customer's vehicle."""
-    svc.require_self_or_admin(caller_of(app), username)
-    return paginate(
+    svc.require_self_or_admin(kit.caller_of(app), username)
+    return kit.paginate(
         app,
         AppointmentPage,
         cursor,
@@ -229,30 +221,30 @@ def appointments_of_registration(
 
 
 @router.serve
-def book(appointment: AppointmentIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Appointment]:
+def book(appointment: AppointmentIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Appointment]:
     """Book a service appointment in a dealer's hour."""
-    svc.require_self_or_admin(caller_of(app), appointment.username)
-    response = create_once(
+    svc.require_self_or_admin(kit.caller_of(app), appointment.username)
+    response = kit.create_once(
         app,
         operation="connected-car.book",
         key=idempotency_key,
         request=appointment.model_dump(mode="json"),
         make=lambda: svc.book(appointment),
     )
-    metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
+    kit.metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
     return response
 
 
 @router.serve
 def get_appointment(appointment_id: IdPath, svc: Service) -> Appointment:
     """Read an appointment."""
-    return svc.appointment_for(caller_of(app), appointment_id)
+    return svc.appointment_for(kit.caller_of(app), appointment_id)
 
 
 @router.serve
 def cancel(appointment_id: IdPath, svc: Service) -> Response[None]:
     """Cancel an appointment, freeing its bay."""
-    svc.cancel(caller_of(app), appointment_id)
+    svc.cancel(kit.caller_of(app), appointment_id)
     return Response(status_code=204)
 
 
@@ -261,11 +253,11 @@ def cancel(appointment_id: IdPath, svc: Service) -> Response[None]:
 
 @router.serve
 def submit_event(
-    vin: VinPath, event: VehicleEventIn, svc: Service, idempotency_key: IdempotencyKey = None
+    vin: VinPath, event: VehicleEventIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
 ) -> Response[VehicleEvent]:
     """Record an event a vehicle reports."""
-    svc.require_vehicle_writer(caller_of(app), vin)
-    return create_once(
+    svc.require_vehicle_writer(kit.caller_of(app), vin)
+    return kit.create_once(
         app,
         operation="connected-car.submit_event",
         key=idempotency_key,
@@ -287,12 +279,12 @@ def events_of(
         Query(alias="to", max_length=40, pattern=MOMENT_PATTERN, description="ISO-8601 time or day, exclusive"),
     ] = None,
     event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> VehicleEventPage:
     """List a vehicle's events over a time range."""
-    svc.require_vehicle_reader(caller_of(app), vin)
-    return paginate(
+    svc.require_vehicle_reader(kit.caller_of(app), vin)
+    return kit.paginate(
         app,
         VehicleEventPage,
         cursor,
@@ -300,7 +292,4 @@ def events_of(
     )
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

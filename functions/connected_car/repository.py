@@ -49,8 +49,8 @@ from functions.connected_car.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError, ThrottledError
 from functions.shared.models import from_item, to_item
-from functions.shared.pagination import Page, query_page
-from functions.shared.settings import Settings, TableName
+from functions.shared.pagination import Page, read_page
+from functions.shared.settings import TableName, Tables
 
 StartKey = dict[str, Any] | None
 _REGISTRATION_ATTEMPTS = 3
@@ -65,7 +65,7 @@ class CustomerActivity:
     reg_version: int
 
 
-class TableNames:
+class TableNames(Tables):
     """The domain's table names, from the function's settings when first used (the isActive consumer has only
     the Customer and Registration tables)."""
 
@@ -76,9 +76,6 @@ class TableNames:
     registration = TableName(REGISTRATION_TABLE)
     appointment = TableName(APPOINTMENT_TABLE)
     event = TableName(EVENT_TABLE)
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
 
 # --- the repository ---------------------------------------------------------------------------------
@@ -499,9 +496,7 @@ class ConnectedCarRepository:
 # --- low-level helpers ------------------------------------------------------------------------------
 
 def _page(table_name: str, model: type[BaseModel], limit: int, start_key: StartKey, **query: Any) -> Page:
-    page = query_page(ddb.table(table_name).query, limit=limit, start_key=start_key, **query)
-    page.items = [from_item(model, item) for item in page.items]
-    return page
+    return read_page(ddb.table(table_name).query, lambda item: from_item(model, item), limit=limit, start_key=start_key, **query)
 
 
 def _vehicle_update(table_name: str, key: dict[str, str], update: str, condition: str, values: dict[str, str]) -> dict[str, Any]:

@@ -30,35 +30,22 @@ REGISTRATION_APPOINTMENT_INDEX = "RegistrationAppointmentIndex"
 ACTIVE_CUSTOMER_INDEX = "ActiveCustomerIndex"
 VEHICLE_EVENT_TYPE_INDEX = "VehicleEventTypeIndex"
 
-DEALER_TABLE = TableSpec(
-    construct_id="DealerTable",
-    env_var="DEALER_TABLE_NAME",
-    partition_key=KeyAttribute("dealerId"),
-)
+DEALER_TABLE = TableSpec("DealerTable", partition_key=KeyAttribute("dealerId"))
 
 TIMESLOT_TABLE = TableSpec(
-    construct_id="TimeslotTable",
-    env_var="TIMESLOT_TABLE_NAME",
-    partition_key=KeyAttribute("dealerId"),
-    sort_key=KeyAttribute("serviceDateHour"),
+    "TimeslotTable", partition_key=KeyAttribute("dealerId"), sort_key=KeyAttribute("serviceDateHour")
 )
 
 CUSTOMER_TABLE = TableSpec(
-    construct_id="CustomerTable",
-    env_var="CUSTOMER_TABLE_NAME",
+    "CustomerTable",
     partition_key=KeyAttribute("username"),
     indexes=(IndexSpec(ACTIVE_CUSTOMER_INDEX, KeyAttribute("activeFlag"), KeyAttribute("username")),),
 )
 
-VEHICLE_TABLE = TableSpec(
-    construct_id="VehicleTable",
-    env_var="VEHICLE_TABLE_NAME",
-    partition_key=KeyAttribute("vin"),
-)
+VEHICLE_TABLE = TableSpec("VehicleTable", partition_key=KeyAttribute("vin"))
 
 REGISTRATION_TABLE = TableSpec(
-    construct_id="RegistrationTable",
-    env_var="REGISTRATION_TABLE_NAME",
+    "RegistrationTable",
     partition_key=KeyAttribute("username"),
     sort_key=KeyAttribute("vin"),
     indexes=(IndexSpec(VEHICLE_REGISTRATION_INDEX, KeyAttribute("vin"), KeyAttribute("username")),),
@@ -67,8 +54,7 @@ REGISTRATION_TABLE = TableSpec(
 )
 
 APPOINTMENT_TABLE = TableSpec(
-    construct_id="AppointmentTable",
-    env_var="APPOINTMENT_TABLE_NAME",
+    "AppointmentTable",
     partition_key=KeyAttribute("appointmentId"),
     indexes=(
         IndexSpec(TIMESLOT_APPOINTMENT_INDEX, KeyAttribute("timeslotKey"), KeyAttribute("appointmentId")),
@@ -77,8 +63,7 @@ APPOINTMENT_TABLE = TableSpec(
 )
 
 EVENT_TABLE = TableSpec(
-    construct_id="EventTable",
-    env_var="EVENT_TABLE_NAME",
+    "EventTable",
     partition_key=KeyAttribute("vin"),
     sort_key=KeyAttribute("eventId"),
     indexes=(IndexSpec(VEHICLE_EVENT_TYPE_INDEX, KeyAttribute("vinType"), KeyAttribute("eventId")),),

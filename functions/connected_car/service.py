@@ -27,6 +27,7 @@ from functions.connected_car.schema import (
     EVENT_RETENTION_ENV,
     compound_key,
 )
+from functions.shared import auth
 from functions.shared.auth import ADMIN, Caller
 from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError, check_range, found
 from functions.shared.pagination import Page
@@ -95,8 +96,7 @@ class ConnectedCarService:
 
     @staticmethod
     def require_self_or_admin(caller: Caller, username: str) -> None:
-        if caller.username != username and not caller.is_in(ADMIN):
-            raise ForbiddenError("only the customer themself or an admin may do this")
+        auth.require_self_or_admin(caller, username, who="customer")
 
     @staticmethod
     def is_vehicle(caller: Caller, vin: str) -> bool:

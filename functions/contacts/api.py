@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from aws_lambda_powertools.event_handler import Depends, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.contacts.models import (
@@ -23,35 +23,28 @@ from functions.contacts.repository import ContactRepository
 from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
-from functions.shared.container import per_container
-from functions.shared.errors import InvalidInputError
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import DAY_PATTERN, parse_day
-from functions.shared.observability import metrics
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
+from functions.shared.models import parse_day
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
-DayQuery = Annotated[str | None, Query(pattern=DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
+DayQuery = Annotated[str | None, Query(pattern=kit.DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
 
 
-@per_container
+@kit.per_container
 def service() -> ContactService:
-    return ContactService(ContactRepository(settings().table(CONTACT_TABLE)))
+    return ContactService(ContactRepository(kit.settings().table(CONTACT_TABLE)))
 
 
-Service = Annotated[ContactService, Depends(service)]
+Service = Annotated[ContactService, kit.Depends(service)]
 
 
 @router.serve
-def create_person(person: PersonIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Person]:
+def create_person(person: PersonIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Person]:
     """Create a person."""
-    metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
-    return create_once(
+    kit.metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
+    return kit.create_once(
         app,
         operation="contacts.create_person",
         key=idempotency_key,
@@ -64,11 +57,11 @@ def create_person(person: PersonIn, svc: Service, idempotency_key: IdempotencyKe
 def list_persons(
     svc: Service,
     last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> PersonPage:
     """List persons, optionally by last name."""
-    return paginate(
+    return kit.paginate(
         app, PersonPage, cursor, lambda start: svc.list_persons(last_name=last_name, limit=limit, start_key=start)
     )
 
@@ -80,9 +73,9 @@ def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=
 
 
 @router.serve
-def create_address(address: AddressIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Address]:
+def create_address(address: AddressIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Address]:
     """Create an address."""
-    return create_once(
+    return kit.create_once(
         app,
         operation="contacts.create_address",
         key=idempotency_key,
@@ -93,10 +86,10 @@ def create_address(address: AddressIn, svc: Service, idempotency_key: Idempotenc
 
 @router.serve
 def link_address(
-    person_id: IdPath, link: LinkIn, svc: Service, idempotency_key: IdempotencyKey = None
+    person_id: IdPath, link: LinkIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
 ) -> Response[Link]:
     """Link a person to an address from a day."""
-    return create_once(
+    return kit.create_once(
         app,
         operation="contacts.link_address",
         key=idempotency_key,
@@ -120,14 +113,14 @@ def addresses_of(
     current: Annotated[
         bool, Query(description="in effect today (UTC); `on`, when given, names the day instead")
     ] = False,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> PersonAddressPage:
     """List the addresses a person is linked to, on a day or now."""
     # `on` wins over `current`: a 400 for both would refuse a request the description cannot call invalid
     # (docs/adr/0064-state-refusals-are-409-or-404-not-400.md).
     day = _day(on) if on is not None else today() if current else None
-    return paginate(
+    return kit.paginate(
         app,
         PersonAddressPage,
         cursor,
@@ -141,12 +134,9 @@ def _day(value: str | None):
     try:
         return parse_day(value)
     except ValueError as error:
-        raise InvalidInputError(
+        raise kit.InvalidInputError(
             "on is not a calendar day", details=[{"field": "query.on", "message": str(error)}]
         ) from error
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

@@ -21,7 +21,7 @@ from functions.contacts.schema import (
 )
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
-from functions.shared.pagination import Page, query_page
+from functions.shared.pagination import Page, read_page
 
 # --- keys and stored values -------------------------------------------------------------------------
 
@@ -175,9 +175,7 @@ class ContactRepository:
         return link_from(response["Attributes"])
 
     def _page(self, convert, limit: int, start_key: dict[str, Any] | None, **query: Any) -> Page:
-        page = query_page(self._table.query, limit=limit, start_key=start_key, **query)
-        page.items = [convert(i) for i in page.items]
-        return page
+        return read_page(self._table.query, convert, limit=limit, start_key=start_key, **query)
 
     def _put_new(self, item: dict[str, Any]) -> None:
         try:

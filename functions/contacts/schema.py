@@ -19,7 +19,7 @@ LAST_NAME_INDEX = "ContactLastNameIndex"
 PERSON_INDEX = "ContactPersonIndex"
 
 CONTACT_TABLE = TableSpec(
-    construct_id="ContactTable",
+    "ContactTable",
     env_var="CONTACTS_TABLE_NAME",
     partition_key=KeyAttribute("Id"),
     sort_key=KeyAttribute("Type"),

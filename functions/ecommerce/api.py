@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends, Response, content_types
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.ecommerce.models import (
@@ -27,24 +27,10 @@ from functions.ecommerce.models import (
 from functions.ecommerce.repository import EcommerceRepository
 from functions.ecommerce.routes import ROUTES
 from functions.ecommerce.service import EcommerceService
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import dump
-from functions.shared.observability import metrics
-from functions.shared.pagination import (
-    DEFAULT_LIMIT,
-    Cursor,
-    Limit,
-    cursor_codec,
-    paginate,
-    route_binding,
-)
-from functions.shared.settings import settings
+from functions.shared import kit
+from functions.shared.pagination import cursor_codec, route_binding
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 OrderIdPath = Annotated[str, Path(pattern=ORDER_ID_PATTERN, description="a KSUID")]
@@ -53,12 +39,12 @@ AddressName = Annotated[
 ]
 
 
-@per_container
+@kit.per_container
 def service() -> EcommerceService:
-    return EcommerceService(EcommerceRepository(settings()))
+    return EcommerceService(EcommerceRepository(kit.settings()))
 
 
-Service = Annotated[EcommerceService, Depends(service)]
+Service = Annotated[EcommerceService, kit.Depends(service)]
 
 
 def orders_list(username: str) -> str:
@@ -68,7 +54,7 @@ def orders_list(username: str) -> str:
 
 
 def _self_or_admin(svc: EcommerceService, username: str) -> None:
-    svc.require_self_or_admin(caller_of(app), username)
+    svc.require_self_or_admin(kit.caller_of(app), username)
 
 
 # --- customers ------------------------------------------------------------------------------------------
@@ -80,11 +66,11 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[Customer]:
     _self_or_admin(svc, request.username)
     result = svc.sign_up(request)
     if result.created:
-        metrics.add_metric(name="CustomerSignedUp", unit="Count", value=1)
+        kit.metrics.add_metric(name="CustomerSignedUp", unit="Count", value=1)
     return Response(
         status_code=201 if result.created else 200,
         content_type=content_types.APPLICATION_JSON,
-        body=dump(result.customer),
+        body=kit.dump(result.customer),
     )
 
 
@@ -126,26 +112,28 @@ def delete_address(username: UsernamePath, name: AddressName, svc: Service) -> C
 
 @router.serve
 def place_order(
-    username: UsernamePath, order: OrderIn, svc: Service, idempotency_key: IdempotencyKey = None
+    username: UsernamePath, order: OrderIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
 ) -> Response[Order]:
     """Place an order for a customer."""
     _self_or_admin(svc, username)
-    response = create_once(
+    response = kit.create_once(
         app,
         operation="ecommerce.place_order",
         key=idempotency_key,
         request={"username": username, **order.model_dump(mode="json")},
         make=lambda: svc.place_order(username, order),
     )
-    metrics.add_metric(name="OrderPlaced", unit="Count", value=1)
+    kit.metrics.add_metric(name="OrderPlaced", unit="Count", value=1)
     return response
 
 
 @router.serve
-def orders_of(username: UsernamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> OrderPage:
+def orders_of(
+    username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
+) -> OrderPage:
     """List a customer's orders, newest first."""
     _self_or_admin(svc, username)
-    return paginate(app, OrderPage, cursor, lambda start: svc.orders_of(username, limit=limit, start_key=start))
+    return kit.paginate(app, OrderPage, cursor, lambda start: svc.orders_of(username, limit=limit, start_key=start))
 
 
 @router.serve
@@ -158,12 +146,9 @@ def order_with_items(username: UsernamePath, order_id: OrderIdPath, svc: Service
 @router.serve
 def set_status(username: UsernamePath, order_id: OrderIdPath, change: StatusIn, svc: Service) -> Order:
     """Change an order's status."""
-    caller = caller_of(app)
+    caller = kit.caller_of(app)
     svc.require_self_or_admin(caller, username)
     return svc.set_status(caller, username, order_id, change.status)
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

@@ -38,7 +38,7 @@ from functions.ecommerce.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ConflictError
 from functions.shared.models import from_item, to_item
-from functions.shared.pagination import Page, StartKey, query_page
+from functions.shared.pagination import Page, StartKey, read_page
 from functions.shared.settings import Settings, TableName
 
 # The seed's bound ("it won't be a burden on our customers to limit them to only 20 addresses").
@@ -223,12 +223,11 @@ class EcommerceRepository:
     def orders_of(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         """A customer's orders, newest first, page by page: Query `PK = CUSTOMER#<username> AND begins_with(SK,
         "#ORDER#")`, ScanIndexForward=False, from the last order seen (the cursor's key)."""
-        page = query_page(
-            ddb.table(self.table_name).query, limit=limit, start_key=start_key,
+        return read_page(
+            ddb.table(self.table_name).query, lambda item: from_item(Order, item), limit=limit, start_key=start_key,
             KeyConditionExpression=Key(PK).eq(f"{CUSTOMER_PREFIX}{username}") & Key(SK).begins_with(ORDER_SK_PREFIX),
             ScanIndexForward=False,
         )
-        return Page(items=[from_item(Order, item) for item in page.items], last_key=page.last_key)
 
     def place_order(self, order: Order, items: list[OrderItem]) -> bool:
         """Place an order: TransactWriteItems of ConditionCheck Customer `attribute_exists(PK)`, Put Order

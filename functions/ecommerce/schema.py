@@ -27,8 +27,7 @@ ORDER_PREFIX = "ORDER#"
 ITEM_PREFIX = "ITEM#"
 
 ECOMMERCE_TABLE = TableSpec(
-    construct_id="EcommerceTable",
-    env_var="ECOMMERCE_TABLE_NAME",
+    "EcommerceTable",
     partition_key=KeyAttribute(PK),
     sort_key=KeyAttribute(SK),
     indexes=(IndexSpec(GSI1, KeyAttribute(GSI1PK), KeyAttribute(GSI1SK)),),

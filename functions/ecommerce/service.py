@@ -19,6 +19,7 @@ from functions.ecommerce.models import (
     SignUpIn,
 )
 from functions.ecommerce.repository import EcommerceRepository, Overview, SignUp
+from functions.shared import auth
 from functions.shared.auth import ADMIN, Caller
 from functions.shared.ddb import TRANSACTION_MAX_ACTIONS
 from functions.shared.errors import (
@@ -82,8 +83,7 @@ class EcommerceService:
 
     @staticmethod
     def require_self_or_admin(caller: Caller, username: str) -> None:
-        if caller.username != username and not caller.is_in(ADMIN):
-            raise ForbiddenError("only the customer themself or an admin may do this")
+        auth.require_self_or_admin(caller, username, who="customer")
 
     # customers
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends, Response, content_types
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.games.models import (
@@ -18,27 +18,20 @@ from functions.games.models import (
 from functions.games.repository import GamesRepository, TableNames
 from functions.games.routes import ROUTES
 from functions.games.service import GamesService
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.models import dump
-from functions.shared.observability import metrics
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 GameIdPath = Annotated[str, Path(pattern=GAME_ID_PATTERN)]
 UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
 
 
-@per_container
+@kit.per_container
 def service() -> GamesService:
-    return GamesService(GamesRepository(TableNames(settings())))
+    return GamesService(GamesRepository(TableNames(kit.settings())))
 
 
-Service = Annotated[GamesService, Depends(service)]
+Service = Annotated[GamesService, kit.Depends(service)]
 
 
 def _json(status: int, body: dict) -> Response:
@@ -48,10 +41,12 @@ def _json(status: int, body: dict) -> Response:
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
 # (`/games/by-user/players` is the games of user "players"; no game may be called "by-user").
 @router.serve
-def games_of(user_id: UserIdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> MembershipPage:
+def games_of(
+    user_id: UserIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
+) -> MembershipPage:
     """List the games a user plays in."""
-    caller = caller_of(app)
-    return paginate(
+    caller = kit.caller_of(app)
+    return kit.paginate(
         app, MembershipPage, cursor, lambda start: svc.games_of(caller, user_id, limit=limit, start_key=start)
     )
 
@@ -59,7 +54,7 @@ def games_of(user_id: UserIdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cu
 @router.serve
 def create_game(game: GameIn, svc: Service) -> Response[Game]:
     """Create a game."""
-    return _json(201, dump(svc.create_game(game)))
+    return _json(201, kit.dump(svc.create_game(game)))
 
 
 @router.serve
@@ -70,29 +65,28 @@ def get_game(game_id: GameIdPath, svc: Service) -> Game:
 
 @router.serve
 def players_of(
-    game_id: GameIdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    game_id: GameIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> MembershipPage:
     """List the players of a game."""
-    return paginate(app, MembershipPage, cursor, lambda start: svc.players_of(game_id, limit=limit, start_key=start))
+    return kit.paginate(
+        app, MembershipPage, cursor, lambda start: svc.players_of(game_id, limit=limit, start_key=start)
+    )
 
 
 @router.serve
 def join(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Response[Membership]:
     """Join a game as a player."""
-    joined = svc.join(caller_of(app), game_id, user_id)
+    joined = svc.join(kit.caller_of(app), game_id, user_id)
     if joined.created:
-        metrics.add_metric(name="GameJoined", unit="Count", value=1)
-    return _json(201 if joined.created else 200, dump(joined.membership))
+        kit.metrics.add_metric(name="GameJoined", unit="Count", value=1)
+    return _json(201 if joined.created else 200, kit.dump(joined.membership))
 
 
 @router.serve
 def leave(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Response[None]:
     """Leave a game."""
-    svc.leave(caller_of(app), game_id, user_id)
+    svc.leave(kit.caller_of(app), game_id, user_id)
     return Response(status_code=204)
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

@@ -22,8 +22,8 @@ from functions.games.models import Game, Membership
 from functions.games.schema import GAME_USERS_INDEX, GAMES_TABLE, USER_GAMES_TABLE
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
-from functions.shared.pagination import Page, query_page
-from functions.shared.settings import Settings, TableName
+from functions.shared.pagination import Page, read_page
+from functions.shared.settings import TableName, Tables
 
 StartKey = dict[str, Any] | None
 # A repeated join reads the membership its transaction found; if that member left in between, join again.
@@ -69,12 +69,9 @@ class Joined:
     created: bool  # False: the user was in the game already (a repeated join wrote and counted nothing)
 
 
-class TableNames:
+class TableNames(Tables):
     games = TableName(GAMES_TABLE)
     user_games = TableName(USER_GAMES_TABLE)
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
 
 # --- the repository ---------------------------------------------------------------------------------------
@@ -198,7 +195,6 @@ class GamesRepository:
         ]
 
     def _page(self, limit: int, start_key: StartKey, **query: Any) -> Page:
-        page = query_page(ddb.table(self.tables.user_games).query, limit=limit, start_key=start_key, **query)
-        page.items = [membership_from(item) for item in page.items]
-        return page
+        table = ddb.table(self.tables.user_games)
+        return read_page(table.query, membership_from, limit=limit, start_key=start_key, **query)
 

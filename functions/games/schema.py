@@ -13,15 +13,10 @@ from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
 GAME_USERS_INDEX = "GameUsersIndex"
 
-GAMES_TABLE = TableSpec(
-    construct_id="GamesTable",
-    env_var="GAMES_TABLE_NAME",
-    partition_key=KeyAttribute("GameId"),
-)
+GAMES_TABLE = TableSpec("GamesTable", partition_key=KeyAttribute("GameId"))
 
 USER_GAMES_TABLE = TableSpec(
-    construct_id="UserGamesTable",
-    env_var="USER_GAMES_TABLE_NAME",
+    "UserGamesTable",
     partition_key=KeyAttribute("UserId"),
     sort_key=KeyAttribute("GameId"),
     indexes=(IndexSpec(GAME_USERS_INDEX, KeyAttribute("GameId"), KeyAttribute("UserId")),),

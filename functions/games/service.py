@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 
 from functions.games.models import Game, GameIn, Membership
 from functions.games.repository import GamesRepository, Joined, StartKey
-from functions.shared.auth import ADMIN, Caller
-from functions.shared.errors import ForbiddenError, found
+from functions.shared import auth
+from functions.shared.auth import Caller
+from functions.shared.errors import found
 from functions.shared.pagination import Page
 
 
@@ -16,10 +17,8 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def require_self_or_admin(caller: Caller, user_id: str) -> None:
-    """A user joins, leaves and lists their own games; an admin may do it for anyone (e.g. remove a player)."""
-    if caller.username != user_id and not caller.is_in(ADMIN):
-        raise ForbiddenError("only the user themself or an admin may do this")
+# A user joins, leaves and lists their own games; an admin may do it for anyone (e.g. remove a player).
+require_self_or_admin = auth.require_self_or_admin
 
 
 class GamesService:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.measurements.models import (
@@ -17,14 +16,9 @@ from functions.measurements.repository import MeasurementsRepository
 from functions.measurements.routes import ROUTES
 from functions.measurements.schema import MAX_EPOCH
 from functions.measurements.service import MeasurementsService
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.observability import metrics
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
 
@@ -33,12 +27,12 @@ def instant(name: str) -> Query:
     return Query(alias=name, ge=0, le=MAX_EPOCH, description=f"epoch seconds, inclusive ({name})")
 
 
-@per_container
+@kit.per_container
 def service() -> MeasurementsService:
-    return MeasurementsService(MeasurementsRepository(settings()))
+    return MeasurementsService(MeasurementsRepository(kit.settings()))
 
 
-Service = Annotated[MeasurementsService, Depends(service)]
+Service = Annotated[MeasurementsService, kit.Depends(service)]
 
 
 # Admins only: the ingest pipeline (the seed's Kinesis stage) signs in as an admin; a batch spans many devices.
@@ -46,8 +40,8 @@ Service = Annotated[MeasurementsService, Depends(service)]
 def ingest(batch: ReadingBatch, svc: Service) -> IngestResult:
     """Store a batch of device readings."""
     result = svc.ingest(batch)
-    metrics.add_metric(name="ReadingsIngested", unit="Count", value=result.readings)
-    metrics.add_metric(name="ReadingWrites", unit="Count", value=result.writes)
+    kit.metrics.add_metric(name="ReadingsIngested", unit="Count", value=result.readings)
+    kit.metrics.add_metric(name="ReadingWrites", unit="Count", value=result.writes)
     return result
 
 
@@ -57,16 +51,13 @@ def readings_of(
     first: Annotated[int, instant("from")],
     last: Annotated[int, instant("to")],
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> ReadingPage:
     """List a device's readings over a time range."""
-    return paginate(
+    return kit.paginate(
         app, ReadingPage, cursor, lambda start: svc.readings_of(device_id, first, last, limit=limit, start_key=start)
     )
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

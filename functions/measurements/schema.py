@@ -44,8 +44,7 @@ EXPIRES_AT = "expiresAt"
 _SLOT = re.compile(r"^r\d{3}$")
 
 MEASUREMENTS_TABLE = TableSpec(
-    construct_id="DeviceMeasurementsTable",
-    env_var="DEVICE_MEASUREMENTS_TABLE_NAME",
+    "DeviceMeasurementsTable",
     partition_key=KeyAttribute("DeviceId"),
     sort_key=KeyAttribute("bin", "N"),
     ttl_attribute=EXPIRES_AT,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.messaging.models import (
@@ -18,16 +18,10 @@ from functions.messaging.models import (
 from functions.messaging.repository import MessagingRepository
 from functions.messaging.routes import ROUTES
 from functions.messaging.service import MessagingService
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.observability import metrics
-from functions.shared.pagination import MAX_LIMIT, Cursor, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
+from functions.shared.pagination import MAX_LIMIT
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 # The seed's page: the 50 newest headers (1 RCU); up to 100 on request.
 PAGE_SIZE = 50
@@ -35,50 +29,47 @@ PageLimit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size (50 
 MsgIdPath = Annotated[str, Path(pattern=MSG_ID_PATTERN)]
 
 
-@per_container
+@kit.per_container
 def service() -> MessagingService:
-    return MessagingService(MessagingRepository(settings()))
+    return MessagingService(MessagingRepository(kit.settings()))
 
 
-Service = Annotated[MessagingService, Depends(service)]
+Service = Annotated[MessagingService, kit.Depends(service)]
 
 
 @router.serve
-def send(message: MessageIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[MessageHeader]:
+def send(message: MessageIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[MessageHeader]:
     """Send a message."""
-    sender = caller_of(app).username
-    response = create_once(
+    sender = kit.caller_of(app).username
+    response = kit.create_once(
         app,
         operation="messaging.send",
         key=idempotency_key,
         request=message.model_dump(mode="json"),
         make=lambda: svc.send(sender, message),
     )
-    metrics.add_metric(name="MessageSent", unit="Count", value=1)
+    kit.metrics.add_metric(name="MessageSent", unit="Count", value=1)
     return response
 
 
 @router.serve
-def inbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+def inbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: kit.Cursor = None) -> MessagePage:
     """List the caller's received messages, newest first."""
-    me = caller_of(app).username
-    return paginate(app, MessagePage, cursor, lambda start: svc.inbox(me, limit=limit, start_key=start), owner=me)
+    me = kit.caller_of(app).username
+    return kit.paginate(app, MessagePage, cursor, lambda start: svc.inbox(me, limit=limit, start_key=start), owner=me)
 
 
 @router.serve
-def outbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: Cursor = None) -> MessagePage:
+def outbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: kit.Cursor = None) -> MessagePage:
     """List the caller's sent messages, newest first."""
-    me = caller_of(app).username
-    return paginate(app, MessagePage, cursor, lambda start: svc.outbox(me, limit=limit, start_key=start), owner=me)
+    me = kit.caller_of(app).username
+    return kit.paginate(app, MessagePage, cursor, lambda start: svc.outbox(me, limit=limit, start_key=start), owner=me)
 
 
 @router.serve
 def get_message(msg_id: MsgIdPath, svc: Service) -> Message:
     """Read one of the caller's messages."""
-    return svc.message_for(caller_of(app).username, msg_id)
+    return svc.message_for(kit.caller_of(app).username, msg_id)
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

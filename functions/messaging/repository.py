@@ -16,7 +16,7 @@ from functions.messaging.models import Attachment, Message, MessageHeader
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE, OUTBOX_INDEX
 from functions.shared import ddb
 from functions.shared.errors import ConflictError
-from functions.shared.pagination import Page, StartKey, query_page
+from functions.shared.pagination import Page, StartKey, query_page, read_page
 from functions.shared.settings import Settings, TableName
 
 # --- stored items -----------------------------------------------------------------------------------
@@ -108,6 +108,4 @@ class MessagingRepository:
         return query_page(ddb.table(self.messages).query, limit=limit, start_key=None, **inbox_query(recipient)).items
 
     def _headers(self, limit: int, start_key: StartKey, **query: Any) -> Page:
-        page = query_page(ddb.table(self.messages).query, limit=limit, start_key=start_key, **query)
-        page.items = [header_from(item) for item in page.items]
-        return page
+        return read_page(ddb.table(self.messages).query, header_from, limit=limit, start_key=start_key, **query)

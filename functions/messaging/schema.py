@@ -20,7 +20,7 @@ OUTBOX_INDEX = "Outbox"
 HEADER_ATTRIBUTES = ("MsgId", "Recipient", "Sender", "Date", "Subject")
 
 MESSAGES_TABLE = TableSpec(
-    construct_id="MessagesTable",
+    "MessagesTable",
     env_var="MESSAGING_MESSAGES_TABLE_NAME",
     partition_key=KeyAttribute("MsgId"),
     indexes=(

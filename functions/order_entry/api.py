@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import Depends, Response
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.order_entry.models import (
@@ -45,38 +45,32 @@ from functions.order_entry.models import (
 from functions.order_entry.repository import OrderEntryRepository
 from functions.order_entry.routes import ROUTES
 from functions.order_entry.service import OrderEntryService
-from functions.shared.auth import ADMIN, caller_of
-from functions.shared.container import per_container
-from functions.shared.errors import InvalidInputError
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import DAY_PATTERN
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, StartKey, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
+from functions.shared.auth import ADMIN
+from functions.shared.pagination import StartKey
 
 P = "/order-entry"
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
-From = Annotated[str, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
-To = Annotated[str, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
+From = Annotated[str, Query(alias="from", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
+To = Annotated[str, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 
 
-@per_container
+@kit.per_container
 def service() -> OrderEntryService:
-    return OrderEntryService(OrderEntryRepository(settings()))
+    return OrderEntryService(OrderEntryRepository(kit.settings()))
 
 
-Service = Annotated[OrderEntryService, Depends(service)]
+Service = Annotated[OrderEntryService, kit.Depends(service)]
 
 
 def _day(value: str, name: str) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError as error:
-        raise InvalidInputError(
+        raise kit.InvalidInputError(
             f"{name} is not a real day",
             details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}],
         ) from error
@@ -117,9 +111,9 @@ def put_customer(customer_id: IdPath, body: CustomerIn, svc: Service) -> Custome
 
 
 @router.serve
-def hire(body: HireIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Employee]:
+def hire(body: HireIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Employee]:
     """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
-    return create_once(
+    return kit.create_once(
         app,
         operation="order-entry.hire",
         key=idempotency_key,
@@ -138,11 +132,13 @@ def get_employee(employee_id: IdPath, svc: Service) -> Employee:
 def employees_named(
     name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)],
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> EmployeePage:
     """Find employees by name (pattern 2, GSI1)."""
-    return paginate(app, EmployeePage, cursor, lambda start: svc.employees_named(name, limit=limit, start_key=start))
+    return kit.paginate(
+        app, EmployeePage, cursor, lambda start: svc.employees_named(name, limit=limit, start_key=start)
+    )
 
 
 @router.serve
@@ -153,10 +149,10 @@ def current_job(employee_id: IdPath, svc: Service) -> JobHistory:
 
 @router.serve
 def change_job(
-    employee_id: IdPath, body: JobChangeIn, svc: Service, idempotency_key: IdempotencyKey = None
+    employee_id: IdPath, body: JobChangeIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
 ) -> Response[JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
-    return create_once(
+    return kit.create_once(
         app,
         operation=f"order-entry.job-change/{employee_id}",
         key=idempotency_key,
@@ -167,17 +163,17 @@ def change_job(
 
 @router.serve
 def recent_hires(
-    since: Annotated[str, Query(pattern=DAY_PATTERN)],
+    since: Annotated[str, Query(pattern=kit.DAY_PATTERN)],
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> HirePage | PublicHirePage:
     """Employees hired since a day (pattern 6); salary and commission only for admins.
 
     Salary and commission only for admins; the manager is public, as in an employee's details (pattern 1)."""
-    confidential = caller_of(app).is_in(ADMIN)
+    confidential = kit.caller_of(app).is_in(ADMIN)
     day = _day(since, "since")
-    return paginate(
+    return kit.paginate(
         app,
         HirePage if confidential else PublicHirePage,
         cursor,
@@ -187,20 +183,20 @@ def recent_hires(
 
 @router.serve
 def warehouse_employees(
-    warehouse_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    warehouse_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
-    return paginate(
+    return kit.paginate(
         app, EmployeeEdgePage, cursor, lambda start: svc.warehouse_employees(warehouse_id, limit=limit, start_key=start)
     )
 
 
 @router.serve
 def job_employees(
-    job_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    job_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
-    return paginate(
+    return kit.paginate(
         app, EmployeeEdgePage, cursor, lambda start: svc.job_employees(job_id, limit=limit, start_key=start)
     )
 
@@ -216,7 +212,7 @@ def get_product(product_id: IdPath, svc: Service) -> Product:
 
 @router.serve
 def product_activity(
-    product_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    product_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
@@ -229,7 +225,9 @@ def product_activity(
             next_cursor=next_cursor,
         )
 
-    return paginate(app, build, cursor, lambda start: svc.product_activity(product_id, limit=limit, start_key=start))
+    return kit.paginate(
+        app, build, cursor, lambda start: svc.product_activity(product_id, limit=limit, start_key=start)
+    )
 
 
 @router.serve
@@ -244,10 +242,10 @@ def receive(
     product_id: IdPath,
     body: ReceiptIn,
     svc: Service,
-    idempotency_key: IdempotencyKey = None,
+    idempotency_key: kit.IdempotencyKey = None,
 ) -> Response[Inventory]:
     """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
-    return create_once(
+    return kit.create_once(
         app,
         operation=f"order-entry.receipt/{warehouse_id}/{product_id}",
         key=idempotency_key,
@@ -257,9 +255,9 @@ def receive(
 
 
 @router.serve
-def move(body: MoveIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Move]:
+def move(body: MoveIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Move]:
     """Move stock between two warehouses in one transaction (the total does not change)."""
-    return create_once(
+    return kit.create_once(
         app,
         operation="order-entry.move",
         key=idempotency_key,
@@ -272,9 +270,9 @@ def move(body: MoveIn, svc: Service, idempotency_key: IdempotencyKey = None) -> 
 
 
 @router.serve
-def place_order(body: OrderIn, svc: Service, idempotency_key: IdempotencyKey = None) -> Response[Order]:
+def place_order(body: OrderIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
-    return create_once(
+    return kit.create_once(
         app,
         operation="order-entry.order",
         key=idempotency_key,
@@ -301,14 +299,14 @@ def orders_in_status(
     last: To,
     svc: Service,
     status: Annotated[OrderStatus, Query()] = "OPEN",
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> OrderPage:
     """Orders in a status over a date range, across every customer (pattern 5, GSI2 shards merged).
 
     One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
     days = _day(first, "from"), _day(last, "to")
-    return paginate(
+    return kit.paginate(
         app, OrderPage, cursor, lambda start: svc.orders_in_status(status, *days, limit=limit, after=_after(start))
     )
 
@@ -319,22 +317,26 @@ def customer_orders(
     first: From,
     last: To,
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> OrderPage:
     """A customer's orders in a date range, every status merged by date (pattern 4, GSI1).
 
     One Query per status, in parallel, merged by date."""
     days = _day(first, "from"), _day(last, "to")
-    return paginate(
+    return kit.paginate(
         app, OrderPage, cursor, lambda start: svc.customer_orders(customer_id, *days, limit=limit, after=_after(start))
     )
 
 
 @router.serve
-def rep_customers(rep_id: IdPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> CustomerPage:
+def rep_customers(
+    rep_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
+) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
-    return paginate(app, CustomerPage, cursor, lambda start: svc.rep_customers(rep_id, limit=limit, start_key=start))
+    return kit.paginate(
+        app, CustomerPage, cursor, lambda start: svc.rep_customers(rep_id, limit=limit, start_key=start)
+    )
 
 
 @router.serve
@@ -343,27 +345,26 @@ def rep_orders(
     first: From,
     last: To,
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> OrderPage:
     """An account rep's orders in a date range, every status merged by date (pattern 10, GSI1).
 
     One Query per status, in parallel, merged by date."""
     days = _day(first, "from"), _day(last, "to")
-    return paginate(
+    return kit.paginate(
         app, OrderPage, cursor, lambda start: svc.rep_orders(rep_id, *days, limit=limit, after=_after(start))
     )
 
 
 @router.serve
 def rep_ranking(
-    quarter: QuarterPath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    quarter: QuarterPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
-    return paginate(app, RepQuarterPage, cursor, lambda start: svc.rep_ranking(quarter, limit=limit, start_key=start))
+    return kit.paginate(
+        app, RepQuarterPage, cursor, lambda start: svc.rep_ranking(quarter, limit=limit, start_key=start)
+    )
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

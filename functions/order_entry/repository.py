@@ -74,7 +74,7 @@ from functions.order_entry.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ThrottledError
 from functions.shared.models import from_item
-from functions.shared.pagination import Page, StartKey, query_page
+from functions.shared.pagination import Page, StartKey, read_page
 from functions.shared.settings import Settings, TableName
 
 EMPLOYEE_NOT_FOUND = "EMPLOYEE_NOT_FOUND"
@@ -468,9 +468,7 @@ class OrderEntryRepository:
                                    "ConditionExpression": "attribute_exists(PK)"}}
 
     def _page(self, limit: int, start_key: StartKey, parse: Callable[[dict[str, Any]], Any], **query: Any) -> Page:
-        page = query_page(self.table.query, limit=limit, start_key=start_key, **query)
-        page.items = [parse(item) for item in page.items]
-        return page
+        return read_page(self.table.query, parse, limit=limit, start_key=start_key, **query)
 
     def _fan_out(self, queries: Sequence[Ranged], first: str, last: str, limit: int, after: str | None) -> Page:
         """Up to `limit` orders of several Queries (statuses, shards), run in parallel and merged by their sort

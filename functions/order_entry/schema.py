@@ -34,8 +34,7 @@ TOTAL_WIDTH = 15  # zero-padded cents: string order is numeric order up to 10^13
 AFTER_ALL = "~"  # sorts after every id character ([A-Za-z0-9_.-]): the top of a date range
 
 ORDER_ENTRY_TABLE = TableSpec(
-    construct_id="OrderEntryTable",
-    env_var="ORDER_ENTRY_TABLE_NAME",
+    "OrderEntryTable",
     partition_key=KeyAttribute("PK"),
     sort_key=KeyAttribute("SK"),
     indexes=(
@@ -58,6 +57,7 @@ def join(*parts: str) -> str:
 
 
 # --- keys, one small function each ------------------------------------------------------------------
+
 
 def entity_key(kind: str, entity_id: str) -> dict[str, str]:
     """A reference entity's own item (region, country, location, department, job, warehouse, product, customer)."""

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from aws_lambda_powertools.event_handler import Depends, Response, content_types
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.patterns.models import (
@@ -40,29 +40,22 @@ from functions.patterns.models import (
 from functions.patterns.repository import PatternsRepository
 from functions.patterns.routes import ROUTES
 from functions.patterns.service import PatternsService
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.errors import ForbiddenError, InvalidInputError
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
-from functions.shared.models import DAY_PATTERN, dump
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
+from functions.shared.errors import ForbiddenError
 
 P = "/patterns"
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
 NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
 
 
-@per_container
+@kit.per_container
 def service() -> PatternsService:
-    return PatternsService(PatternsRepository(settings()))
+    return PatternsService(PatternsRepository(kit.settings()))
 
 
-Service = Annotated[PatternsService, Depends(service)]
+Service = Annotated[PatternsService, kit.Depends(service)]
 
 
 def _json(status: int, body: dict) -> Response:
@@ -101,7 +94,7 @@ def star(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) -> R
     """Star a repository."""
     caller = _as_self(username)
     starred, created = svc.star(caller, owner, repo)
-    return _json(201 if created else 200, dump(starred))
+    return _json(201 if created else 200, kit.dump(starred))
 
 
 @router.serve
@@ -113,10 +106,10 @@ def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) ->
 
 @router.serve
 def repo_with_stars(
-    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> RepoWithStars:
     """Read a repository with its stargazers."""
-    return paginate(
+    return kit.paginate(
         app,
         _split(RepoWithStars, Repo),
         cursor,
@@ -125,7 +118,7 @@ def repo_with_stars(
 
 
 def _as_self(username: str):
-    caller = caller_of(app)
+    caller = kit.caller_of(app)
     if caller.username != username:
         raise ForbiddenError("star and unstar as yourself")
     return caller
@@ -136,11 +129,11 @@ def _as_self(username: str):
 
 @router.serve
 def create_issue(
-    owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, idempotency_key: IdempotencyKey = None
+    owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
 ) -> Response[Issue]:
     """Open an issue in a repository."""
-    caller = caller_of(app)
-    return create_once(
+    caller = kit.caller_of(app)
+    return kit.create_once(
         app,
         operation=f"patterns.issue/{owner}/{repo}",
         key=idempotency_key,
@@ -151,10 +144,10 @@ def create_issue(
 
 @router.serve
 def repo_with_issues(
-    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> RepoWithIssues:
     """Read a repository with its issues."""
-    return paginate(
+    return kit.paginate(
         app,
         _split(RepoWithIssues, Repo),
         cursor,
@@ -171,23 +164,25 @@ def get_issue(owner: NamePath, repo: NamePath, number: NumberPath, svc: Service)
 @router.serve
 def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange, svc: Service) -> Issue:
     """Change an issue's title or state."""
-    return svc.change_issue(caller_of(app), owner, repo, number, change)
+    return svc.change_issue(kit.caller_of(app), owner, repo, number, change)
 
 
 @router.serve
 def open_issues(
-    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> IssuePage:
     """List a repository's open issues."""
-    return paginate(app, IssuePage, cursor, lambda start: svc.open_issues(owner, repo, limit=limit, start_key=start))
+    return kit.paginate(
+        app, IssuePage, cursor, lambda start: svc.open_issues(owner, repo, limit=limit, start_key=start)
+    )
 
 
 @router.serve
 def issues_by_update(
-    owner: NamePath, repo: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> IssuePage:
     """List a repository's issues, most recently updated first."""
-    return paginate(
+    return kit.paginate(
         app, IssuePage, cursor, lambda start: svc.issues_by_update(owner, repo, limit=limit, start_key=start)
     )
 
@@ -213,11 +208,11 @@ def org_with_users(
             "with the first page either way"
         ),
     ] = "desc",
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> OrgWithUsers:
     """Read an organization with its users."""
-    return paginate(
+    return kit.paginate(
         app,
         _split(OrgWithUsers, Org),
         cursor,
@@ -232,9 +227,11 @@ def put_org_user(org: NamePath, username: NamePath, body: UserIn, svc: Service) 
 
 
 @router.serve
-def org_admins(org: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None) -> UserPage:
+def org_admins(
+    org: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
+) -> UserPage:
     """List an organization's admins."""
-    return paginate(app, UserPage, cursor, lambda start: svc.org_admins(org, limit=limit, start_key=start))
+    return kit.paginate(app, UserPage, cursor, lambda start: svc.org_admins(org, limit=limit, start_key=start))
 
 
 # --- stores: composite sort keys for hierarchy --------------------------------------------------------
@@ -257,12 +254,14 @@ def put_store(
 
 
 def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], limit: int, cursor: str | None) -> StorePage:
-    return paginate(app, StorePage, cursor, lambda start: svc.stores_in(country, *levels, limit=limit, start_key=start))
+    return kit.paginate(
+        app, StorePage, cursor, lambda start: svc.stores_in(country, *levels, limit=limit, start_key=start)
+    )
 
 
 @router.serve
 def stores_in_country(
-    country: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    country: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> StorePage:
     """List the stores in a country."""
     return _stores(svc, country, (), limit, cursor)
@@ -270,7 +269,7 @@ def stores_in_country(
 
 @router.serve
 def stores_in_state(
-    country: NamePath, state: NamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    country: NamePath, state: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> StorePage:
     """List the stores in a state."""
     return _stores(svc, country, (state,), limit, cursor)
@@ -282,8 +281,8 @@ def stores_in_city(
     state: NamePath,
     city: NamePath,
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> StorePage:
     """List the stores in a city."""
     return _stores(svc, country, (state, city), limit, cursor)
@@ -296,8 +295,8 @@ def stores_in_zip(
     city: NamePath,
     zip_code: NamePath,
     svc: Service,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> StorePage:
     """List the stores in a postal code."""
     return _stores(svc, country, (state, city, zip_code), limit, cursor)
@@ -317,18 +316,20 @@ def orders_by_status(
     customer: NamePath,
     status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
     svc: Service,
-    first: Annotated[str | None, Query(alias="from", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
-    last: Annotated[str | None, Query(alias="to", pattern=DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
-    limit: Limit = DEFAULT_LIMIT,
-    cursor: Cursor = None,
+    first: Annotated[
+        str | None, Query(alias="from", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")
+    ] = None,
+    last: Annotated[str | None, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
+    limit: kit.Limit = kit.DEFAULT_LIMIT,
+    cursor: kit.Cursor = None,
 ) -> OrderPage:
     """List a customer's orders by status and date."""
     wanted = OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
-    return paginate(
+    return kit.paginate(
         app,
         OrderPage,
         cursor,
-        lambda start: svc.orders_by_status(caller_of(app), customer, wanted, limit=limit, start_key=start),
+        lambda start: svc.orders_by_status(kit.caller_of(app), customer, wanted, limit=limit, start_key=start),
     )
 
 
@@ -338,7 +339,7 @@ def _day(value: str | None, name: str) -> date | None:
     try:
         return date.fromisoformat(value)
     except ValueError as error:
-        raise InvalidInputError(
+        raise kit.InvalidInputError(
             f"{name} is not a real day", details=[{"field": f"query.{name}", "message": "must be a real YYYY-MM-DD"}]
         ) from error
 
@@ -358,7 +359,4 @@ def get_featured(svc: Service) -> Featured:
     return svc.get_featured()
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

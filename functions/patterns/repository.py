@@ -56,7 +56,7 @@ from functions.patterns.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, ForbiddenError, NotFoundError
 from functions.shared.models import from_item, to_item
-from functions.shared.pagination import Page, StartKey, query_page
+from functions.shared.pagination import Page, StartKey, read_page
 from functions.shared.settings import Settings, TableName
 
 REPO_NOT_FOUND = "REPO_NOT_FOUND"
@@ -381,9 +381,8 @@ class PatternsRepository:
 
     def _page(self, limit: int, start_key: StartKey, parse: Callable[[dict[str, Any]], Any], *,
               parent_first: bool = False, **query: Any) -> Page:
-        page = query_page(self.table.query, limit=limit, start_key=start_key, parent_first=parent_first, **query)
-        page.items = [parse(item) for item in page.items]
-        return page
+        return read_page(self.table.query, parse, limit=limit, start_key=start_key, parent_first=parent_first,
+                          **query)
 
 
 def _repo(item: dict[str, Any]) -> Repo:

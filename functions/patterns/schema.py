@@ -26,8 +26,7 @@ GSI2 = "GSI2"
 ISSUE_NUMBER_WIDTH = 7  # zero-padded, so the tenth issue sorts after the ninth
 
 PATTERNS_TABLE = TableSpec(
-    construct_id="PatternsTable",
-    env_var="PATTERNS_TABLE_NAME",
+    "PatternsTable",
     partition_key=KeyAttribute("PK"),
     sort_key=KeyAttribute("SK"),
     indexes=(
@@ -44,6 +43,7 @@ def join(*parts: str) -> str:
 
 
 # --- keys, one small function each ------------------------------------------------------------------
+
 
 def repo_pk(owner: str, repo: str) -> str:
     return join("REPO", owner, repo)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends, Response, content_types
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.sessions.models import (
@@ -18,31 +18,26 @@ from functions.sessions.repository import SessionsRepository
 from functions.sessions.routes import ROUTES
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from functions.sessions.service import SessionsService
-from functions.shared.auth import Caller, caller_of
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.models import dump
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
-from functions.shared.settings import settings
+from functions.shared import kit
+from functions.shared.auth import Caller
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 
 
-@per_container
+@kit.per_container
 def service() -> SessionsService:
-    config = settings()
+    config = kit.settings()
     return SessionsService(SessionsRepository(config), config.integer(LIFETIME_ENV, DEFAULT_LIFETIME_SECONDS))
 
 
-Service = Annotated[SessionsService, Depends(service)]
+Service = Annotated[SessionsService, kit.Depends(service)]
 
 
 def _caller() -> Caller:
-    return caller_of(app)
+    return kit.caller_of(app)
 
 
 @router.serve
@@ -51,7 +46,7 @@ def create_session(svc: Service) -> Response[Session]:
     # plain text in the idempotency table for a day. A retried sign-in makes a second session, which expires.
     """Start a session for the caller."""
     session = svc.create(_caller())
-    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=dump(session))
+    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=kit.dump(session))
 
 
 @router.serve
@@ -69,11 +64,11 @@ def delete_session(token: TokenPath, svc: Service) -> Response[None]:
 
 @router.serve
 def sessions_of(
-    username: UsernamePath, svc: Service, limit: Limit = DEFAULT_LIMIT, cursor: Cursor = None
+    username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
 ) -> SessionPage:
     """List a user's sessions."""
     caller = _caller()
-    return paginate(
+    return kit.paginate(
         app, SessionPage, cursor, lambda start: svc.sessions_of(caller, username, limit=limit, start_key=start)
     )
 
@@ -85,7 +80,4 @@ def delete_sessions_of(username: UsernamePath, svc: Service) -> Response[None]:
     return Response(status_code=204)
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

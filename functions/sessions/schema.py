@@ -23,7 +23,7 @@ LIFETIME_ENV = "SESSIONS_LIFETIME_SECONDS"
 DEFAULT_LIFETIME_SECONDS = 7 * 24 * 3600
 
 SESSION_TABLE = TableSpec(
-    construct_id="SessionTable",
+    "SessionTable",
     env_var="SESSIONS_TABLE_NAME",
     partition_key=KeyAttribute(TOKEN),
     indexes=(IndexSpec(USER_INDEX, KeyAttribute(USERNAME), projection="KEYS_ONLY"),),

@@ -23,6 +23,13 @@ class Caller:
         return group in self.groups
 
 
+def require_self_or_admin(caller: Caller, username: str, *, who: str = "user") -> None:
+    """What is a user's own (their profile, cart, games, orders) is acted on by them or by an admin: 403 otherwise,
+    naming the kind of user (`who`: "user", "customer")."""
+    if caller.username != username and not caller.is_in(ADMIN):
+        raise ForbiddenError(f"only the {who} themself or an admin may do this")
+
+
 def parse_groups(value: Any) -> frozenset[str]:
     """`cognito:groups` as REST API claims carry it ("a,b"), as HTTP APIs do ("[a b]"), or as a list."""
     if value is None:

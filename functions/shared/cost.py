@@ -3,7 +3,8 @@ and the ledger of the request in flight sums what comes back (requests, items re
 and per index, time spent waiting). The resolver answers it as a `Server-Timing` header and as Powertools metrics.
 
 On AWS the units are DynamoDB's. Locally moto answers a constant, so the local endpoint computes them by DynamoDB's
-published rules (local/moto_fidelity.py, `functions/shared/capacity.py`) and the same header carries true figures.
+published rules (local/moto_fidelity/consumed_capacity.py, `functions/shared/capacity.py`) and the same header
+carries true figures.
 
 What the header cannot show: DynamoDB bills a refused conditional write (at least one unit) and a cancelled
 transaction, but a ConditionalCheckFailedException or TransactionCanceledException carries no ConsumedCapacity

@@ -208,3 +208,11 @@ def query_page(
         if not last_key or len(items) >= limit:
             break
     return Page(items=items, last_key=last_key)
+
+
+def read_page(query: Callable[..., dict[str, Any]], parse: Callable[[dict[str, Any]], Any], **options: Any) -> Page:
+    """`query_page` (its `limit`, `start_key`, `range_end`, `parent_first` and the Query's parameters in `options`),
+    each item read into what `parse` makes of it: a repository's paged read is this call with its table's `query`
+    and its item parser (`from_item`, a model's constructor)."""
+    page = query_page(query, **options)
+    return Page(items=[parse(item) for item in page.items], last_key=page.last_key)

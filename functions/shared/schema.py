@@ -6,17 +6,11 @@ the infrastructure watches."""
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
 # Powertools' idempotency records for `Idempotency-Key` on creates (functions/shared/idempotency.py), expired by TTL.
-IDEMPOTENCY_TABLE = TableSpec(
-    construct_id="IdempotencyTable",
-    env_var="IDEMPOTENCY_TABLE_NAME",
-    partition_key=KeyAttribute("id"),
-    ttl_attribute="expiration",
-)
+IDEMPOTENCY_TABLE = TableSpec("IdempotencyTable", partition_key=KeyAttribute("id"), ttl_attribute="expiration")
 
 # Stream records a consumer can never apply, kept whole for an operator (functions/shared/parked.py).
 PARKED_TABLE = TableSpec(
-    construct_id="ParkedRecordsTable",
-    env_var="PARKED_RECORDS_TABLE_NAME",
+    "ParkedRecordsTable",
     partition_key=KeyAttribute("consumer"),
     sort_key=KeyAttribute("position"),
     # Set only when a record is replayed (or superseded): pending records stay until an operator deals with them.

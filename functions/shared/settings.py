@@ -57,3 +57,11 @@ class TableName:
         if holder is None:
             return self
         return holder.settings.table(self.spec)
+
+
+class Tables:
+    """A domain's table names, each a `TableName` attribute of a subclass, read from the function's settings when
+    first used (a stream consumer's function has only some of them)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings

@@ -6,6 +6,7 @@ functional tests; the local runtime reads the synthesized template, which the CD
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,15 +36,21 @@ class IndexSpec:
 
 @dataclass(frozen=True)
 class TableSpec:
-    """A DynamoDB table: keys, indexes, TTL and stream, plus the environment variable that names it."""
+    """A DynamoDB table: keys, indexes, TTL and stream, plus the environment variable that names it (by default the
+    construct id in upper snake case with `_NAME`: `UserGamesTable` -> `USER_GAMES_TABLE_NAME`)."""
 
     construct_id: str
-    env_var: str
     partition_key: KeyAttribute
     sort_key: KeyAttribute | None = None
     indexes: tuple[IndexSpec, ...] = ()
     ttl_attribute: str | None = None
     stream_view: StreamView | None = None
+    env_var: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.env_var:
+            words = re.findall(r"[A-Z][a-z0-9]*", self.construct_id)
+            object.__setattr__(self, "env_var", "_".join(words).upper() + "_NAME")
 
     @property
     def key_attributes(self) -> tuple[KeyAttribute, ...]:

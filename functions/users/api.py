@@ -4,16 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Depends, Response, content_types
+from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
-from functions.shared.models import dump
-from functions.shared.observability import metrics
-from functions.shared.settings import settings
+from functions.shared import kit
 from functions.users.models import (
     EMAIL_MAX_LENGTH,
     EMAIL_PATTERN,
@@ -26,29 +20,31 @@ from functions.users.repository import UsersRepository
 from functions.users.routes import ROUTES
 from functions.users.service import UsersService
 
-router = DomainRouter(ROUTES)
+router = kit.DomainRouter(ROUTES)
 
 UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
 EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
 
 
-@per_container
+@kit.per_container
 def service() -> UsersService:
-    return UsersService(UsersRepository(settings()))
+    return UsersService(UsersRepository(kit.settings()))
 
 
-Service = Annotated[UsersService, Depends(service)]
+Service = Annotated[UsersService, kit.Depends(service)]
 
 
 @router.serve
 def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
     """Sign up a user with a unique email."""
-    svc.require_self_or_admin(caller_of(app), request.user_id)
+    svc.require_self_or_admin(kit.caller_of(app), request.user_id)
     result = svc.sign_up(request)
     if result.created:
-        metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
+        kit.metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
     return Response(
-        status_code=201 if result.created else 200, content_type=content_types.APPLICATION_JSON, body=dump(result.user)
+        status_code=201 if result.created else 200,
+        content_type=content_types.APPLICATION_JSON,
+        body=kit.dump(result.user),
     )
 
 
@@ -56,7 +52,7 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
 @router.serve
 def get_user(user_id: UserIdPath, svc: Service) -> User:
     """Read a user."""
-    svc.require_self_or_admin(caller_of(app), user_id)
+    svc.require_self_or_admin(kit.caller_of(app), user_id)
     return svc.get_user(user_id)
 
 
@@ -70,19 +66,16 @@ def user_by_email(email: EmailPath, svc: Service) -> User:
 @router.serve
 def change_email(user_id: UserIdPath, change: EmailChangeIn, svc: Service) -> User:
     """Change a user's email, keeping it unique."""
-    svc.require_self_or_admin(caller_of(app), user_id)
+    svc.require_self_or_admin(kit.caller_of(app), user_id)
     return svc.change_email(user_id, change.email)
 
 
 @router.serve
 def delete_user(user_id: UserIdPath, svc: Service) -> Response[None]:
     """Delete a user and free their email."""
-    svc.require_self_or_admin(caller_of(app), user_id)
+    svc.require_self_or_admin(kit.caller_of(app), user_id)
     svc.delete_user(user_id)
     return Response(status_code=204)
 
 
-app = build_resolver()
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = kit.serve(router)

@@ -20,8 +20,7 @@ EMAIL_MARKER_PREFIX = "EMAIL#"
 USERS_EMAIL_INDEX = "UsersEmailIndex"
 
 USERS_TABLE = TableSpec(
-    construct_id="UsersTable",
-    env_var="USERS_TABLE_NAME",
+    "UsersTable",
     partition_key=KeyAttribute(USER_ID),
     # The email lookup answers the whole user: its id (the table key, always projected) and join date.
     indexes=(IndexSpec(USERS_EMAIL_INDEX, KeyAttribute(EMAIL), projection=(JOIN_DATE,)),),

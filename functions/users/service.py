@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
-from functions.shared.auth import ADMIN, Caller
-from functions.shared.errors import ConflictError, ForbiddenError, ThrottledError, found
+from functions.shared import auth
+from functions.shared.errors import ConflictError, ThrottledError, found
 from functions.users.models import SignUpIn, User, normalize_email
 from functions.users.repository import SignUp, UsersRepository
 
@@ -31,10 +31,7 @@ class UsersService:
         self.repository = repository
         self._today = today
 
-    @staticmethod
-    def require_self_or_admin(caller: Caller, user_id: str) -> None:
-        if caller.username != user_id and not caller.is_in(ADMIN):
-            raise ForbiddenError("only the user themself or an admin may do this")
+    require_self_or_admin = staticmethod(auth.require_self_or_admin)
 
     def sign_up(self, request: SignUpIn) -> SignUp:
         """Created (201), or the same user already there (a retry: 200 with the stored user), or 409."""

@@ -27,7 +27,7 @@ from botocore.exceptions import ClientError
 
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
-from functions.shared.settings import Settings, TableName
+from functions.shared.settings import TableName, Tables
 from functions.voting.models import Poll, Vote
 from functions.voting.schema import (
     APPLIED_PREFIX,
@@ -43,14 +43,11 @@ from functions.voting.schema import (
 )
 
 
-class TableNames:
+class TableNames(Tables):
     """The voting tables' names, from the function's settings when first used."""
 
     raw_votes = TableName(RAW_VOTES_TABLE)
     votes = TableName(VOTES_TABLE)
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,7 @@ import math
 from functions.shared.table_spec import KeyAttribute, TableSpec
 
 RAW_VOTES_TABLE = TableSpec(
-    construct_id="RawVotesTable",
-    env_var="RAW_VOTES_TABLE_NAME",
+    "RawVotesTable",
     partition_key=KeyAttribute("pollId"),
     sort_key=KeyAttribute("userId"),
     # The aggregator computes deltas from what a write changed: the old and the new candidate.
@@ -33,8 +32,7 @@ RAW_VOTES_TABLE = TableSpec(
 )
 
 VOTES_TABLE = TableSpec(
-    construct_id="VotesTable",
-    env_var="VOTES_TABLE_NAME",
+    "VotesTable",
     partition_key=KeyAttribute("pollId"),
     sort_key=KeyAttribute("sk"),
     # Only checkpoints carry it: a shard's records stay in the stream for 24 h, so two days after its last flush
