@@ -74,6 +74,12 @@ def players_of(
 
 
 @router.serve
+def membership(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Membership:
+    """Read whether a user plays in a game."""
+    return svc.membership(game_id, user_id)
+
+
+@router.serve
 def join(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Response[Membership]:
     """Join a game as a player."""
     joined = svc.join(kit.caller_of(app), game_id, user_id)

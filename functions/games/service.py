@@ -9,7 +9,7 @@ from functions.games.models import Game, GameIn, Membership
 from functions.games.repository import GamesRepository, Joined, StartKey
 from functions.shared import auth
 from functions.shared.auth import Caller
-from functions.shared.errors import found
+from functions.shared.errors import NotFoundError, found
 from functions.shared.pagination import Page
 
 
@@ -46,6 +46,15 @@ class GamesService:
         """Users are not stored here (they are the identity provider's): an unknown user has no games, []."""
         require_self_or_admin(caller, user_id)
         return self.repository.games_of(user_id, limit=limit, start_key=start_key)
+
+    def membership(self, game_id: str, user_id: str) -> Membership:
+        """Whether a user plays in a game, as the players list tells any signed-in caller: the membership, or 404.
+        A miss costs one more read, of the game, to tell an unknown game from a game the user is not in."""
+        membership = self.repository.get_membership(user_id, game_id)
+        if membership is None:
+            self.get_game(game_id)
+            raise NotFoundError(f"{user_id} is not a player of game {game_id}", code="NOT_A_PLAYER")
+        return membership
 
     def join(self, caller: Caller, game_id: str, user_id: str) -> Joined:
         require_self_or_admin(caller, user_id)

@@ -239,6 +239,22 @@ def test_reads_are_one_key_based_call_each(client, calls):
     assert calls.names() == ["Query"] and "IndexName" not in request
 
 
+def test_a_players_membership_is_one_consistent_get_and_a_miss_says_why(client, calls):
+    ok(create(client), 201)
+    joined = ok(join(client, "alice"), 201)
+    calls.clear()
+    assert ok(client.call("GET", "/games/chess/players/alice", user="bob")) == joined
+    ((request, _),) = calls.of("GetItem")
+    assert calls.names() == ["GetItem"] and request["ConsistentRead"] is True
+    assert request["Key"] == {"UserId": {"S": "alice"}, "GameId": {"S": "chess"}}
+    calls.clear()
+    assert error(client.call("GET", "/games/chess/players/bob")) == (404, "NOT_A_PLAYER")
+    assert calls.names() == ["GetItem", "GetItem"]
+    assert error(client.call("GET", "/games/nope/players/alice")) == (404, "GAME_NOT_FOUND")
+    ok(client.call("DELETE", "/games/chess/players/alice", user="alice"), 204)
+    assert error(client.call("GET", "/games/chess/players/alice")) == (404, "NOT_A_PLAYER")
+
+
 def test_players_of_an_unknown_game_is_404_and_of_an_empty_game_is_empty(client):
     assert error(client.call("GET", "/games/nope/players")) == (404, "GAME_NOT_FOUND")
     ok(create(client), 201)

@@ -82,6 +82,7 @@ def test_routes_are_the_ones_the_function_serves_with_by_user_a_static_sibling_o
         ("POST", "/games"),
         ("GET", "/games/{gameId}"),
         ("GET", "/games/{gameId}/players"),
+        ("GET", "/games/{gameId}/players/{userId}"),
         ("PUT", "/games/{gameId}/players/{userId}"),
         ("DELETE", "/games/{gameId}/players/{userId}"),
         ("GET", "/games/by-user/{userId}"),
