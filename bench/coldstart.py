@@ -27,6 +27,7 @@ only AWS needs, a domain's modules loaded where they are not used. The first bud
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -86,9 +87,10 @@ def judge(figures: Sequence[Figure], floor: Figure, budget: float = FLOOR_BUDGET
 
 def handler_modules(root: Path = ROOT) -> list[str]:
     """Every module that defines a function's `lambda_handler` (the API functions and the stream consumers)."""
+    defines = re.compile(r"^(?:[\w, ]+, )?lambda_handler = ", re.MULTILINE)  # `app, lambda_handler = kit.serve(...)`
     modules = []
     for path in sorted((root / "functions").glob("*/*.py")):
-        if path.parent.name != "shared" and "\nlambda_handler = " in path.read_text(encoding="utf-8"):
+        if path.parent.name != "shared" and defines.search(path.read_text(encoding="utf-8")):
             modules.append(f"functions.{path.parent.name}.{path.stem}")
     return modules
 

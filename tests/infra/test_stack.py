@@ -320,15 +320,15 @@ def test_cfn_lint_accepts_the_templates(dev, prod):
 
 def test_synth_imports_the_domains_schemas_and_no_function_code():
     # infra builds from plain data (functions/<domain>/schema.py, functions/shared/schema.py and table_spec.py, the
-    # CORS settings of functions/shared/cors.py): no handler, service or repository, so no Powertools, boto3 or
-    # pydantic at synth
+    # routes of functions/<domain>/routes.toml read by functions/shared/routes.py, the CORS settings of
+    # functions/shared/cors.py): no handler, service or repository, so no Powertools, boto3 or pydantic at synth
     root = Path(__file__).resolve().parents[2]
     probe = "import json, sys, app; print('MODULES', json.dumps(sorted(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True)
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
     modules = json.loads(line.removeprefix("MODULES "))
     code = [m for m in modules if m.startswith("functions.") and m.count(".") > 1]  # not the packages themselves
-    assert code and all(m.endswith((".schema", ".table_spec")) or m == "functions.shared.cors" for m in code), code
+    assert code and all(m.endswith((".schema", ".table_spec", ".routes")) or m == "functions.shared.cors" for m in code), code
     assert not [m for m in modules if m.split(".")[0] in {"aws_lambda_powertools", "boto3", "botocore", "pydantic"}]
 
 
