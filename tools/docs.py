@@ -205,12 +205,19 @@ def scale_table(figures: dict) -> str:
     return "\n".join(lines)
 
 
-def render_scale(text: str, figures: dict[str, dict]) -> tuple[str, list[str]]:
-    """The page with its scale table rendered, and the pages a marker names that `make scale` has no rows for."""
+NOT_MODELLED = ("No workload of this domain is modelled at its seed's scale yet: add one to bench/scale/workloads.py "
+                "and run `make scale`.\n\n")
+
+
+def render_scale(text: str, figures: dict[str, dict], page_name: str | None = None) -> tuple[str, list[str]]:
+    """The page with its scale table rendered, and the pages a marker names that `make scale` has no rows for. Given
+    `page_name` (the page's own file name), a marker naming that page with no rows (a new domain) says so instead."""
     unknown: list[str] = []
 
     def table(match: re.Match[str]) -> str:
         page = figures.get(match["page"])
+        if page is None and match["page"] == page_name:
+            return f"{match[0].split(chr(10), 1)[0]}\n{NOT_MODELLED}<!-- /scale -->"
         if page is None:
             unknown.append(match["page"])
             return match[0]
@@ -275,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
             problems.append(f"{name}: no \"At the seed's scale\" table marked <!-- scale: {page.stem} generated from "
                             "functions/platform/scale-figures.json by `make docs` -->")
             continue
-        new, unknown = render_scale(text, scale)
+        new, unknown = render_scale(text, scale, page.stem)
         problems.extend(f"{name}: a scale marker names a page `make scale` has no rows for: {u}" for u in unknown)
         if new == text:
             continue

@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         print(path.relative_to(ROOT))
     name = words(args.name)["name"]
     print(f"\nnext: make test-functional (tests/functional/test_{name}_api.py), make run, then add its access "
-          f"patterns in functions/{name}/: schema.py -> repository.py -> service.py -> routes.py -> api.py -> "
+          f"patterns in functions/{name}/: schema.py -> repository.py -> service.py -> routes.toml -> api.py -> "
           "catalog.toml, then make docs")
     return 0
 
