@@ -68,10 +68,13 @@ lint: setup lint-imports
 lint-imports: setup
 	$(VENV)/bin/lint-imports
 
-# A new domain from tools/domain_template/ (functions, infra, seeds, a functional test, docs): make new-domain NAME=orders
+# A new domain from tools/domain_template/ (functions, infra, seeds, a functional test, docs; then the OpenAPI description
+# and its Workbench model regenerated): make new-domain NAME=orders
 new-domain: setup
 	@test -n "$(NAME)" || { echo "usage: make new-domain NAME=<name> [SUMMARY='one line']" >&2; exit 2; }
 	$(PY) -m tools.new_domain "$(NAME)" $(if $(SUMMARY),--summary "$(SUMMARY)")
+	$(PY) -m tools.openapi
+	$(PY) -m tools.workbench
 
 # The entity and access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py, and the OpenAPI
 # description /docs serves, functions/platform/openapi.json, from the routers (`--check` on either: compare only).

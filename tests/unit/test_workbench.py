@@ -45,7 +45,7 @@ def key(attr: Any) -> dict[str, str]:
 
 
 def test_every_domain_with_tables_has_a_model() -> None:
-    assert len(DOMAINS) == 13
+    assert len(DOMAINS) >= 13  # the seeds' thirteen, and any added by `make new-domain`
     assert sorted(p.stem for p in workbench.OUT.glob("*.json")) == DOMAINS
 
 
