@@ -48,9 +48,8 @@ def _owner() -> str:
 def create_cart(svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Cart]:
     """Create an empty cart for the caller."""
     owner = _owner()
-    return kit.create_once(
-        app, operation="cart.create", key=idempotency_key, request={}, make=lambda: svc.create_cart(owner)
-    )
+    return kit.create_once(app, operation="cart.create", key=idempotency_key, request={},
+                           make=lambda: svc.create_cart(owner))
 
 
 @router.serve
@@ -107,19 +106,13 @@ def get_price(sku: SkuPath, svc: Service) -> Price:
 def notifications(svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> NotificationPage:
     """List the caller's price-change notifications."""
     owner = _owner()
-    return kit.paginate(
-        app,
-        NotificationPage,
-        cursor,
-        lambda start: svc.notifications_of(owner, limit=limit, start_key=start),
-        owner=owner,
-    )
+    return kit.paginate(app, NotificationPage, cursor,
+                        lambda start: svc.notifications_of(owner, limit=limit, start_key=start), owner=owner)
 
 
 @router.serve
-def abandoned(
-    day: Annotated[str, Query(pattern=kit.DAY_PATTERN, description="a UTC day, YYYY-MM-DD")], svc: Service
-) -> AbandonedCount:
+def abandoned(day: Annotated[str, Query(pattern=kit.DAY_PATTERN, description="a UTC day, YYYY-MM-DD")],
+              svc: Service) -> AbandonedCount:
     """Count the carts abandoned on a day."""
     return svc.abandoned_on(day)
 

@@ -52,27 +52,19 @@ def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]
 
 
 @router.serve
-def product_items(
-    product_id: ProductIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> ProductPage:
+def product_items(product_id: ProductIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                  cursor: kit.Cursor = None) -> ProductPage:
     """Read a product with all its children."""
-    return kit.paginate(
-        app, ProductPage, cursor, lambda start: svc.product_items(product_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, ProductPage, cursor,
+                        lambda start: svc.product_items(product_id, limit=limit, start_key=start))
 
 
 @router.serve
-def children_of(
-    product_id: ProductIdPath,
-    child_kind: ChildKindPath,
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> ChildPage:
+def children_of(product_id: ProductIdPath, child_kind: ChildKindPath, svc: Service,
+                limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> ChildPage:
     """List a product's children of one kind."""
-    return kit.paginate(
-        app, ChildPage, cursor, lambda start: svc.children_of(product_id, child_kind, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, ChildPage, cursor,
+                        lambda start: svc.children_of(product_id, child_kind, limit=limit, start_key=start))
 
 
 @router.serve
@@ -101,9 +93,8 @@ def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: Ch
 
 
 @router.serve
-def delete_child(
-    product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath, svc: Service
-) -> Response[None]:
+def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
+                 svc: Service) -> Response[None]:
     """Delete one child of a product."""
     svc.delete_child(product_id, child_kind, child_id)
     return Response(status_code=204)
@@ -125,17 +116,12 @@ def get_document(product_id: ProductIdPath, svc: Service) -> Document:
 
 
 @router.serve
-def append_to_document(
-    product_id: ProductIdPath, request: DocumentChildIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[DocumentChild]:
+def append_to_document(product_id: ProductIdPath, request: DocumentChildIn, svc: Service,
+                       idempotency_key: kit.IdempotencyKey = None) -> Response[DocumentChild]:
     """Append a child (track or actor) to a product document."""
-    return kit.create_once(
-        app,
-        operation="catalog.append_to_document",
-        key=idempotency_key,
-        request={"productId": product_id, **request.model_dump(mode="json")},
-        make=lambda: svc.append_to_document(product_id, request),
-    )
+    return kit.create_once(app, operation="catalog.append_to_document", key=idempotency_key,
+                           request={"productId": product_id, **request.model_dump(mode="json")},
+                           make=lambda: svc.append_to_document(product_id, request))
 
 
 app, lambda_handler = kit.serve(router)

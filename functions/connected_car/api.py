@@ -115,21 +115,12 @@ def timeslots_of(
 
 # Admins only: a timeslot's appointments name customers.
 @router.serve
-def appointments_of_timeslot(
-    dealer_id: DealerPath,
-    service_date_hour: HourPath,
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> AppointmentPage:
+def appointments_of_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, svc: Service,
+                             limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> AppointmentPage:
     """List the appointments booked in a dealer's hour."""
     hour = _hour(service_date_hour)
-    return kit.paginate(
-        app,
-        AppointmentPage,
-        cursor,
-        lambda start: svc.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=start),
-    )
+    return kit.paginate(app, AppointmentPage, cursor,
+                        lambda start: svc.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=start))
 
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
@@ -180,41 +171,29 @@ def put_registration(username: UsernamePath, vin: VinPath, registration: Registr
 
 
 @router.serve
-def registrations_of_customer(
-    username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> RegistrationPage:
+def registrations_of_customer(username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                              cursor: kit.Cursor = None) -> RegistrationPage:
     """List the vehicles registered to a customer."""
     svc.require_self_or_admin(kit.caller_of(app), username)
-    return kit.paginate(
-        app,
-        RegistrationPage,
-        cursor,
-        lambda start: svc.registrations_of_customer(username, limit=limit, start_key=start),
-    )
+    return kit.paginate(app, RegistrationPage, cursor,
+                        lambda start: svc.registrations_of_customer(username, limit=limit, start_key=start))
 
 
 @router.serve
-def registrations_of_vehicle(
-    vin: VinPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> RegistrationPage:
+def registrations_of_vehicle(vin: VinPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                             cursor: kit.Cursor = None) -> RegistrationPage:
     """List the customers a vehicle is registered to."""
-    return kit.paginate(
-        app, RegistrationPage, cursor, lambda start: svc.registrations_of_vehicle(vin, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, RegistrationPage, cursor,
+                        lambda start: svc.registrations_of_vehicle(vin, limit=limit, start_key=start))
 
 
 @router.serve
-def appointments_of_registration(
-    username: UsernamePath, vin: VinPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> AppointmentPage:
+def appointments_of_registration(username: UsernamePath, vin: VinPath, svc: Service,
+                                 limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> AppointmentPage:
     """List the appointments of a customer's vehicle."""
     svc.require_self_or_admin(kit.caller_of(app), username)
-    return kit.paginate(
-        app,
-        AppointmentPage,
-        cursor,
-        lambda start: svc.appointments_of_registration(username, vin, limit=limit, start_key=start),
-    )
+    return kit.paginate(app, AppointmentPage, cursor,
+                        lambda start: svc.appointments_of_registration(username, vin, limit=limit, start_key=start))
 
 
 # --- appointments -------------------------------------------------------------------------------------
@@ -224,13 +203,8 @@ def appointments_of_registration(
 def book(appointment: AppointmentIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Appointment]:
     """Book a service appointment in a dealer's hour."""
     svc.require_self_or_admin(kit.caller_of(app), appointment.username)
-    response = kit.create_once(
-        app,
-        operation="connected-car.book",
-        key=idempotency_key,
-        request=appointment.model_dump(mode="json"),
-        make=lambda: svc.book(appointment),
-    )
+    response = kit.create_once(app, operation="connected-car.book", key=idempotency_key,
+                               request=appointment.model_dump(mode="json"), make=lambda: svc.book(appointment))
     kit.metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
     return response
 
@@ -252,18 +226,13 @@ def cancel(appointment_id: IdPath, svc: Service) -> Response[None]:
 
 
 @router.serve
-def submit_event(
-    vin: VinPath, event: VehicleEventIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[VehicleEvent]:
+def submit_event(vin: VinPath, event: VehicleEventIn, svc: Service,
+                 idempotency_key: kit.IdempotencyKey = None) -> Response[VehicleEvent]:
     """Record an event a vehicle reports."""
     svc.require_vehicle_writer(kit.caller_of(app), vin)
-    return kit.create_once(
-        app,
-        operation="connected-car.submit_event",
-        key=idempotency_key,
-        request={"vin": vin, **event.model_dump(mode="json")},
-        make=lambda: svc.submit_event(vin, event),
-    )
+    return kit.create_once(app, operation="connected-car.submit_event", key=idempotency_key,
+                           request={"vin": vin, **event.model_dump(mode="json")},
+                           make=lambda: svc.submit_event(vin, event))
 
 
 @router.serve

@@ -44,26 +44,17 @@ Service = Annotated[ContactService, kit.Depends(service)]
 def create_person(person: PersonIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Person]:
     """Create a person."""
     kit.metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
-    return kit.create_once(
-        app,
-        operation="contacts.create_person",
-        key=idempotency_key,
-        request=person.model_dump(mode="json"),
-        make=lambda: svc.create_person(person),
-    )
+    return kit.create_once(app, operation="contacts.create_person", key=idempotency_key,
+                           request=person.model_dump(mode="json"), make=lambda: svc.create_person(person))
 
 
 @router.serve
-def list_persons(
-    svc: Service,
-    last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> PersonPage:
+def list_persons(svc: Service,
+                 last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
+                 limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> PersonPage:
     """List persons, optionally by last name."""
-    return kit.paginate(
-        app, PersonPage, cursor, lambda start: svc.list_persons(last_name=last_name, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, PersonPage, cursor,
+                        lambda start: svc.list_persons(last_name=last_name, limit=limit, start_key=start))
 
 
 @router.serve
@@ -75,27 +66,17 @@ def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=
 @router.serve
 def create_address(address: AddressIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Address]:
     """Create an address."""
-    return kit.create_once(
-        app,
-        operation="contacts.create_address",
-        key=idempotency_key,
-        request=address.model_dump(mode="json"),
-        make=lambda: svc.create_address(address),
-    )
+    return kit.create_once(app, operation="contacts.create_address", key=idempotency_key,
+                           request=address.model_dump(mode="json"), make=lambda: svc.create_address(address))
 
 
 @router.serve
-def link_address(
-    person_id: IdPath, link: LinkIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[Link]:
+def link_address(person_id: IdPath, link: LinkIn, svc: Service,
+                 idempotency_key: kit.IdempotencyKey = None) -> Response[Link]:
     """Link a person to an address from a day."""
-    return kit.create_once(
-        app,
-        operation="contacts.link_address",
-        key=idempotency_key,
-        request={"personId": person_id, **link.model_dump(mode="json")},
-        make=lambda: svc.link(person_id, link),
-    )
+    return kit.create_once(app, operation="contacts.link_address", key=idempotency_key,
+                           request={"personId": person_id, **link.model_dump(mode="json")},
+                           make=lambda: svc.link(person_id, link))
 
 
 @router.serve

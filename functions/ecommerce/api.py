@@ -67,11 +67,8 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[Customer]:
     result = svc.sign_up(request)
     if result.created:
         kit.metrics.add_metric(name="CustomerSignedUp", unit="Count", value=1)
-    return Response(
-        status_code=201 if result.created else 200,
-        content_type=content_types.APPLICATION_JSON,
-        body=kit.dump(result.customer),
-    )
+    return Response(status_code=201 if result.created else 200, content_type=content_types.APPLICATION_JSON,
+                    body=kit.dump(result.customer))
 
 
 @router.serve
@@ -79,11 +76,8 @@ def customer_with_recent_orders(username: UsernamePath, svc: Service) -> Custome
     """Read a customer with their most recent orders."""
     _self_or_admin(svc, username)
     overview = svc.customer_with_recent_orders(username)
-    return CustomerOverview(
-        customer=overview.customer,
-        orders=overview.orders,
-        next_cursor=cursor_codec().encode(overview.last_key, orders_list(username)),
-    )
+    return CustomerOverview(customer=overview.customer, orders=overview.orders,
+                            next_cursor=cursor_codec().encode(overview.last_key, orders_list(username)))
 
 
 @router.serve
@@ -111,26 +105,20 @@ def delete_address(username: UsernamePath, name: AddressName, svc: Service) -> C
 
 
 @router.serve
-def place_order(
-    username: UsernamePath, order: OrderIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[Order]:
+def place_order(username: UsernamePath, order: OrderIn, svc: Service,
+                idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
     """Place an order for a customer."""
     _self_or_admin(svc, username)
-    response = kit.create_once(
-        app,
-        operation="ecommerce.place_order",
-        key=idempotency_key,
-        request={"username": username, **order.model_dump(mode="json")},
-        make=lambda: svc.place_order(username, order),
-    )
+    response = kit.create_once(app, operation="ecommerce.place_order", key=idempotency_key,
+                               request={"username": username, **order.model_dump(mode="json")},
+                               make=lambda: svc.place_order(username, order))
     kit.metrics.add_metric(name="OrderPlaced", unit="Count", value=1)
     return response
 
 
 @router.serve
-def orders_of(
-    username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> OrderPage:
+def orders_of(username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+              cursor: kit.Cursor = None) -> OrderPage:
     """List a customer's orders, newest first."""
     _self_or_admin(svc, username)
     return kit.paginate(app, OrderPage, cursor, lambda start: svc.orders_of(username, limit=limit, start_key=start))

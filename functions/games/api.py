@@ -41,14 +41,12 @@ def _json(status: int, body: dict) -> Response:
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
 # (`/games/by-user/players` is the games of user "players"; no game may be called "by-user").
 @router.serve
-def games_of(
-    user_id: UserIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> MembershipPage:
+def games_of(user_id: UserIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+             cursor: kit.Cursor = None) -> MembershipPage:
     """List the games a user plays in."""
     caller = kit.caller_of(app)
-    return kit.paginate(
-        app, MembershipPage, cursor, lambda start: svc.games_of(caller, user_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, MembershipPage, cursor,
+                        lambda start: svc.games_of(caller, user_id, limit=limit, start_key=start))
 
 
 @router.serve
@@ -64,13 +62,11 @@ def get_game(game_id: GameIdPath, svc: Service) -> Game:
 
 
 @router.serve
-def players_of(
-    game_id: GameIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> MembershipPage:
+def players_of(game_id: GameIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+               cursor: kit.Cursor = None) -> MembershipPage:
     """List the players of a game."""
-    return kit.paginate(
-        app, MembershipPage, cursor, lambda start: svc.players_of(game_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, MembershipPage, cursor,
+                        lambda start: svc.players_of(game_id, limit=limit, start_key=start))
 
 
 @router.serve

@@ -46,18 +46,11 @@ def ingest(batch: ReadingBatch, svc: Service) -> IngestResult:
 
 
 @router.serve
-def readings_of(
-    device_id: DevicePath,
-    first: Annotated[int, instant("from")],
-    last: Annotated[int, instant("to")],
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> ReadingPage:
+def readings_of(device_id: DevicePath, first: Annotated[int, instant("from")], last: Annotated[int, instant("to")],
+                svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> ReadingPage:
     """List a device's readings over a time range."""
-    return kit.paginate(
-        app, ReadingPage, cursor, lambda start: svc.readings_of(device_id, first, last, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, ReadingPage, cursor,
+                        lambda start: svc.readings_of(device_id, first, last, limit=limit, start_key=start))
 
 
 app, lambda_handler = kit.serve(router)

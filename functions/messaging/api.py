@@ -41,13 +41,8 @@ Service = Annotated[MessagingService, kit.Depends(service)]
 def send(message: MessageIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[MessageHeader]:
     """Send a message."""
     sender = kit.caller_of(app).username
-    response = kit.create_once(
-        app,
-        operation="messaging.send",
-        key=idempotency_key,
-        request=message.model_dump(mode="json"),
-        make=lambda: svc.send(sender, message),
-    )
+    response = kit.create_once(app, operation="messaging.send", key=idempotency_key,
+                               request=message.model_dump(mode="json"), make=lambda: svc.send(sender, message))
     kit.metrics.add_metric(name="MessageSent", unit="Count", value=1)
     return response
 

@@ -3,7 +3,9 @@ keep their edges right. Each route is a validated input and one call into the se
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
+from functools import partial
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -47,7 +49,7 @@ from functions.order_entry.routes import ROUTES
 from functions.order_entry.service import OrderEntryService
 from functions.shared import kit
 from functions.shared.auth import ADMIN
-from functions.shared.pagination import StartKey
+from functions.shared.pagination import Page, StartKey
 
 P = "/order-entry"
 router = kit.DomainRouter(ROUTES)
@@ -81,13 +83,18 @@ def _after(start: StartKey) -> str | None:
     return None if start is None else str(start["after"])
 
 
+def _dated_orders(first: str, last: str, cursor: str | None, fetch: Callable[..., Page]) -> OrderPage:
+    """One page of a list of orders merged by date from several Queries: `fetch(first_day, last_day, after=...)`."""
+    days = _day(first, "from"), _day(last, "to")
+    return kit.paginate(app, OrderPage, cursor, lambda start: fetch(*days, after=_after(start)))
+
+
 # --- reference entities, products, customers (admin) --------------------------------------------------
 
 
 @router.serve
-def put_reference(
-    kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn, svc: Service
-) -> Reference:
+def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn,
+                  svc: Service) -> Reference:
     """Create or replace a reference entity (region, country, location, job, department, warehouse).
 
     A country's `parentId` is a region, a location's a country, a warehouse's or department's a location; it must
@@ -113,13 +120,8 @@ def put_customer(customer_id: IdPath, body: CustomerIn, svc: Service) -> Custome
 @router.serve
 def hire(body: HireIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Employee]:
     """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
-    return kit.create_once(
-        app,
-        operation="order-entry.hire",
-        key=idempotency_key,
-        request=body.model_dump(mode="json"),
-        make=lambda: svc.hire(body),
-    )
+    return kit.create_once(app, operation="order-entry.hire", key=idempotency_key, request=body.model_dump(mode="json"),
+                           make=lambda: svc.hire(body))
 
 
 @router.serve
@@ -129,16 +131,11 @@ def get_employee(employee_id: IdPath, svc: Service) -> Employee:
 
 
 @router.serve
-def employees_named(
-    name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)],
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> EmployeePage:
+def employees_named(name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)], svc: Service,
+                    limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> EmployeePage:
     """Find employees by name (pattern 2, GSI1)."""
-    return kit.paginate(
-        app, EmployeePage, cursor, lambda start: svc.employees_named(name, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, EmployeePage, cursor,
+                        lambda start: svc.employees_named(name, limit=limit, start_key=start))
 
 
 @router.serve
@@ -148,57 +145,39 @@ def current_job(employee_id: IdPath, svc: Service) -> JobHistory:
 
 
 @router.serve
-def change_job(
-    employee_id: IdPath, body: JobChangeIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[JobHistory]:
+def change_job(employee_id: IdPath, body: JobChangeIn, svc: Service,
+               idempotency_key: kit.IdempotencyKey = None) -> Response[JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
-    return kit.create_once(
-        app,
-        operation=f"order-entry.job-change/{employee_id}",
-        key=idempotency_key,
-        request=body.model_dump(mode="json"),
-        make=lambda: svc.change_job(employee_id, body),
-    )
+    return kit.create_once(app, operation=f"order-entry.job-change/{employee_id}", key=idempotency_key,
+                           request=body.model_dump(mode="json"), make=lambda: svc.change_job(employee_id, body))
 
 
 @router.serve
-def recent_hires(
-    since: Annotated[str, Query(pattern=kit.DAY_PATTERN)],
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> HirePage | PublicHirePage:
+def recent_hires(since: Annotated[str, Query(pattern=kit.DAY_PATTERN)], svc: Service,
+                 limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> HirePage | PublicHirePage:
     """Employees hired since a day (pattern 6); salary and commission only for admins.
 
     Salary and commission only for admins; the manager is public, as in an employee's details (pattern 1)."""
     confidential = kit.caller_of(app).is_in(ADMIN)
     day = _day(since, "since")
-    return kit.paginate(
-        app,
-        HirePage if confidential else PublicHirePage,
-        cursor,
-        lambda start: svc.recent_hires(day, confidential=confidential, limit=limit, start_key=start),
-    )
+    return kit.paginate(app, HirePage if confidential else PublicHirePage, cursor,
+                        lambda start: svc.recent_hires(day, confidential=confidential, limit=limit, start_key=start))
 
 
 @router.serve
-def warehouse_employees(
-    warehouse_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> EmployeeEdgePage:
+def warehouse_employees(warehouse_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                        cursor: kit.Cursor = None) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
-    return kit.paginate(
-        app, EmployeeEdgePage, cursor, lambda start: svc.warehouse_employees(warehouse_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, EmployeeEdgePage, cursor,
+                        lambda start: svc.warehouse_employees(warehouse_id, limit=limit, start_key=start))
 
 
 @router.serve
-def job_employees(
-    job_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> EmployeeEdgePage:
+def job_employees(job_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                  cursor: kit.Cursor = None) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
-    return kit.paginate(
-        app, EmployeeEdgePage, cursor, lambda start: svc.job_employees(job_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, EmployeeEdgePage, cursor,
+                        lambda start: svc.job_employees(job_id, limit=limit, start_key=start))
 
 
 # --- products and stock -------------------------------------------------------------------------------
@@ -211,9 +190,8 @@ def get_product(product_id: IdPath, svc: Service) -> Product:
 
 
 @router.serve
-def product_activity(
-    product_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> ProductActivityPage:
+def product_activity(product_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                     cursor: kit.Cursor = None) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
     The product's order lines and, after them, its stock in each warehouse."""
@@ -225,9 +203,8 @@ def product_activity(
             next_cursor=next_cursor,
         )
 
-    return kit.paginate(
-        app, build, cursor, lambda start: svc.product_activity(product_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, build, cursor,
+                        lambda start: svc.product_activity(product_id, limit=limit, start_key=start))
 
 
 @router.serve
@@ -237,33 +214,19 @@ def get_inventory(warehouse_id: IdPath, product_id: IdPath, svc: Service) -> Inv
 
 
 @router.serve
-def receive(
-    warehouse_id: IdPath,
-    product_id: IdPath,
-    body: ReceiptIn,
-    svc: Service,
-    idempotency_key: kit.IdempotencyKey = None,
-) -> Response[Inventory]:
+def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn, svc: Service,
+            idempotency_key: kit.IdempotencyKey = None) -> Response[Inventory]:
     """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
-    return kit.create_once(
-        app,
-        operation=f"order-entry.receipt/{warehouse_id}/{product_id}",
-        key=idempotency_key,
-        request=body.model_dump(mode="json"),
-        make=lambda: svc.receive(warehouse_id, product_id, body.quantity),
-    )
+    return kit.create_once(app, operation=f"order-entry.receipt/{warehouse_id}/{product_id}", key=idempotency_key,
+                           request=body.model_dump(mode="json"),
+                           make=lambda: svc.receive(warehouse_id, product_id, body.quantity))
 
 
 @router.serve
 def move(body: MoveIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Move]:
     """Move stock between two warehouses in one transaction (the total does not change)."""
-    return kit.create_once(
-        app,
-        operation="order-entry.move",
-        key=idempotency_key,
-        request=body.model_dump(mode="json"),
-        make=lambda: svc.move(body),
-    )
+    return kit.create_once(app, operation="order-entry.move", key=idempotency_key, request=body.model_dump(mode="json"),
+                           make=lambda: svc.move(body))
 
 
 # --- customers, reps and orders -----------------------------------------------------------------------
@@ -272,13 +235,8 @@ def move(body: MoveIn, svc: Service, idempotency_key: kit.IdempotencyKey = None)
 @router.serve
 def place_order(body: OrderIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
-    return kit.create_once(
-        app,
-        operation="order-entry.order",
-        key=idempotency_key,
-        request=body.model_dump(mode="json"),
-        make=lambda: svc.place_order(body),
-    )
+    return kit.create_once(app, operation="order-entry.order", key=idempotency_key,
+                           request=body.model_dump(mode="json"), make=lambda: svc.place_order(body))
 
 
 @router.serve
@@ -294,77 +252,46 @@ def change_status(order_id: IdPath, body: StatusChange, svc: Service) -> Order:
 
 
 @router.serve
-def orders_in_status(
-    first: From,
-    last: To,
-    svc: Service,
-    status: Annotated[OrderStatus, Query()] = "OPEN",
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> OrderPage:
+def orders_in_status(first: From, last: To, svc: Service, status: Annotated[OrderStatus, Query()] = "OPEN",
+                     limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> OrderPage:
     """Orders in a status over a date range, across every customer (pattern 5, GSI2 shards merged).
 
     One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
-    days = _day(first, "from"), _day(last, "to")
-    return kit.paginate(
-        app, OrderPage, cursor, lambda start: svc.orders_in_status(status, *days, limit=limit, after=_after(start))
-    )
+    return _dated_orders(first, last, cursor, partial(svc.orders_in_status, status, limit=limit))
 
 
 @router.serve
-def customer_orders(
-    customer_id: IdPath,
-    first: From,
-    last: To,
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> OrderPage:
+def customer_orders(customer_id: IdPath, first: From, last: To, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                    cursor: kit.Cursor = None) -> OrderPage:
     """A customer's orders in a date range, every status merged by date (pattern 4, GSI1).
 
     One Query per status, in parallel, merged by date."""
-    days = _day(first, "from"), _day(last, "to")
-    return kit.paginate(
-        app, OrderPage, cursor, lambda start: svc.customer_orders(customer_id, *days, limit=limit, after=_after(start))
-    )
+    return _dated_orders(first, last, cursor, partial(svc.customer_orders, customer_id, limit=limit))
 
 
 @router.serve
-def rep_customers(
-    rep_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> CustomerPage:
+def rep_customers(rep_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                  cursor: kit.Cursor = None) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
-    return kit.paginate(
-        app, CustomerPage, cursor, lambda start: svc.rep_customers(rep_id, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, CustomerPage, cursor,
+                        lambda start: svc.rep_customers(rep_id, limit=limit, start_key=start))
 
 
 @router.serve
-def rep_orders(
-    rep_id: IdPath,
-    first: From,
-    last: To,
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> OrderPage:
+def rep_orders(rep_id: IdPath, first: From, last: To, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+               cursor: kit.Cursor = None) -> OrderPage:
     """An account rep's orders in a date range, every status merged by date (pattern 10, GSI1).
 
     One Query per status, in parallel, merged by date."""
-    days = _day(first, "from"), _day(last, "to")
-    return kit.paginate(
-        app, OrderPage, cursor, lambda start: svc.rep_orders(rep_id, *days, limit=limit, after=_after(start))
-    )
+    return _dated_orders(first, last, cursor, partial(svc.rep_orders, rep_id, limit=limit))
 
 
 @router.serve
-def rep_ranking(
-    quarter: QuarterPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> RepQuarterPage:
+def rep_ranking(quarter: QuarterPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                cursor: kit.Cursor = None) -> RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
-    return kit.paginate(
-        app, RepQuarterPage, cursor, lambda start: svc.rep_ranking(quarter, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, RepQuarterPage, cursor,
+                        lambda start: svc.rep_ranking(quarter, limit=limit, start_key=start))
 
 
 app, lambda_handler = kit.serve(router)

@@ -105,16 +105,11 @@ def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) ->
 
 
 @router.serve
-def repo_with_stars(
-    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> RepoWithStars:
+def repo_with_stars(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                    cursor: kit.Cursor = None) -> RepoWithStars:
     """Read a repository with its stargazers."""
-    return kit.paginate(
-        app,
-        _split(RepoWithStars, Repo),
-        cursor,
-        lambda start: svc.repo_with_stars(owner, repo, limit=limit, start_key=start),
-    )
+    return kit.paginate(app, _split(RepoWithStars, Repo), cursor,
+                        lambda start: svc.repo_with_stars(owner, repo, limit=limit, start_key=start))
 
 
 def _as_self(username: str):
@@ -128,31 +123,21 @@ def _as_self(username: str):
 
 
 @router.serve
-def create_issue(
-    owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[Issue]:
+def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service,
+                 idempotency_key: kit.IdempotencyKey = None) -> Response[Issue]:
     """Open an issue in a repository."""
     caller = kit.caller_of(app)
-    return kit.create_once(
-        app,
-        operation=f"patterns.issue/{owner}/{repo}",
-        key=idempotency_key,
-        request=issue.model_dump(mode="json"),
-        make=lambda: svc.create_issue(caller, owner, repo, issue),
-    )
+    return kit.create_once(app, operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
+                           request=issue.model_dump(mode="json"),
+                           make=lambda: svc.create_issue(caller, owner, repo, issue))
 
 
 @router.serve
-def repo_with_issues(
-    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> RepoWithIssues:
+def repo_with_issues(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                     cursor: kit.Cursor = None) -> RepoWithIssues:
     """Read a repository with its issues."""
-    return kit.paginate(
-        app,
-        _split(RepoWithIssues, Repo),
-        cursor,
-        lambda start: svc.repo_with_issues(owner, repo, limit=limit, start_key=start),
-    )
+    return kit.paginate(app, _split(RepoWithIssues, Repo), cursor,
+                        lambda start: svc.repo_with_issues(owner, repo, limit=limit, start_key=start))
 
 
 @router.serve
@@ -168,23 +153,19 @@ def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: Is
 
 
 @router.serve
-def open_issues(
-    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> IssuePage:
+def open_issues(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                cursor: kit.Cursor = None) -> IssuePage:
     """List a repository's open issues."""
-    return kit.paginate(
-        app, IssuePage, cursor, lambda start: svc.open_issues(owner, repo, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, IssuePage, cursor,
+                        lambda start: svc.open_issues(owner, repo, limit=limit, start_key=start))
 
 
 @router.serve
-def issues_by_update(
-    owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> IssuePage:
+def issues_by_update(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                     cursor: kit.Cursor = None) -> IssuePage:
     """List a repository's issues, most recently updated first."""
-    return kit.paginate(
-        app, IssuePage, cursor, lambda start: svc.issues_by_update(owner, repo, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, IssuePage, cursor,
+                        lambda start: svc.issues_by_update(owner, repo, limit=limit, start_key=start))
 
 
 # --- organizations: sorting with multiple entity types, sparse index ----------------------------------
@@ -212,12 +193,8 @@ def org_with_users(
     cursor: kit.Cursor = None,
 ) -> OrgWithUsers:
     """Read an organization with its users."""
-    return kit.paginate(
-        app,
-        _split(OrgWithUsers, Org),
-        cursor,
-        lambda start: svc.org_with_users(org, descending=order == "desc", limit=limit, start_key=start),
-    )
+    return kit.paginate(app, _split(OrgWithUsers, Org), cursor,
+                        lambda start: svc.org_with_users(org, descending=order == "desc", limit=limit, start_key=start))
 
 
 @router.serve
@@ -227,9 +204,8 @@ def put_org_user(org: NamePath, username: NamePath, body: UserIn, svc: Service) 
 
 
 @router.serve
-def org_admins(
-    org: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> UserPage:
+def org_admins(org: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+               cursor: kit.Cursor = None) -> UserPage:
     """List an organization's admins."""
     return kit.paginate(app, UserPage, cursor, lambda start: svc.org_admins(org, limit=limit, start_key=start))
 
@@ -238,15 +214,8 @@ def org_admins(
 
 
 @router.serve
-def put_store(
-    country: NamePath,
-    state: NamePath,
-    city: NamePath,
-    zip_code: NamePath,
-    store_id: NamePath,
-    body: StoreIn,
-    svc: Service,
-) -> Store:
+def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, store_id: NamePath, body: StoreIn,
+              svc: Service) -> Store:
     """Create or replace a store at its location."""
     return svc.put_store(
         Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code, address=body.address)
@@ -254,50 +223,34 @@ def put_store(
 
 
 def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], limit: int, cursor: str | None) -> StorePage:
-    return kit.paginate(
-        app, StorePage, cursor, lambda start: svc.stores_in(country, *levels, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, StorePage, cursor,
+                        lambda start: svc.stores_in(country, *levels, limit=limit, start_key=start))
 
 
 @router.serve
-def stores_in_country(
-    country: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> StorePage:
+def stores_in_country(country: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                      cursor: kit.Cursor = None) -> StorePage:
     """List the stores in a country."""
     return _stores(svc, country, (), limit, cursor)
 
 
 @router.serve
-def stores_in_state(
-    country: NamePath, state: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> StorePage:
+def stores_in_state(country: NamePath, state: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                    cursor: kit.Cursor = None) -> StorePage:
     """List the stores in a state."""
     return _stores(svc, country, (state,), limit, cursor)
 
 
 @router.serve
-def stores_in_city(
-    country: NamePath,
-    state: NamePath,
-    city: NamePath,
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> StorePage:
+def stores_in_city(country: NamePath, state: NamePath, city: NamePath, svc: Service,
+                   limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> StorePage:
     """List the stores in a city."""
     return _stores(svc, country, (state, city), limit, cursor)
 
 
 @router.serve
-def stores_in_zip(
-    country: NamePath,
-    state: NamePath,
-    city: NamePath,
-    zip_code: NamePath,
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
-) -> StorePage:
+def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, svc: Service,
+                  limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> StorePage:
     """List the stores in a postal code."""
     return _stores(svc, country, (state, city, zip_code), limit, cursor)
 

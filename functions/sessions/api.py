@@ -42,8 +42,6 @@ def _caller() -> Caller:
 
 @router.serve
 def create_session(svc: Service) -> Response[Session]:
-    # No Idempotency-Key here (a review found it): a replay would hand back a token signed out since, and keep it in
-    # plain text in the idempotency table for a day. A retried sign-in makes a second session, which expires.
     """Start a session for the caller."""
     session = svc.create(_caller())
     return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=kit.dump(session))
@@ -63,14 +61,12 @@ def delete_session(token: TokenPath, svc: Service) -> Response[None]:
 
 
 @router.serve
-def sessions_of(
-    username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None
-) -> SessionPage:
+def sessions_of(username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
+                cursor: kit.Cursor = None) -> SessionPage:
     """List a user's sessions."""
     caller = _caller()
-    return kit.paginate(
-        app, SessionPage, cursor, lambda start: svc.sessions_of(caller, username, limit=limit, start_key=start)
-    )
+    return kit.paginate(app, SessionPage, cursor,
+                        lambda start: svc.sessions_of(caller, username, limit=limit, start_key=start))
 
 
 @router.serve

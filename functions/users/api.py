@@ -41,11 +41,8 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
     result = svc.sign_up(request)
     if result.created:
         kit.metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
-    return Response(
-        status_code=201 if result.created else 200,
-        content_type=content_types.APPLICATION_JSON,
-        body=kit.dump(result.user),
-    )
+    return Response(status_code=201 if result.created else 200, content_type=content_types.APPLICATION_JSON,
+                    body=kit.dump(result.user))
 
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.

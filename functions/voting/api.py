@@ -53,18 +53,13 @@ def get_poll(poll_id: PollIdPath, svc: Service) -> Poll:
 
 
 @router.serve
-def vote(
-    poll_id: PollIdPath, ballot: VoteIn, svc: Service, idempotency_key: kit.IdempotencyKey = None
-) -> Response[Vote]:
+def vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[Vote]:
     """Vote in a poll, once per caller."""
     voter = kit.caller_of(app).user_id
-    response = kit.create_once(
-        app,
-        operation="voting.vote",
-        key=idempotency_key,
-        request={"pollId": poll_id, **ballot.model_dump(mode="json")},
-        make=lambda: svc.vote(poll_id, voter, ballot.candidate),
-    )
+    response = kit.create_once(app, operation="voting.vote", key=idempotency_key,
+                               request={"pollId": poll_id, **ballot.model_dump(mode="json")},
+                               make=lambda: svc.vote(poll_id, voter, ballot.candidate))
     kit.metrics.add_metric(name="VoteCast", unit="Count", value=1)
     return response
 
