@@ -42,7 +42,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from functions.shared.capacity import READ_UNIT, WRITE_UNIT
+from boto3.dynamodb.types import TypeDeserializer
+
+from functions.shared.capacity import READ_UNIT, item_size, write_units
 from functions.shared.schema import EXPLAIN_ENV
 
 # Operations that accept ReturnConsumedCapacity (the DynamoDB API reference), by botocore's operation names.
@@ -275,7 +277,7 @@ def refused_write(operation: str, request: dict[str, Any], stored: dict[str, Any
         attempted = {**(request.get("Key") or {}), **{k: v for k, v in _set_attributes(request).items()
                                                        if isinstance(v, dict) and "expr" not in v}}
     old, new = wire_item_size(stored or {}), wire_item_size(attempted)
-    units = max(1, math.ceil(max(old, new) / WRITE_UNIT))
+    units = write_units(max(old, new))
     known = "stored " + _kb(old) if stored else "stored item not returned (ask ALL_OLD)"
     return {"wcu": float(units), "estimated": True,
             "rule": f"refused: larger of {known} and attempted {_kb(new)} → {units} × 1 KB = {units} WCU "
@@ -338,7 +340,7 @@ def write_rule(operation: str, sizes: list[int], *, reported: float) -> str:
     """DynamoDB's write rule: each item's size rounded up to 1 KB, at least one unit, doubled in a transaction; an
     update or delete is billed by the larger of the item before and after, which only DynamoDB sees, and every
     index the write touches adds its own units: the difference to what DynamoDB reported is said, not hidden."""
-    blocks = sum(max(1, math.ceil(size / WRITE_UNIT)) for size in sizes)
+    blocks = sum(write_units(size) for size in sizes)
     double = operation == "TransactWriteItems"
     units = blocks * (2 if double else 1)
     text = (f"{len(sizes)} item{'' if len(sizes) == 1 else 's'}, {_kb(sum(sizes))} → {blocks} × 1 KB"
@@ -378,34 +380,11 @@ def logical_name(physical: str) -> str:
 
 
 def wire_item_size(item: dict[str, Any]) -> int:
-    """An item's size by DynamoDB's rules (functions/shared/capacity.py), from its wire JSON (`{"S": "x"}`)."""
-    return sum(len(name.encode("utf-8")) + _wire_value_size(value) for name, value in (item or {}).items())
+    """An item's size by DynamoDB's rules (`capacity.item_size`), from its wire JSON (`{"S": "x"}`)."""
+    return item_size({name: _deserializer.deserialize(value) for name, value in (item or {}).items()})
 
 
-def _wire_value_size(value: Any) -> int:
-    if not isinstance(value, dict) or not value:
-        return 0
-    kind, inner = next(iter(value.items()))
-    if kind == "S":
-        return len(str(inner).encode("utf-8"))
-    if kind == "N":
-        digits = str(inner).lstrip("-").replace(".", "").split("e")[0].split("E")[0].strip("0") or "0"
-        return math.ceil(len(digits) / 2) + 1
-    if kind == "B":
-        return len(inner) * 3 // 4 - str(inner).count("=")  # base64 on the wire
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "SS":
-        return sum(len(str(v).encode("utf-8")) for v in inner)
-    if kind == "NS":
-        return sum(_wire_value_size({"N": v}) for v in inner)
-    if kind == "BS":
-        return sum(_wire_value_size({"B": v}) for v in inner)
-    if kind == "L":
-        return 3 + sum(_wire_value_size(v) + 1 for v in inner)
-    if kind == "M":
-        return 3 + sum(len(k.encode("utf-8")) + _wire_value_size(v) + 1 for k, v in inner.items())
-    return 0
+_deserializer = TypeDeserializer()
 
 
 _CLAUSE = re.compile(r"\b(SET|REMOVE|ADD|DELETE)\b", re.I)

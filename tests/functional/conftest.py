@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -139,6 +140,22 @@ class Observed:
 
 # Every answer of every `Client.call` in this session, in order.
 OBSERVED: list[Observed] = []
+
+
+def server_timing(reply: Reply) -> dict[str, dict[str, float]]:
+    """`Server-Timing` as {metric: {param: value}}, `desc="a=1 b=2"` spread into its pairs."""
+    parsed: dict[str, dict[str, float]] = {}
+    for entry in reply.headers["Server-Timing"].split(", "):
+        name, *params = entry.split(";")
+        values: dict[str, float] = {}
+        for param in params:
+            key, _, value = param.partition("=")
+            if key == "desc":
+                values.update({k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", value)})
+            else:
+                values[key] = float(value)
+        parsed[name] = values
+    return parsed
 
 
 def _error_code(body: Any) -> str | None:

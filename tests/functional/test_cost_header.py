@@ -4,8 +4,7 @@ Client checks that every answer of the suite has the header; here, that its figu
 
 from __future__ import annotations
 
-import re
-
+from tests.functional.conftest import server_timing as bill
 from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     P,
     client_fixture,
@@ -15,22 +14,6 @@ from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     seeded_fixture,
     table_fixture,
 )
-
-
-def bill(reply) -> dict[str, dict[str, float]]:
-    """`Server-Timing` as {metric: {param: value}}, `desc="a=1 b=2"` spread into its pairs."""
-    parsed: dict[str, dict[str, float]] = {}
-    for entry in reply.headers["Server-Timing"].split(", "):
-        name, *params = entry.split(";")
-        values: dict[str, float] = {}
-        for param in params:
-            key, _, value = param.partition("=")
-            if key == "desc":
-                values.update({k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", value)})
-            else:
-                values[key] = float(value)
-        parsed[name] = values
-    return parsed
 
 
 def test_a_fan_out_read_bills_every_query_of_every_thread_to_the_index_it_read(seeded, table, calls):

@@ -4,7 +4,6 @@ equal what the answer's `Server-Timing` reports for the same request, per table 
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import boto3
@@ -33,22 +32,9 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     tables,
 )
 from tests.functional.conftest import Client, make_table
+from tests.functional.conftest import server_timing as timing
 
 NOW = 1796115600  # 2026-12-01T09:00:00Z, the start of a bin
-
-
-def timing(reply) -> dict[str, dict[str, float]]:
-    """`Server-Timing` as {metric: {param: value}}."""
-    parsed: dict[str, dict[str, float]] = {}
-    for entry in reply.headers["Server-Timing"].split(", "):
-        name, *params = entry.split(";")
-        values: dict[str, float] = {}
-        for param in params:
-            key, _, value = param.partition("=")
-            if key == "desc":
-                values.update({k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", value)})
-        parsed[name] = values
-    return parsed
 
 
 def test_a_line_change_and_a_cart_read_cost_what_the_cart_workload_counts(client, tables):
