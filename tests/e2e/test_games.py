@@ -97,3 +97,16 @@ def test_20_parallel_joins_of_a_5_player_game_let_exactly_5_in(api):
     winners = sorted(r.json()["userId"] for r in replies if r.status_code == 201)
     assert players(api, game_id) == winners
     assert api.call("GET", f"/games/{game_id}").json()["playerCount"] == 5
+
+
+def test_a_membership_is_read_by_key_and_a_miss_says_why(api):
+    # The slide's bob plays Game1; any signed-in caller may ask, as the players list tells anyone
+    seeded = api.call("GET", "/games/Game1/players/bob", user="fred")
+    assert seeded.status_code == 200 and seeded.json()["userId"] == "bob" and seeded.json()["gameId"] == "Game1"
+    game_id = new_game(api, max_players=2)
+    assert code(api.call("GET", f"/games/{game_id}/players/carol")) == (404, "NOT_A_PLAYER")
+    assert api.call("PUT", f"/games/{game_id}/players/carol", user="carol").status_code == 201
+    assert api.call("GET", f"/games/{game_id}/players/carol").json()["gameId"] == game_id
+    assert api.call("DELETE", f"/games/{game_id}/players/carol", user="carol").status_code == 204
+    assert code(api.call("GET", f"/games/{game_id}/players/carol")) == (404, "NOT_A_PLAYER")
+    assert code(api.call("GET", "/games/no-such-game/players/bob")) == (404, "GAME_NOT_FOUND")
