@@ -77,7 +77,8 @@ new-domain: setup
 	$(PY) -m tools.workbench
 
 # The entity and access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py, and the OpenAPI
-# description /docs serves, functions/platform/openapi.json, from the routers (`--check` on either: compare only).
+# description /docs serves, functions/platform/openapi.json, from the routers, with the page it fills in
+# (functions/platform/swagger.html; `--check` on either tool: compare only).
 docs: setup
 	$(PY) -m tools.docs
 	$(PY) -m tools.openapi

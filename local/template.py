@@ -5,6 +5,7 @@ naming the resource and property.
 
 from __future__ import annotations
 
+import compileall
 import contextlib
 import hashlib
 import importlib.metadata
@@ -197,13 +198,27 @@ def _link_or_copy(src: str, dst: str) -> None:
         shutil.copy2(src, dst)
 
 
+def compile_assets(outdir: Path, log: Callable[[str], None]) -> Path:
+    """Writes the bytecode of the assets' Python files beside them, once per synthesized output (the cache keeps it,
+    hard-linked like the sources). A worker imports its function from the staged asset and, like Lambda in its
+    read-only /var/task, writes no bytecode there when the machine sets PYTHONDONTWRITEBYTECODE: every cold start
+    then compiled boto3 and botocore from source, 0.8 s of a 1.7 s start on a 2-core machine. Only this machine's
+    interpreter reads the files (their names carry its version); the deployed asset holds none."""
+    started = time.monotonic()
+    assets = sorted(path for path in outdir.glob("asset.*") if path.is_dir())
+    for asset in assets:
+        compileall.compile_dir(asset, quiet=1, workers=0)
+    log(f"compiled the bytecode of {len(assets)} asset(s) in {time.monotonic() - started:.1f}s")
+    return outdir
+
+
 def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
                  environ: Mapping[str, str] | None = None, context: Mapping[str, str] | None = None) -> Path:
     """`synth`, unless the last synthesized output of the same inputs (`synth_key`) is in `.local/synth-cache`:
     then that output is copied into `outdir` (this instance's own directory, as a synth would fill it)."""
     environ = os.environ if environ is None else environ
     if environ.get(SYNTH_CACHE_ENV, "1") == "0":
-        return synth(repo, outdir, stage, log, context)
+        return compile_assets(synth(repo, outdir, stage, log, context), log)
     started = time.monotonic()
     cache = repo / SYNTH_CACHE_DIR
     key = synth_key(repo, stage, environ, context)
@@ -220,7 +235,7 @@ def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None
             log(f"reused the synthesized output of stage {stage!r} (inputs unchanged, key {key[:12]}) in "
                 f"{outdir} in {time.monotonic() - started:.1f}s")
             return outdir
-    synth(repo, outdir, stage, log, context)
+    compile_assets(synth(repo, outdir, stage, log, context), log)
     if synth_key(repo, stage, environ, context) == key:  # an input edited during synth: the output may match neither
         _store(cache, entry, outdir)
     return outdir

@@ -1,11 +1,13 @@
 """The OpenAPI description GET /docs serves, generated into functions/platform/openapi.json from every domain's
-router, so that the platform function answers /docs without importing the domains (functions/platform/docs.py).
+router, so that the platform function answers /docs without importing the domains (functions/platform/docs.py), and
+the Swagger UI page it fills in, functions/platform/swagger.html (`page_template`).
 
 Each operation carries examples from the example data: its path and query parameters the ids of the domain's catalog
 `EXAMPLES` (the seed's), its request body one built from its schema with them (`with_examples`).
 
-`python -m tools.openapi` writes it; `--check` changes nothing and exits 1 when the file differs from what the routers
-describe. `make docs` runs both this and tools/docs.py; tests/unit/test_platform.py makes the same check.
+`python -m tools.openapi` writes both; `--check` changes nothing and exits 1 when either differs from what the routers
+describe or Powertools renders. `make docs` runs both this and tools/docs.py; tests/unit/test_platform.py makes the
+same check.
 """
 
 from __future__ import annotations
@@ -30,6 +32,15 @@ def generate() -> str:
                                                              description=docs.DESCRIPTION))
     spec.pop("servers", None)
     return json.dumps(with_examples(spec), separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def page_template() -> str:
+    """Powertools' Swagger UI page with a base URL (so that it links its files rather than inlining them), the marks
+    of functions/platform/docs.py where GET /docs puts the description, the script's URL and the styles."""
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
+
+    return generate_swagger_html(docs.SPEC_MARK, docs.SCRIPT_MARK, docs.STYLES_MARK, "/docs", None,
+                                 persist_authorization=True)
 
 
 def domain_of(path: str) -> str:
@@ -163,16 +174,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.openapi", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when the file is stale")
     args = parser.parse_args(argv)
-    text = generate()
-    current = docs.SPEC_FILE.read_text(encoding="utf-8") if docs.SPEC_FILE.is_file() else None
-    if current == text:
-        return 0
-    if args.check:
-        print(f"{docs.SPEC_FILE.name} differs from the routers' description: run `make docs`", file=sys.stderr)
-        return 1
-    docs.SPEC_FILE.write_text(text, encoding="utf-8")
-    print(f"rewrote functions/platform/{docs.SPEC_FILE.name}")
-    return 0
+    stale = 0
+    for file, text, source in ((docs.SPEC_FILE, generate(), "the routers' description"),
+                               (docs.PAGE_FILE, page_template(), "Powertools' Swagger UI page")):
+        current = file.read_text(encoding="utf-8") if file.is_file() else None
+        if current == text:
+            continue
+        if args.check:
+            print(f"{file.name} differs from {source}: run `make docs`", file=sys.stderr)
+            stale = 1
+            continue
+        file.write_text(text, encoding="utf-8")
+        print(f"rewrote functions/platform/{file.name}")
+    return stale
 
 
 if __name__ == "__main__":

@@ -64,11 +64,6 @@ def swagger_ui_script() -> Response[str]:
 
 
 @router.serve
-def swagger_ui_styles() -> Response[str]:
-    return docs.cacheable(*docs.asset(docs.STYLES_PATH), docs.A_DAY, _if_none_match())
-
-
-@router.serve
 def health() -> dict:
     return {"status": "ok"}
 

@@ -1,7 +1,9 @@
 """What GET /docs serves: Swagger UI over the OpenAPI description that `make docs` generated into
 functions/platform/openapi.json (tools/openapi.py; tests/unit/test_platform.py fails when it drifts), so answering it
 imports no domain. Swagger UI's script and styles are Powertools' own copies (the files `enable_swagger` would inline,
-1.7 MB), served on their own routes so that a browser caches them: the page is the description and a few lines.
+1.7 MB). The script (1.5 MB) is served on its own route so that a browser caches it; the styles (177 KB, 26 KB
+gzipped) are inline in the page. Linked, they were a second request at the same moment as the script's, which found
+the one warm environment busy and started another: a cold start in the first load of the page (docs/adr/0103).
 
 Nothing here compresses: API Gateway does, for a client that accepts gzip (the RestApi's MinimumCompressionSize,
 infra/constructs/rest_api.py; "Payload compression for REST APIs" in the API Gateway developer guide). A body the
@@ -20,12 +22,16 @@ from typing import Any
 
 import aws_lambda_powertools.event_handler as event_handler
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.swagger_ui import generate_swagger_html
 from aws_lambda_powertools.shared.version import VERSION as POWERTOOLS_VERSION
 
 from functions.platform.routes import ROUTES
 
 SPEC_FILE = Path(__file__).with_name("openapi.json")
+# Powertools' Swagger UI page (`generate_swagger_html`, as `enable_swagger` renders it) with a mark in each place that
+# `page` fills, written beside the description by `make docs` (tools/openapi.py `page_template`): serving the page
+# then imports neither Swagger UI's module nor the OAuth2 models it loads, 0.2 s of the function's cold start.
+PAGE_FILE = Path(__file__).with_name("swagger.html")
+SPEC_MARK, SCRIPT_MARK, STYLES_MARK = "@@description@@", "@@script-url@@", "@@styles-url@@"
 TITLE, VERSION = "Blueprints API", "1.0.0"
 DESCRIPTION = (
     "Classic DynamoDB data models as one serverless backend. Every route but /health, /docs and /explorer needs "
@@ -33,14 +39,14 @@ DESCRIPTION = (
     "reference data need the `admin` group. Errors answer `{\"error\": {\"code\", \"message\", \"details\"?}}`: "
     "each operation lists its statuses and codes."
 )
-# Swagger UI's own files, below /docs (infra/domains/platform.py declares their routes for API Gateway), and each
-# one's file in Powertools' package and content type.
-SCRIPT_PATH, STYLES_PATH = ROUTES["swagger_ui_script"].path, ROUTES["swagger_ui_styles"].path
-ASSETS = {SCRIPT_PATH: ("swagger-ui-bundle.min.js", "text/javascript; charset=utf-8"),
-          STYLES_PATH: ("swagger-ui.min.css", "text/css; charset=utf-8")}
+# Swagger UI's script, below /docs (functions/platform/routes.toml), with its file in Powertools' package and its
+# content type; the styles' file, inlined.
+SCRIPT_PATH = ROUTES["swagger_ui_script"].path
+ASSETS = {SCRIPT_PATH: ("swagger-ui-bundle.min.js", "text/javascript; charset=utf-8")}
+STYLES_FILE = "swagger-ui.min.css"
 _SWAGGER_UI = Path(event_handler.__file__).parent / "openapi" / "swagger_ui"
 # The page and the description change with a deployment: a browser revalidates them (304 while the ETag holds).
-# Swagger UI's files change only with the Powertools version, which their URLs carry (`?v=`): cached for a day.
+# Swagger UI's script changes only with the Powertools version, which its URL carries (`?v=`): cached for a day.
 REVALIDATE, A_DAY = "no-cache", "public, max-age=86400"
 
 
@@ -116,15 +122,12 @@ ALL = "all"
 
 @cache
 def _page(base_path: str, today: date, domain: str) -> str:
-    html = generate_swagger_html(
-        # as enable_swagger: no `</script>` inside the script
-        _description(base_path, today, None if domain == ALL else domain).replace("</", "<\\/"),
-        f"{base_path}{SCRIPT_PATH}?v={POWERTOOLS_VERSION}",
-        f"{base_path}{STYLES_PATH}?v={POWERTOOLS_VERSION}",
-        f"{base_path}/docs",  # a base URL: link the files rather than inline them
-        None,
-        persist_authorization=True,
-    )
+    html = PAGE_FILE.read_text(encoding="utf-8")
+    link = f"<link rel='stylesheet' type='text/css' href='{STYLES_MARK}'>"
+    if html.count(link) != 1 or html.count(SCRIPT_MARK) != 1 or html.count(SPEC_MARK) != 1:
+        raise RuntimeError(f"{PAGE_FILE.name} is not Powertools' page with its marks: run `make docs`")
+    html = html.replace(link, f"<style>{_styles()}</style>")
+    html = html.replace(SCRIPT_MARK, f"{base_path}{SCRIPT_PATH}?v={POWERTOOLS_VERSION}")
     links = " · ".join(
         f"<b>{name}</b>" if name == domain else f"<a href='{base_path}/docs?domain={name}'>{name}</a>"
         for name in (*domains(), ALL)
@@ -133,7 +136,18 @@ def _page(base_path: str, today: date, domain: str) -> str:
            f"routes of {links}</nav>\n    <div id=\"swagger-ui\">")
     if html.count('<div id="swagger-ui">') != 1:
         raise RuntimeError("Powertools' Swagger UI page changed: place the domain links anew")
-    return html.replace('<div id="swagger-ui">', nav)
+    html = html.replace('<div id="swagger-ui">', nav)
+    # last, so that no mark is looked for inside it; as enable_swagger: no `</script>` inside the script
+    description = _description(base_path, today, None if domain == ALL else domain).replace("</", "<\\/")
+    return html.replace(SPEC_MARK, description)
+
+
+@cache
+def _styles() -> str:
+    styles = (_SWAGGER_UI / STYLES_FILE).read_text(encoding="utf-8")
+    if "</style" in styles.lower():  # it would end the page's <style> element early
+        raise RuntimeError(f"Powertools' {STYLES_FILE} closes a <style> element: link it instead")
+    return styles
 
 
 @cache

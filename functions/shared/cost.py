@@ -42,8 +42,6 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
 
-from boto3.dynamodb.types import TypeDeserializer
-
 from functions.shared.capacity import READ_UNIT, item_size, write_units
 from functions.shared.schema import EXPLAIN_ENV
 
@@ -381,10 +379,10 @@ def logical_name(physical: str) -> str:
 
 def wire_item_size(item: dict[str, Any]) -> int:
     """An item's size by DynamoDB's rules (`capacity.item_size`), from its wire JSON (`{"S": "x"}`)."""
-    return item_size({name: _deserializer.deserialize(value) for name, value in (item or {}).items()})
+    from boto3.dynamodb.types import TypeDeserializer  # boto3 on first use: ddb.resource() says why
 
-
-_deserializer = TypeDeserializer()
+    deserializer = TypeDeserializer()
+    return item_size({name: deserializer.deserialize(value) for name, value in (item or {}).items()})
 
 
 _CLAUSE = re.compile(r"\b(SET|REMOVE|ADD|DELETE)\b", re.I)

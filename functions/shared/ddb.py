@@ -8,8 +8,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import boto3
-from boto3.dynamodb.types import TypeDeserializer
 from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
 from botocore.exceptions import ConnectionError as BotocoreConnectionError
@@ -58,7 +56,10 @@ BATCH_WRITE_ROUNDS = 6
 @per_container
 def resource() -> DynamoDBServiceResource:
     """Created on first use, never at import (moto and cold starts both need that); every call it makes reports its
-    consumed capacity to the request's ledger (functions/shared/cost.py)."""
+    consumed capacity to the request's ledger (functions/shared/cost.py). boto3 is imported here, on first use: a
+    function that never calls DynamoDB (the platform's) does not load it in its cold start."""
+    import boto3
+
     dynamodb = boto3.resource("dynamodb", config=CLIENT_CONFIG)
     cost.instrument(dynamodb.meta.client)
     return dynamodb
@@ -205,6 +206,8 @@ def unique(values: Iterable[str]) -> list[str]:
 
 def plain(item: Mapping[str, Any]) -> dict[str, Any]:
     """An item in the typed wire form (error responses, stream images) as plain Python values."""
+    from boto3.dynamodb.types import TypeDeserializer  # boto3 on first use: resource() says why
+
     deserializer = TypeDeserializer()
     return {name: deserializer.deserialize(value) for name, value in item.items()}
 

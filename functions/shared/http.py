@@ -22,11 +22,6 @@ from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
-from aws_lambda_powertools.utilities.idempotency.exceptions import (
-    IdempotencyAlreadyInProgressError,
-    IdempotencyPersistenceLayerError,
-    IdempotencyValidationError,
-)
 from botocore.exceptions import ClientError
 
 from functions.shared import cors, cost
@@ -290,6 +285,26 @@ def _proxy_error(status: int, code: str, message: str) -> dict[str, Any]:
     }
 
 
+def _answer_idempotency_errors(app: Resolver, app_error: Callable[[AppError], Response]) -> None:
+    from aws_lambda_powertools.utilities.idempotency.exceptions import (
+        IdempotencyAlreadyInProgressError,
+        IdempotencyPersistenceLayerError,
+        IdempotencyValidationError,
+    )
+
+    @app.exception_handler(IdempotencyValidationError)
+    def _key_reused(_: IdempotencyValidationError) -> Response:
+        return error_response(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with another request body")
+
+    @app.exception_handler(IdempotencyAlreadyInProgressError)
+    def _in_progress(_: IdempotencyAlreadyInProgressError) -> Response:
+        return error_response(409, "REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still running; retry")
+
+    @app.exception_handler(IdempotencyPersistenceLayerError)
+    def _idempotency_store(_: IdempotencyPersistenceLayerError) -> Response:
+        return app_error(ServiceUnavailableError("the idempotency store is unavailable; retry later"))
+
+
 def build_resolver(*, public: bool = False) -> Resolver:
     """A resolver whose routes all need a signed-in caller, unless `public` (health and docs only)."""
     app = Resolver(public=public)
@@ -312,17 +327,8 @@ def build_resolver(*, public: bool = False) -> Resolver:
             logger.warning("answered %s", error.status, extra={"code": error.code})
         return error_response(error.status, error.code, error.message, error.details, retry_after=error.retry_after)
 
-    @app.exception_handler(IdempotencyValidationError)
-    def _key_reused(_: IdempotencyValidationError) -> Response:
-        return error_response(409, "IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with another request body")
-
-    @app.exception_handler(IdempotencyAlreadyInProgressError)
-    def _in_progress(_: IdempotencyAlreadyInProgressError) -> Response:
-        return error_response(409, "REQUEST_IN_PROGRESS", "a request with this Idempotency-Key is still running; retry")
-
-    @app.exception_handler(IdempotencyPersistenceLayerError)
-    def _idempotency_store(_: IdempotencyPersistenceLayerError) -> Response:
-        return _app_error(ServiceUnavailableError("the idempotency store is unavailable; retry later"))
+    if not public:  # a public route writes nothing, and importing idempotency loads boto3 (ddb.resource() says why)
+        _answer_idempotency_errors(app, _app_error)
 
     @app.exception_handler(ClientError)
     def _aws_error(error: ClientError) -> Response:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -57,6 +58,19 @@ def test_nothing_changed_the_second_start_reuses_the_first_synth(repo: Path, syn
     assert len(synths) == 1
     assert first != second and (second / "asset.1" / "api.py").is_file()
     assert json.loads((second / "App.template.json").read_text())["Run"] == 1
+    assert [stack.name for stack in load_assembly(second)] == ["App"]
+
+
+def test_a_synth_leaves_its_assets_bytecode_and_a_reuse_has_it_without_compiling(repo: Path, synths: list) -> None:
+    # the workers write no bytecode (like Lambda's read-only /var/task under PYTHONDONTWRITEBYTECODE): it is compiled
+    # once, after synth, and hard-linked with the sources (docs/adr/0104-the-local-runtime-compiles-the-assets-bytecode-once.md)
+    first = start(repo, "a")
+    (compiled,) = (first / "asset.1" / "__pycache__").glob("api.*.pyc")
+    assert compiled.name == f"api.{sys.implementation.cache_tag}.pyc"
+    second = start(repo, "b")
+    reused = second / "asset.1" / "__pycache__" / compiled.name
+    assert len(synths) == 1 and reused.read_bytes() == compiled.read_bytes()
+    assert os.path.samefile(reused, compiled)  # a hard link of the cache's, not a second compile
     assert [stack.name for stack in load_assembly(second)] == ["App"]
 
 
