@@ -109,8 +109,8 @@ def _refs(node: Any) -> set[str]:
 
 
 def page(base_path: str, domain: str | None = None) -> str:
-    """Powertools' Swagger UI page with one domain's description inline (one request for both; the first domain
-    when none is asked for, `all` for every route) and the script and styles linked; `persist_authorization`: a
+    """Powertools' Swagger UI page with one domain's description and the styles inline (one request for all three;
+    the first domain when none is asked for, `all` for every route) and the script linked; `persist_authorization`: a
     token given to Authorize survives a reload. Swagger UI builds the whole description before it shows any
     operation: the 130 routes of every domain take it several seconds, one domain's a fraction of that."""
     chosen = domain if domain in domains() or domain == ALL else domains()[0]

@@ -61,13 +61,13 @@ GATEWAY_RESPONSES = (
 GATEWAY_RESPONSE_HEADERS = {"THROTTLED": {"Retry-After": "'1'"}}  # by code: jsii hands out a new ResponseType each time
 
 # API Gateway gzips an answer of at least this many bytes for a client that sends `Accept-Encoding: gzip` ("Payload
-# compression for REST APIs"): /docs' page with the description inline (342 KB) leaves it as 22 KB, Swagger UI's
-# script (1.5 MB) as 418 KB (measured with the local runtime, which compresses as the template says). Below 1 KiB,
-# gzip's 18 bytes of framing and the time spent gain little.
+# compression for REST APIs"): /docs' page with one domain's description and the styles inline (200 KB) leaves it as
+# 30 KB, Swagger UI's script (1.5 MB) as 418 KB (measured with the local runtime, which compresses as the template
+# says). Below 1 KiB, gzip's 18 bytes of framing and the time spent gain little.
 MIN_COMPRESSION_BYTES = 1024
 
-# Every public (anonymous) method gets its own throttle below the stage's: a browser opening /docs makes three
-# requests (the page, Swagger UI's script and styles), the explorer one, a health check one a few seconds; 10 a
+# Every public (anonymous) method gets its own throttle below the stage's: a browser opening /docs makes two
+# requests (the page, Swagger UI's script), the explorer one, a health check one a few seconds; 10 a
 # second with bursts of 20 serve many people at once, while anonymous traffic cannot spend more than 10 function
 # invocations a second per route ("Throttle requests to your REST APIs": method-level limits override the stage's).
 PUBLIC_RATE_LIMIT, PUBLIC_BURST_LIMIT = 10, 20

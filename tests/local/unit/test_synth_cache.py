@@ -61,17 +61,28 @@ def test_nothing_changed_the_second_start_reuses_the_first_synth(repo: Path, syn
     assert [stack.name for stack in load_assembly(second)] == ["App"]
 
 
-def test_a_synth_leaves_its_assets_bytecode_and_a_reuse_has_it_without_compiling(repo: Path, synths: list) -> None:
+def test_a_synth_leaves_its_assets_bytecode_and_a_reuse_has_it_without_compiling(
+        repo: Path, synths: list, monkeypatch: pytest.MonkeyPatch) -> None:
     # the workers write no bytecode (like Lambda's read-only /var/task under PYTHONDONTWRITEBYTECODE): it is compiled
     # once, after synth, and hard-linked with the sources (docs/adr/0104-the-local-runtime-compiles-the-assets-bytecode-once.md)
+    compiled_dirs: list[str] = []
+    compile_dir = template.compileall.compile_dir
+    monkeypatch.setattr(template.compileall, "compile_dir",
+                        lambda path, **kw: compiled_dirs.append(Path(path).name) or compile_dir(path, **kw))
     first = start(repo, "a")
     (compiled,) = (first / "asset.1" / "__pycache__").glob("api.*.pyc")
     assert compiled.name == f"api.{sys.implementation.cache_tag}.pyc"
     second = start(repo, "b")
     reused = second / "asset.1" / "__pycache__" / compiled.name
     assert len(synths) == 1 and reused.read_bytes() == compiled.read_bytes()
-    assert os.path.samefile(reused, compiled)  # a hard link of the cache's, not a second compile
+    assert os.path.samefile(reused, compiled) and compiled_dirs == ["asset.1"]  # linked, not compiled again
     assert [stack.name for stack in load_assembly(second)] == ["App"]
+
+
+def test_without_the_cache_a_synth_compiles_its_assets_too(repo: Path, synths: list) -> None:
+    out = start(repo, "a", LOCAL_SYNTH_CACHE="0")
+    assert len(synths) == 1 and list((out / "asset.1" / "__pycache__").glob("api.*.pyc"))
+    assert not (repo / SYNTH_CACHE_DIR).exists()
 
 
 @pytest.mark.parametrize("change", [
