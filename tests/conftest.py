@@ -1,5 +1,7 @@
+import functools
 import os
 
+import botocore.session
 import pytest
 
 # Every test runs against fakes: no call may reach AWS, whatever the developer's shell holds.
@@ -24,6 +26,11 @@ for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
 from local import moto_fidelity  # noqa: E402
 
 moto_fidelity.apply()
+
+# moto gives every test a new default boto3 Session, and each Session's loader would read botocore's JSON models again
+# (endpoints, partitions, each service's model: about 70 ms a client). The data is the same, read-only file content:
+# one loader per data path for the whole process.
+botocore.session.create_loader = functools.cache(botocore.session.create_loader)
 
 
 # `make test` runs the suite on two workers (pytest-xdist, `-n 2`). Work is handed out by scope, as xdist's
