@@ -34,6 +34,33 @@ ERROR_DELAY_MAX = 5.0  # longest pause after a failing GetRecords
 Invoke = Callable[[str, Any, str], Any]  # (function, event, request id) -> result; raises FunctionError
 
 
+def _moto_iterator(iterator: str | None) -> Any:
+    """The in-process moto's object behind a shard iterator, or None (another endpoint, or an iterator it forgot)."""
+    from moto.dynamodbstreams.models import dynamodbstreams_backends
+
+    for account in list(dynamodbstreams_backends.values()) if iterator else ():
+        for backend in list(dict.values(account)):
+            if (found := getattr(backend, "shard_iterators", {}).get(iterator)) is not None:
+                return found
+    return None
+
+
+def nothing_to_read(iterator: str | None) -> bool:
+    """True when a GetRecords on this iterator of the in-process moto is sure to answer no records: its shard holds
+    nothing at or after the iterator's position (moto's `ShardIterator.get`). An idle poller then counts the read
+    without making it: the same empty answer, without a request through botocore, HTTP and moto's server (8 ms,
+    four times a second per shard, the idle runtime's largest cost). False when unsure: the call is made."""
+    found = _moto_iterator(iterator)
+    shard = getattr(found, "stream_shard", None)
+    table = getattr(shard, "table", None)
+    position, start, items = (getattr(found, "sequence_number", None), getattr(shard, "starting_sequence_number", None),
+                              getattr(shard, "items", None))
+    if getattr(table, "stream_shard", None) is not shard or not isinstance(position, int) or \
+            not isinstance(start, int) or not isinstance(items, list):  # a new stream since, or moto changed
+        return False
+    return position - start >= len(items)
+
+
 def forget_moto_iterator(iterator: str | None) -> None:
     """Drop a used shard iterator from the in-process moto, which keeps every iterator it ever returned (about 2 KB,
     ten a second per idle poller). A poller never reuses an iterator it has replaced, and nobody else holds it."""
@@ -140,11 +167,14 @@ class ShardPoller:
             forget_moto_iterator(self._iterator)
             self._iterator = self.streams.iterator(self.spec, self.shard_id, "AFTER_SEQUENCE_NUMBER",
                                                    str(self._last_read))
-        self._stale_iterator, used = False, self._iterator
-        response = self.streams.client.get_records(ShardIterator=used, Limit=FETCH_LIMIT)
-        self._iterator = response.get("NextShardIterator")
-        forget_moto_iterator(used)
-        records = response.get("Records", [])
+        if self._drained and not self._stale_iterator and nothing_to_read(self._iterator):
+            records: list[dict[str, Any]] = []  # what GetRecords would answer, iterator unchanged
+        else:
+            self._stale_iterator, used = False, self._iterator
+            response = self.streams.client.get_records(ShardIterator=used, Limit=FETCH_LIMIT)
+            self._iterator = response.get("NextShardIterator")
+            forget_moto_iterator(used)
+            records = response.get("Records", [])
         for raw in records:
             record = lambda_record(raw, stream_arn=self.spec.stream_arn, region=self.streams.region)
             self._last_read = record.sequence

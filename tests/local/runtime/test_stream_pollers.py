@@ -215,6 +215,43 @@ def test_moto_forgets_the_iterators_a_poller_used(
     assert len(iterators) - before <= 2  # the current one (and one in flight)
 
 
+class CountingStreams:
+    """The real Streams client, counting its GetRecords calls."""
+
+    def __init__(self, real: Any) -> None:
+        self._real = real
+        self.calls = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+    def get_records(self, **kwargs: Any) -> Any:
+        self.calls += 1
+        return self._real.get_records(**kwargs)
+
+
+def test_an_idle_shard_is_read_without_a_request_and_a_new_record_still_arrives_at_once(
+    moto: MotoService, table: TableInfo, clients: Clients, streams_of: Callable[..., Streams]
+) -> None:
+    # Given a poller on an empty shard, counting its GetRecords calls
+    counting = CountingStreams(moto.client("dynamodbstreams", "us-east-1"))
+    consumer = Consumer()
+    streams = streams_of([spec(table)], consumer,
+                         clients=Clients(lambda s: counting if s == "dynamodbstreams" else clients[s]))
+    (poller,) = streams.pollers()
+    # When it polls an idle shard: one request found nothing, the reads after it need none
+    eventually(lambda: poller.fetches >= 5)
+    assert counting.calls == 1
+    # Then a record written now is read and delivered (wait_idle: a read started after the write found it)
+    put(clients, table, "a")
+    assert streams.wait_idle(timeout=5)
+    assert consumer.batches == {"consumer": [["a"]]}
+    # And, idle again, the reads stop making requests once one has found nothing
+    after, fetched = counting.calls, poller.fetches
+    eventually(lambda: poller.fetches >= fetched + 4)
+    assert counting.calls == after
+
+
 def test_an_invocation_error_fails_the_whole_batch(
     clients: Clients, table: TableInfo, streams_of: Callable[..., Streams]
 ) -> None:
