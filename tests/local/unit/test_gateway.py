@@ -228,6 +228,19 @@ def test_an_answer_at_or_over_the_threshold_is_compressed_as_the_client_accepts(
     assert decoded.decode() == body and (encoding is None or len(raw) < size / 10)
 
 
+def test_a_large_answer_sent_again_reuses_its_encoding(functions: FakeFunctions) -> None:
+    from local import gateway
+
+    body = "".join(f"{i:x}" for i in range(80_000)).encode()  # over REUSED_ENCODING_BYTES, compressible
+    assert len(body) >= gateway.REUSED_ENCODING_BYTES
+    functions.result = {"statusCode": 200, "body": body.decode()}
+    client = compressing(functions, 1024)
+    gateway.encoded.cache_clear()
+    first, again = (client.get("/docs", headers={"Accept-Encoding": "gzip"}).get_data() for _ in range(2))
+    assert first == again and gzip.decompress(again) == body
+    assert gateway.encoded.cache_info().hits == 1  # encoded once
+
+
 def test_without_a_minimum_compression_size_nothing_is_compressed(functions: FakeFunctions) -> None:
     functions.result = {"statusCode": 200, "body": "x" * 100_000}
     response = compressing(functions, None).get("/docs", headers={"Accept-Encoding": "gzip"})
