@@ -30,7 +30,24 @@ moto_fidelity.apply()
 # moto gives every test a new default boto3 Session, and each Session's loader would read botocore's JSON models again
 # (endpoints, partitions, each service's model: about 70 ms a client). The data is the same, read-only file content:
 # one loader per data path for the whole process.
-botocore.session.create_loader = functools.cache(botocore.session.create_loader)
+
+
+class _SearchPaths(list):
+    """A loader's search paths, each once: every boto3 Session appends boto3's own data directory to its loader's."""
+
+    def append(self, path):
+        if path not in self:
+            super().append(path)
+
+
+@functools.cache
+def _shared_loader(search_path_string=None):
+    loader = _create_loader(search_path_string)
+    loader._search_paths = _SearchPaths(loader.search_paths)  # the list the `search_paths` property returns
+    return loader
+
+
+_create_loader, botocore.session.create_loader = botocore.session.create_loader, _shared_loader
 
 
 # `make test` runs the suite on two workers (pytest-xdist, `-n 2`). Work is handed out by scope, as xdist's

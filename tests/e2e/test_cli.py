@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import requests
 
 from seeds import contacts as seed
@@ -23,12 +24,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm():
+def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
     port, aws_port = free_port(), free_port()
     env = {**os.environ, "PORT": str(port), "LOCAL_AWS_PORT": str(aws_port), "PYTHONUNBUFFERED": "1"}
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    process = subprocess.Popen([sys.executable, "-m", "local", "run"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    log = tmp_path / "local-run.log"  # its log, shown when it does not stop
+    with log.open("w") as sink:
+        process = subprocess.Popen([sys.executable, "-m", "local", "run"], cwd=ROOT, env=env,
+                                   stdout=subprocess.PIPE, stderr=sink, text=True)
     try:
         # Given the runtime has said it is ready
         deadline = time.monotonic() + 120
@@ -50,7 +53,13 @@ def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm():
         assert [i["address"]["streetAddress"] for i in reply.json()["items"]] == ["1600 15th Street"]
     finally:
         process.send_signal(signal.SIGTERM)
-        code = process.wait(timeout=30)
+        try:
+            code = process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-40:])
+            pytest.fail(f"`local run` still running 30 s after SIGTERM; the end of its log:\n{tail}")
     assert code in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
     with socket.socket() as s:  # nothing listens any more (REUSEADDR only forgives TIME_WAIT, not a listener)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
