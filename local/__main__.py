@@ -10,7 +10,7 @@ import logging
 import os
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +57,11 @@ def _run(args: argparse.Namespace) -> int:
             route.authorization_type != "NONE" else ""
         print(f"ready {runtime.url}", flush=True)
         print(f"try: curl {auth}{runtime.url}{route.resource_path if route else '/'}", flush=True)
-        threading.Event().wait()  # until Ctrl-C or SIGTERM
+        # Until Ctrl-C or SIGTERM, in waits of a second: the kernel may hand the signal to any thread, and CPython then
+        # only flags it for the main thread, which runs the handler when it next runs Python; one unbounded wait left a
+        # `local run` deaf to a SIGTERM for half an hour (a CI run of tests/e2e/test_cli.py).
+        while True:
+            time.sleep(1)
     except KeyboardInterrupt:
         pass
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 import signal
 import socket
@@ -65,3 +66,32 @@ def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", port))
         s.listen()
+
+
+def _signal_thread(pid: int, tid: int, signum: int) -> None:
+    """tgkill(2): the signal to one thread of another process (Python's `signal.pthread_kill` reaches its own only)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    if not hasattr(libc, "tgkill"):
+        pytest.skip("no tgkill in this C library (glibc 2.30 or later has it)")
+    if libc.tgkill(pid, tid, signum) != 0:
+        raise OSError(ctypes.get_errno(), f"tgkill({pid}, {tid}, {signum})")
+
+
+def test_run_stops_on_a_sigterm_the_kernel_hands_to_another_thread():
+    # The kernel gives a process-directed signal to any of its threads; CPython runs the handler in the main thread
+    # when that thread next runs Python. Signalling one poller thread on purpose is the case a CI run met by chance.
+    port, aws_port = free_port(), free_port()
+    env = {**os.environ, "PORT": str(port), "LOCAL_AWS_PORT": str(aws_port), "PYTHONUNBUFFERED": "1"}
+    process = subprocess.Popen([sys.executable, "-m", "local", "run"], cwd=ROOT, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert process.stdout.readline().startswith("ready ")
+        threads = [int(tid) for tid in os.listdir(f"/proc/{process.pid}/task") if int(tid) != process.pid]
+        assert threads  # the servers, the pollers, the sweeper
+        _signal_thread(process.pid, threads[0], signal.SIGTERM)
+        code = process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert code in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
