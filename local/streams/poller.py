@@ -34,15 +34,18 @@ ERROR_DELAY_MAX = 5.0  # longest pause after a failing GetRecords
 Invoke = Callable[[str, Any, str], Any]  # (function, event, request id) -> result; raises FunctionError
 
 
-def _moto_iterator(iterator: str | None) -> Any:
-    """The in-process moto's object behind a shard iterator, or None (another endpoint, or an iterator it forgot)."""
+def _moto_shard_iterators() -> list[dict[str, Any]]:
+    """Every in-process moto DynamoDB Streams backend's iterators, by iterator string (one dict per account and region)."""
     from moto.dynamodbstreams.models import dynamodbstreams_backends
 
-    for account in list(dynamodbstreams_backends.values()) if iterator else ():
-        for backend in list(dict.values(account)):
-            if (found := getattr(backend, "shard_iterators", {}).get(iterator)) is not None:
-                return found
-    return None
+    return [backend.shard_iterators for account in list(dynamodbstreams_backends.values())
+            for backend in list(dict.values(account))]
+
+
+def _moto_iterator(iterator: str | None) -> Any:
+    """The in-process moto's object behind a shard iterator, or None (another endpoint, or an iterator it forgot)."""
+    found = (held.get(iterator) for held in (_moto_shard_iterators() if iterator else ()))
+    return next((it for it in found if it is not None), None)
 
 
 def nothing_to_read(iterator: str | None) -> bool:
@@ -64,11 +67,8 @@ def nothing_to_read(iterator: str | None) -> bool:
 def forget_moto_iterator(iterator: str | None) -> None:
     """Drop a used shard iterator from the in-process moto, which keeps every iterator it ever returned (about 2 KB,
     ten a second per idle poller). A poller never reuses an iterator it has replaced, and nobody else holds it."""
-    from moto.dynamodbstreams.models import dynamodbstreams_backends
-
-    for account in list(dynamodbstreams_backends.values()) if iterator else ():
-        for backend in list(dict.values(account)):
-            backend.shard_iterators.pop(iterator, None)
+    for held in _moto_shard_iterators() if iterator else ():
+        held.pop(iterator, None)
 
 
 class ShardPoller:

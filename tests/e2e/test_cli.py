@@ -25,7 +25,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
+def start_run(tmp_path: Path) -> tuple[subprocess.Popen, int, dict[str, str], Path]:
+    """`python -m local run` on free ports, as `make run` starts it: (process, port, its environment, its log)."""
     port, aws_port = free_port(), free_port()
     env = {**os.environ, "PORT": str(port), "LOCAL_AWS_PORT": str(aws_port), "PYTHONUNBUFFERED": "1"}
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
@@ -33,6 +34,22 @@ def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
     with log.open("w") as sink:
         process = subprocess.Popen([sys.executable, "-m", "local", "run"], cwd=ROOT, env=env,
                                    stdout=subprocess.PIPE, stderr=sink, text=True)
+    return process, port, env, log
+
+
+def exit_code(process: subprocess.Popen, log: Path) -> int:
+    """Its exit code within 30 s (the signal already sent); else it is killed and the test fails with its log's end."""
+    try:
+        return process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-40:])
+        pytest.fail(f"`local run` still running 30 s after SIGTERM; the end of its log:\n{tail}")
+
+
+def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
+    process, port, env, log = start_run(tmp_path)
     try:
         # Given the runtime has said it is ready
         deadline = time.monotonic() + 120
@@ -54,13 +71,7 @@ def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
         assert [i["address"]["streetAddress"] for i in reply.json()["items"]] == ["1600 15th Street"]
     finally:
         process.send_signal(signal.SIGTERM)
-        try:
-            code = process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-            tail = "".join(log.read_text(errors="replace").splitlines(keepends=True)[-40:])
-            pytest.fail(f"`local run` still running 30 s after SIGTERM; the end of its log:\n{tail}")
+        code = exit_code(process, log)
     assert code in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
     with socket.socket() as s:  # nothing listens any more (REUSEADDR only forgives TIME_WAIT, not a listener)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -77,21 +88,18 @@ def _signal_thread(pid: int, tid: int, signum: int) -> None:
         raise OSError(ctypes.get_errno(), f"tgkill({pid}, {tid}, {signum})")
 
 
-def test_run_stops_on_a_sigterm_the_kernel_hands_to_another_thread():
+def test_run_stops_on_a_sigterm_the_kernel_hands_to_another_thread(tmp_path):
     # The kernel gives a process-directed signal to any of its threads; CPython runs the handler in the main thread
     # when that thread next runs Python. Signalling one poller thread on purpose is the case a CI run met by chance.
-    port, aws_port = free_port(), free_port()
-    env = {**os.environ, "PORT": str(port), "LOCAL_AWS_PORT": str(aws_port), "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "local", "run"], cwd=ROOT, env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    process, _, _, log = start_run(tmp_path)
     try:
         assert process.stdout.readline().startswith("ready ")
         threads = [int(tid) for tid in os.listdir(f"/proc/{process.pid}/task") if int(tid) != process.pid]
         assert threads  # the servers, the pollers, the sweeper
         _signal_thread(process.pid, threads[0], signal.SIGTERM)
-        code = process.wait(timeout=30)
+        code = exit_code(process, log)
     finally:
-        if process.poll() is None:
+        if process.poll() is None:  # an assertion failed before the signal
             process.kill()
             process.wait()
     assert code in (0, -signal.SIGTERM, 128 + signal.SIGTERM)
