@@ -7,10 +7,11 @@ STAMP := $(VENV)/.installed
 export PATH := $(CURDIR)/$(VENV)/bin:$(PATH)
 export JSII_SILENCE_WARNING_DEPRECATED_NODE_VERSION := 1
 STAGE ?= dev
-USER ?= alice
+# USER only from the command line: every shell exports the login name as USER, so `USER ?= alice` never applied.
+TOKEN_USER := $(if $(filter command line,$(origin USER)),$(USER),alice)
 GROUPS ?=
 
-.PHONY: setup run test lint lint-imports new-domain docs workbench admin test-unit test-local test-functional test-infra test-e2e synth lint-template deploy deploy-account destroy token user smoke dlq replay bench cost scale clean
+.PHONY: migrate diff bootstrap setup run test lint lint-imports new-domain docs workbench admin test-unit test-local test-functional test-infra test-e2e synth lint-template deploy deploy-account destroy token user smoke dlq replay bench cost scale clean
 
 setup: $(STAMP)
 
@@ -24,8 +25,9 @@ $(STAMP): requirements.txt requirements-dev.txt package.json package-lock.json
 	@touch $(STAMP)
 
 # CONTEXT="corsOrigins=http://localhost:5173 explorer=false": CDK context for the synth, as `cdk synth -c` takes it.
+# VERBOSE=1: debug logging, with every route of the API.
 run: setup
-	$(PY) -m local run $(foreach pair,$(CONTEXT),-c "$(pair)")
+	$(PY) -m local $(if $(filter 1 yes true,$(VERBOSE)),--verbose) run $(foreach pair,$(CONTEXT),-c "$(pair)")
 
 # STAGE on the command line means a deployed stage (tools/cognito_users.py, with your AWS credentials); without it,
 # a token the local runtime accepts. PASSWORD reaches the tool through the environment, not its command line.
@@ -33,9 +35,9 @@ AWS_STAGE := $(if $(filter command line,$(origin STAGE)),$(STAGE))
 
 token: setup
 ifeq ($(AWS_STAGE),)
-	@$(PY) -m local token --user "$(USER)" $(if $(GROUPS),--groups "$(GROUPS)")
+	@$(PY) -m local token --user "$(TOKEN_USER)" $(if $(GROUPS),--groups "$(GROUPS)")
 else
-	@$(PY) -m tools.cognito_users token --stage "$(AWS_STAGE)" --user "$(USER)"
+	@$(PY) -m tools.cognito_users token --stage "$(AWS_STAGE)" --user "$(TOKEN_USER)"
 endif
 
 # A user of a deployed stage with a permanent password (printed once, kept in .local/cognito/<stage>/<user>).
@@ -115,10 +117,24 @@ synth: setup
 lint-template: synth
 	$(VENV)/bin/cfn-lint
 
-# The preflight (tools/preflight.py) stops with one line saying what to do before CloudFormation creates anything.
+# Synth once (stages.toml's settings), the preflight (tools/preflight.py: one line saying what to do), the deploy of
+# exactly that assembly, then the key migrations (tools/deploy.py). CONTEXT="key=value ...": for this deploy only.
 deploy: setup
-	@$(PY) -m tools.preflight
-	npx cdk deploy -c stage=$(STAGE) $(if $(ALARM_EMAIL),-c alarmEmail=$(ALARM_EMAIL))
+	@$(PY) -m tools.deploy --stage "$(STAGE)" $(foreach pair,$(CONTEXT),-c "$(pair)")
+
+# What `make deploy` would change on the stage (stages.toml's settings, as deploy synthesizes them).
+diff: setup
+	npx cdk diff -c stage=$(STAGE) $(foreach pair,$(CONTEXT),-c "$(pair)") Blueprints-$(STAGE)
+
+# Once per account and region, with the project's pinned CDK CLI and Node: CDK's staging bucket and deploy roles.
+bootstrap: setup
+	npx cdk bootstrap
+
+# Copies a deployed stage's items from an old key layout into the new one (tools/migrate.py; `make deploy` runs it
+# after every deploy). Safe to repeat and to resume. FROM=<ConstructId>=<old table name> names an old table that
+# `make deploy` did not record (repeatable, space-separated).
+migrate: setup
+	@$(PY) -m tools.migrate run --stage "$(STAGE)" $(foreach pair,$(FROM),--from "$(pair)")
 
 # Once per account and region: API Gateway's CloudWatch role, which every stage's logging needs (infra/account_stack.py).
 deploy-account: setup

@@ -127,6 +127,7 @@ def _calls() -> dict[str, list[Call]]:
             Call("/games/{gameId}", "/games/Game1"),
             Call("/games/{gameId}/players", "/games/Game1/players"),
             Call("/games/by-user/{userId}", "/games/by-user/bob", user="bob"),
+            Call("/games/{gameId}/players/{userId}", "/games/Game1/players/bob", user="bob", groups=()),
             Call("/games/{gameId}/players/{userId}", "/games/Game2/players/p-{size}", method="PUT", user="p-{size}",
                  groups=()),
         ],
@@ -381,9 +382,9 @@ def _verdict(call: Call, bills: dict[str, Bill]) -> str:
 def _context(size: str) -> dict[str, Any]:
     now = int(time.time())
     tomorrow = date.today() + timedelta(days=1)
-    bin_start = (now // 300 - 1) * 300  # the previous 5-minute bin: ten readings of one new device
+    bin_start = (now * 1000 // 400 - 1) * 400  # the previous 400 ms bin: ten readings of one new device
     device = f"bench-{uuid.uuid4().hex[:6]}"
-    readings = {"readings": [{"deviceId": device, "epoch": bin_start + 30 * i, "temperature": 20 + i, "pressure": 90}
+    readings = {"readings": [{"deviceId": device, "epochMs": bin_start + 40 * i, "temperature": 20 + i, "pressure": 90}
                              for i in range(10)]}
     return {"tomorrow": tomorrow.isoformat(), "today": datetime.now(UTC).date().isoformat(), "now": now,
             "two_days_ago": now - 172_800, "size": f"{size.strip('+')}-{uuid.uuid4().hex[:6]}", "readings": readings}
@@ -552,7 +553,7 @@ def seed_figures(bills: dict[tuple[str, str, str], dict[str, Bill]]) -> None:
     print(f"   - price notification: seed's daily Scan of 100M carts {estimate['scan_rru_per_day']:,.0f} RRU "
           f"(${estimate['scan_rru_per_day'] * cart.RRU_PRICE * 30:,.2f}/month, seed ~$22 provisioned); ours: no "
           f"job, a price change measured {change.wcu:g} WCU + {change.rcu:g} RCU at the API, then its holders only "
-          f"through the SKU index (section 6)")
+          f"through the holder index (section 6)")
 
     shards = bills[("order-entry", "GET", "/order-entry/orders")]
     small, large = shards["small"], shards["+20k"]

@@ -108,7 +108,7 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
     from functions.voting.aggregator import Aggregator, Change
     from functions.voting.models import Poll
     from functions.voting.repository import Shard, TableNames, VotingRepository
-    from functions.voting.schema import DEFAULT_SEGMENTS, VOTES_TABLE
+    from functions.voting.schema import DEFAULT_BUCKETS, VOTES_TABLE
 
     rng = random.Random(4)
     candidates = ["Aurora", "Borealis", "Cirrus", "Drizzle"]
@@ -137,8 +137,8 @@ def aggregation_by_batch_size(changes_total: int = 3000, sizes: tuple[int, ...] 
             boto3.client("dynamodb", region_name="us-east-1").create_table(**VOTES_TABLE.create_table_kwargs(name))
             repository = VotingRepository(TableNames(Settings({VOTES_TABLE.env_var: name})))
             repository.create_poll(Poll(poll_id="bench", question="Which cloud?", candidates=candidates,
-                                        created_at=datetime.now(UTC)))  # the aggregator checks it exists
-            aggregator = Aggregator(repository, DEFAULT_SEGMENTS, rng)
+                                        created_at=datetime.now(UTC)), DEFAULT_BUCKETS)  # the aggregator checks it
+            aggregator = Aggregator(repository, rng)
             shard, expected, writes, transactions = Shard("arn:bench", "shard-1"), None, 0, 0
             for start in range(0, len(stream), size):
                 applied = aggregator.apply(shard, expected, stream[start:start + size])

@@ -56,7 +56,7 @@ def inbox_cost(messages: int = 50, body_bytes: int = 4096, echo: bool = True) ->
             "seed_index_rcu": read_units([128] * 50), "seed_bodies_rcu": read_units([256 * 1024] * 50)}
 
 
-def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = (1, 10, 100),
+def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = (1, 10, 40),
                   echo: bool = True) -> dict:
     import boto3
     from moto import mock_aws
@@ -64,7 +64,8 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
     from functions.measurements.models import Reading
     from functions.measurements.repository import MeasurementsRepository
     from functions.measurements.schema import (
-        BIN_SECONDS,
+        BIN_MS,
+        BINS,
         MAX_READINGS_PER_BATCH,
         MEASUREMENTS_TABLE,
     )
@@ -73,10 +74,10 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
     from functions.shared.settings import Settings
 
     say = print if echo else (lambda *_, **__: None)
-    say(f"\n5. Device measurements: binned ingest ({devices} devices × {bins} bins of {BIN_SECONDS} s, "
+    say(f"\n5. Device measurements: binned ingest ({devices} devices × {bins} bins of {BIN_MS} ms, "
           f"batches of ≤ {MAX_READINGS_PER_BATCH} readings)")
     say(f"   {'readings/bin':>13} {'readings':>9} {'writes':>7} {'writes/reading':>15} {'WCU/reading':>12}")
-    first_bin = (int(time.time()) - 86_400) // BIN_SECONDS * BIN_SECONDS
+    first_bin = BINS.bin_of((int(time.time()) - 86_400) * 1000)
     per_reading: dict[str, float] = {}  # readings per bin -> write units per reading
     with mock_aws():
         ddb.resource.cache_clear()
@@ -85,14 +86,15 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
             boto3.client("dynamodb").create_table(**MEASUREMENTS_TABLE.create_table_kwargs(name))
             repository = MeasurementsRepository(Settings({MEASUREMENTS_TABLE.env_var: name}))
             table = ddb.table(name)
-            step = BIN_SECONDS // k
-            readings = [Reading(device_id=f"dev-{d}", epoch=first_bin + b * BIN_SECONDS + i * step,
+            step = BIN_MS // k
+            readings = [Reading(device_id=f"dev-{d}", epoch_ms=first_bin + b * BIN_MS + i * step,
                                 temperature=20 + i % 10, pressure=90 + i % 7)
                         for d in range(devices) for b in range(bins) for i in range(k)]
             writes = units = 0
-            for start in range(0, len(readings), MAX_READINGS_PER_BATCH):  # whole bins per batch (k divides 500)
-                batch = readings[start:start + MAX_READINGS_PER_BATCH]
-                keys = {(r.device_id, (r.epoch // BIN_SECONDS) * BIN_SECONDS) for r in batch}
+            size = MAX_READINGS_PER_BATCH - MAX_READINGS_PER_BATCH % k  # whole bins per batch
+            for start in range(0, len(readings), size):
+                batch = readings[start:start + size]
+                keys = {(r.device_id, BINS.bin_of(r.instant_ms)) for r in batch}
                 before = {key: _size(table, key, item_size) for key in keys}
                 writes += repository.put_readings(batch)
                 # an update is billed on the larger of the item before and after it
@@ -104,12 +106,12 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
         name = "bench-measurements-unbatched"
         boto3.client("dynamodb").create_table(**MEASUREMENTS_TABLE.create_table_kwargs(name))
         repository, table = MeasurementsRepository(Settings({MEASUREMENTS_TABLE.env_var: name})), ddb.table(name)
-        k, step = 10, BIN_SECONDS // 10
-        readings = [Reading(device_id="dev-0", epoch=first_bin + b * BIN_SECONDS + i * step, temperature=20, pressure=90)
+        k, step = 10, BIN_MS // 10
+        readings = [Reading(device_id="dev-0", epoch_ms=first_bin + b * BIN_MS + i * step, temperature=20, pressure=90)
                     for b in range(bins) for i in range(k)]
         writes = units = 0
         for reading in readings:
-            key = ("dev-0", (reading.epoch // BIN_SECONDS) * BIN_SECONDS)
+            key = ("dev-0", BINS.bin_of(reading.instant_ms))
             before = _size(table, key, item_size)
             writes += repository.put_readings([reading])
             units += write_units(max(before, _size(table, key, item_size)))

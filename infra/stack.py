@@ -11,9 +11,9 @@ CloudFormation's 500 resources per template ("CloudFormation quotas") apply per 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from aws_cdk import CfnOutput, RemovalPolicy, Stack
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
@@ -29,6 +29,7 @@ from infra.constructs.monitoring import (
     StageDashboard,
     Watched,
     watch_api,
+    watch_stage,
     watch_tables,
 )
 from infra.constructs.nag import acknowledge
@@ -59,8 +60,22 @@ class StageConfig:
     # GET /explorer exists (`-c explorer=true|false` overrides): on dev, not on prod unless asked
     explorer: bool = True
 
+    # The ID token's lifetime (Cognito: 5 minutes to 1 day), `idTokenMinutes` in stages.toml
+    id_token_minutes: int = 60
+
     @classmethod
-    def named(cls, name: str) -> StageConfig:
+    def named(cls, name: str, *, first_create: bool = False) -> StageConfig:
+        """The stage's defaults. `first_create` (`-c firstCreate=true`, set by tools/deploy.py while the stack does
+        not exist yet): no deletion protection, so that a failed first create can roll back (DeleteTable and
+        DeleteUserPool refuse protected resources: the stack would end ROLLBACK_FAILED); the deploy's second pass
+        turns it on once the stage exists (docs/adr/0114-a-first-create-that-rolls-back.md)."""
+        config = cls._defaults(name)
+        if first_create and config.deletion_protection:
+            config = replace(config, deletion_protection=False)
+        return config
+
+    @classmethod
+    def _defaults(cls, name: str) -> StageConfig:
         if name == "prod":
             # RetainExceptOnCreate: kept on a later update or delete, but a failed first create deletes what it
             # made instead of leaving orphaned tables and a user pool behind (CloudFormation's DeletionPolicy
@@ -120,15 +135,19 @@ class BlueprintsStack(Stack):
         )
         # No hosted UI domain stands behind OAuth, so both clients turn it off: CDK's defaults would otherwise allow
         # the code and implicit flows with an example.com callback URL.
+        # Both clients answer "Incorrect username or password" for a user who does not exist, as for a wrong password
+        # (PreventUserExistenceErrors): a sign-in form cannot be used to find out who has an account.
+        id_token = Duration.minutes(stage.id_token_minutes)
         self.user_pool_client = self.user_pool.add_client(
-            "WebClient", auth_flows=cognito.AuthFlow(user_srp=True), generate_secret=False, disable_o_auth=True
+            "WebClient", auth_flows=cognito.AuthFlow(user_srp=True), generate_secret=False, disable_o_auth=True,
+            prevent_user_existence_errors=True, id_token_validity=id_token,
         )
         # For a terminal (tools/cognito_users.py): the AWS CLI cannot do SRP, so this client allows only
         # ADMIN_USER_PASSWORD_AUTH, which needs the caller's AWS credentials (cognito-idp:AdminInitiateAuth).
         # https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-authentication-flow-methods.html
         self.cli_client = self.user_pool.add_client(
             "CliClient", auth_flows=cognito.AuthFlow(admin_user_password=True), generate_secret=False,
-            disable_o_auth=True,
+            disable_o_auth=True, prevent_user_existence_errors=True, id_token_validity=id_token,
         )
         for group, description in GROUPS.items():
             cognito.CfnUserPoolGroup(
@@ -163,7 +182,7 @@ class BlueprintsStack(Stack):
         )
         shared = SharedInfra(
             api=self.api,
-            code=SharedCode(self, "SharedCode"),
+            code=SharedCode(self, "SharedCode", stage=stage.name),
             cursor_secret=self.cursor_secret,
             idempotency=self.idempotency,
             parked=self.parked,
@@ -176,13 +195,21 @@ class BlueprintsStack(Stack):
         self.domains: dict[str, ApiDomain] = {}
         for build in domains:
             domain = build(self, shared)
+            # One nested stack at a time: each adds methods and resources to the one REST API, and API Gateway's
+            # control plane answers concurrent creates with 429 Too Many Requests, failing the create and often its
+            # rollback (docs/adr/0115-nested-stacks-created-one-after-another.md).
+            if self.domains:
+                domain.stack.add_stack_dependency(list(self.domains.values())[-1].stack)
             self.domains[domain.node.id] = domain
         # The API's and the shared tables' alarms here, each domain's in its nested stack; one dashboard for all.
         watch_api(shared.alarms, self.api.rest_api)
-        shared_tables = Watched(title="Shared", tables=watch_tables(shared.alarms, [self.idempotency, self.parked]))
+        counted = watch_stage(shared.alarms, self)
+        self.unhealthy = shared.alarms.composite(self)  # the one that pages (infra/constructs/monitoring.py)
+        shared_tables = Watched(title="Shared", tables=watch_tables([self.idempotency, self.parked]))
         self.dashboard = StageDashboard(
             self, "Monitoring", api=self.api.rest_api,
             sections=[shared_tables, *(domain.watched for domain in self.domains.values())],
+            alarms=[self.unhealthy, *shared.alarms.made], stage_metrics=counted,
         ).dashboard
 
         CfnOutput(self, "ApiUrl", value=self.api.rest_api.url)
@@ -197,7 +224,7 @@ class BlueprintsStack(Stack):
         self.alarm_topic = (
             AlarmTopic(self, "AlarmTopic", email=email, removal_policy=stage.removal_policy) if email else None
         )
-        return StageAlarms(self.alarm_topic.topic if self.alarm_topic else None)
+        return StageAlarms(self.alarm_topic.topic if self.alarm_topic else None, stage=stage.name)
 
     def _acknowledge_nag_findings(self) -> None:
         """cdk-nag AwsSolutions findings we accept, each on the narrowest construct, each with its reason."""

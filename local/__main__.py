@@ -1,5 +1,6 @@
 """`python -m local run | token | synth | dlq | replay`: the developer's entry points (used by the Makefile).
-stdout carries only what scripts read (`ready <url>` and an example call, a token, a path, JSON); logs go to stderr.
+stdout carries only what scripts and people read (`ready <url>`, an example call and where to go; a token, a path,
+JSON); logs go to stderr.
 """
 
 from __future__ import annotations
@@ -36,6 +37,27 @@ def _context_pair(text: str) -> tuple[str, str]:
     return key, value
 
 
+def where_to_go(runtime: Any) -> list[str]:
+    """What `make run` prints last, on stdout: `ready <url>` and one call to try (the lines scripts read), then where
+    to go: the API's links (GET /), the explorer (where the stage has it), Swagger UI, the local DynamoDB endpoint and
+    `make admin`. The route list is on stderr with `VERBOSE=1`."""
+    routes = [m for m in runtime.api.routes() if m.http_method in ("GET", "ANY") and "{" not in m.resource_path]
+    route = next((m for m in routes if m.resource_path == "/contacts/persons"), routes[0] if routes else None)
+    auth = '-H "Authorization: Bearer $(make -s token USER=alice)" ' if route is None or \
+        route.authorization_type != "NONE" else ""
+    url, paths = runtime.url, {m.resource_path for m in routes}
+    lines = [f"ready {url}", f"try: curl {auth}{url}{route.resource_path if route else '/'}"]
+    if "/" in paths:
+        lines.append(f"  API          {url}/   (its links; every other route needs a token: make token USER=alice)")
+    if "/explorer" in paths:
+        lines.append(f"  explorer     {url}/explorer   (the models, their access patterns, run as the seed's users)")
+    if "/docs" in paths:
+        lines.append(f"  Swagger UI   {url}/docs")
+    lines.append(f"  DynamoDB     {runtime.aws_endpoint}   (make admin: browse and edit its tables in a browser)")
+    lines.append("  routes       VERBOSE=1 make run lists them; Ctrl-C stops")
+    return lines
+
+
 def _run(args: argparse.Namespace) -> int:
     from local.runtime import Runtime
 
@@ -51,12 +73,8 @@ def _run(args: argparse.Namespace) -> int:
         if runtime.url is None or runtime.api is None:
             logging.getLogger("local").error("nothing to serve (no REST API in the template)")
             return 1
-        routes = [m for m in runtime.api.routes() if m.http_method in ("GET", "ANY") and "{" not in m.resource_path]
-        route = next((m for m in routes if m.resource_path == "/contacts/persons"), routes[0] if routes else None)
-        auth = '-H "Authorization: Bearer $(make -s token USER=alice)" ' if route is None or \
-            route.authorization_type != "NONE" else ""
-        print(f"ready {runtime.url}", flush=True)
-        print(f"try: curl {auth}{runtime.url}{route.resource_path if route else '/'}", flush=True)
+        for line in where_to_go(runtime):
+            print(line, flush=True)
         # Until Ctrl-C or SIGTERM, in waits of a second: the kernel may hand the signal to any thread, and CPython then
         # only flags it for the main thread, which runs the handler when it next runs Python; one unbounded wait left a
         # `local run` deaf to a SIGTERM for half an hour (a CI run of tests/e2e/test_cli.py).

@@ -277,7 +277,8 @@ def _stage_throttles(method_settings: Sequence[Mapping[str, Any]], where: str
         if key == ("*", "/*"):
             throttle = Throttle(rate=float(rate), burst=int(burst))
         else:
-            methods[(key[0].upper(), key[1][1:].replace("~1", "/"))] = Throttle(rate=float(rate), burst=int(burst))
+            path = "/" if key[1] == "/" else key[1][1:].replace("~1", "/")  # the root is "/" alone
+            methods[(key[0].upper(), path)] = Throttle(rate=float(rate), burst=int(burst))
     return throttle, methods
 
 

@@ -31,7 +31,7 @@ from werkzeug.serving import WSGIRequestHandler
 from local.apigw import (DEFAULT_4XX, DEFAULT_5XX, MAX_BODY_BYTES, MAX_URL_CHARS, MISSING_AUTHENTICATION_TOKEN,
                          REQUEST_TOO_LARGE, THROTTLED, UNAUTHORIZED, RestApi, Throttle, TokenBucket, gateway_response,
                          tracing_headers)
-from local.auth import InvalidToken
+from local.auth import InvalidToken, www_authenticate
 from local.events import RequestContext, rest_event
 from local.functions import FunctionError, FunctionSpec
 
@@ -111,9 +111,16 @@ class Gateway:
             return Response(b"", status, {**headers, "Content-Type": "application/json",
                                           **tracing_headers(context)}), None
         if method.authorization_type == "COGNITO_USER_POOLS":
-            claims = self._authorize(request, method.token_header)
-            if claims is None:
-                return refuse(UNAUTHORIZED), None
+            try:
+                claims = self._authorize(request, method.token_header)
+            except InvalidToken as refused:
+                # API Gateway's Cognito authorizer says only "Unauthorized" ($context.error.message); locally the
+                # reason is known, and said (README, "Who may call what": what differs deployed)
+                response = gateway_response(self.api, UNAUTHORIZED, context, source_ip=source_ip,
+                                            http_method=request.method, message=str(refused),
+                                            request_headers=dict(request.headers.items()), path=path)
+                response.headers["WWW-Authenticate"] = www_authenticate(refused)
+                return response, None
         event = rest_event(
             request.method, path, resource=method.resource_path, resource_id=method.resource_id,
             path_parameters=match.path_parameters, query=request.query_string.decode("latin-1"),
@@ -136,14 +143,15 @@ class Gateway:
         return gateway_response(self.api, kind, context or RequestContext.new(), source_ip=source_ip,
                                 http_method=http_method, status=status, message=message)
 
-    def _authorize(self, request: Request, header: str) -> Mapping[str, Any] | None:
+    def _authorize(self, request: Request, header: str) -> Mapping[str, Any]:
+        """The token's claims; InvalidToken naming why it is refused (none, malformed, badly signed, expired...)."""
         value = (request.headers.get(header) or "").strip()
         token = value[7:].strip() if value[:7].lower() == "bearer " else value
         try:
-            return self._verify(token) if token else None
+            return self._verify(token)
         except InvalidToken as exc:
             log.info("%s %s: token rejected: %s", request.method, request.path, exc)
-            return None
+            raise
 
 
 def compress(response: Response, request: Request, minimum_size: int | None) -> None:

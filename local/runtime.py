@@ -159,7 +159,7 @@ class Runtime:
             log.info("stage %s: %g requests/s, burst %d (%s)", self.api.stage, gateway.throttle.rate,
                      gateway.throttle.burst, origin)
         for method in self.api.routes():
-            log.info("route %-7s %s -> %s (%s)", method.http_method, method.resource_path, method.function_label,
+            log.debug("route %-7s %s -> %s (%s)", method.http_method, method.resource_path, method.function_label,
                      method.authorization_type)
         phase("api")
         log.info("started in %.1fs: %s", sum(phases.values()), ", ".join(f"{k} {v:.1f}s" for k, v in phases.items()))

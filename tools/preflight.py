@@ -10,11 +10,13 @@ saying what to do, and exits 1.
 - API Gateway's account setting names a CloudWatch role (`get_account().cloudwatchRoleArn`), which the stage's
   execution and access logging needs (https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html);
   `make deploy-account` sets it (infra/account_stack.py).
+- The account's Lambda concurrency lets every function of the stage run at once: a new account's quota can be far
+  below the default 1,000 ("Lambda quotas", https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html),
+  and a stream consumer that cannot get an environment falls behind its stream.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 
 import boto3
@@ -27,11 +29,14 @@ from infra.constructs.region import POWERTOOLS_LAYER_REGIONS
 def caller_session() -> boto3.Session:
     """The region the CDK CLI deploys to: AWS_REGION first (which boto3 alone does not read), then boto3's own
     resolution (AWS_DEFAULT_REGION, the profile's region)."""
-    return boto3.Session(region_name=os.environ.get("AWS_REGION") or None)
+    from tools.region import session
+
+    return session(say=False)
 
 
-def problem(session: boto3.Session | None = None) -> str | None:
-    """The first thing that would make the deploy fail, as one line, or None."""
+def problem(session: boto3.Session | None = None, functions: int = 0) -> str | None:
+    """The first thing that would make the deploy fail, as one line, or None. `functions`: how many Lambda functions
+    the stage's templates hold (tools/deploy.py counts them in the synthesized assembly)."""
     session = session or caller_session()
     region = session.region_name
     if not region:
@@ -51,6 +56,12 @@ def problem(session: boto3.Session | None = None) -> str | None:
     if not session.client("apigateway").get_account().get("cloudwatchRoleArn"):
         return (f"API Gateway in {region} has no CloudWatch role for the stage's logs: run: make deploy-account "
                 "(once per account and region)")
+    if functions:
+        limit = session.client("lambda").get_account_settings()["AccountLimit"]
+        if limit["UnreservedConcurrentExecutions"] < functions:
+            return (f"Lambda in {region} lets this account run {limit['UnreservedConcurrentExecutions']} function "
+                    f"environments at once (a new account's reduced quota; the default is 1,000), fewer than the "
+                    f"stage's {functions} functions: ask for more 'Concurrent executions' (Service Quotas, AWS Lambda)")
     return None
 
 

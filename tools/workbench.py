@@ -297,11 +297,15 @@ def table_model(spec: TableSpec, items: list[dict[str, Any]], rows: list[Entity]
         for name, value in item.items():
             if name not in keys:
                 types.setdefault(name, next(iter(value)))
+    facets = facets_of(spec, rows, items, tables)
+    for facet in facets:  # Workbench wants every attribute a facet lists defined on its table
+        for name in facet["NonKeyAttributes"]:
+            types.setdefault(name, "S")
     model: dict[str, Any] = {
         "TableName": table_name(spec),
         "KeyAttributes": _key_attributes(spec.partition_key, spec.sort_key),
         "NonKeyAttributes": [{"AttributeName": n, "AttributeType": t} for n, t in sorted(types.items())],
-        "TableFacets": facets_of(spec, rows, items, tables),
+        "TableFacets": facets,
         "GlobalSecondaryIndexes": [
             {"IndexName": index.name, "KeyAttributes": _key_attributes(index.partition_key, index.sort_key),
              "Projection": _projection(index)}
@@ -337,8 +341,21 @@ def model(domain: str) -> dict[str, Any]:
             "AWSService": "Amazon DynamoDB",
             "Version": FORMAT_VERSION,
         },
-        "DataModel": [table_model(spec, items[table_name(spec)], rows, tables) for spec in tables],
+        "DataModel": unique_facet_names([table_model(spec, items[table_name(spec)], rows, tables)
+                                         for spec in tables]),
     }
+
+
+def unique_facet_names(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Workbench's import wants every facet name once in a model: a name two tables share (cart's `marker`) gets
+    its table's name after it, `marker (CartSkuHolders)`, in the later table."""
+    seen: set[str] = set()
+    for table in tables:
+        for facet in table["TableFacets"]:
+            if facet["FacetName"] in seen:
+                facet["FacetName"] = f"{facet['FacetName']} ({table['TableName']})"
+            seen.add(facet["FacetName"])
+    return tables
 
 
 def render(domain: str) -> str:

@@ -38,7 +38,9 @@ def figures(rows: list[Load], break_even: dict[str, float]) -> dict[str, Any]:
             "hottest_key_wcu": _num(row.hottest_key_wcu), "max_rate_per_s": _num(row.max_rate_per_s),
             "partitions": row.partitions, "throttles": row.throttles, "even_with_split": row.even_with_split, "monthly_usd": _num(row.monthly_usd),
             "provisioned_monthly_usd": _num(row.provisioned_monthly_usd), "seed_figure": row.seed_figure,
-            "note": row.note})
+            "note": row.note, "conflict_limit_per_s": _num(row.conflict_limit_per_s),
+            "busiest_table": row.busiest_table, "warm_before_launch": row.warm_before_launch,
+            "arithmetic": row.arithmetic})
     out["cart"]["break_even"] = {k: _num(v) for k, v in break_even.items()}
     return out
 
@@ -56,10 +58,11 @@ def main() -> None:
     for row in rows:
         print(f"{row.model:<14} {row.design[:58]:<58} {_num(row.rate_per_s):>9} {_num(row.hottest_key_rcu):>9} "
               f"{_num(row.hottest_key_wcu):>9} {_num(row.max_rate_per_s):>10} {row.partitions:>6} "
-              f"{('YES' if row.even_with_split else 'yes*') if row.throttles else 'no':>4} {_num(row.monthly_usd):>11} "
+              f"{('YES' if row.even_with_split else 'yes') if row.throttles else 'no':>4} {_num(row.monthly_usd):>11} "
               f"{_num(row.provisioned_monthly_usd):>10}  {row.seed_figure}")
-    print("YES: one item (or a full item collection) is over the limit; yes*: a key of many items is, which only a "
-          "split for heat on sort-key ranges\n(reactive, not promised, not modelled) could spare")
+    print("YES: one item (or a full item collection) is over a limit; yes: a key of many items is (a split for heat "
+          "on sort-key\nranges is reactive and not promised: never counted as holding); limit at/s: the first of a key's "
+          "units, an item's\ntransactions (TransactionConflict) or a table's 40,000 units to be reached")
     print("\nwhy each throttling row throttles (the hottest key, or the index holding back its table):")
     for row in rows:
         if row.throttles:

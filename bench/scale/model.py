@@ -32,6 +32,25 @@ Rules
   distribution", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html, keeps
   the 10 GB a partition stores). A floor, for scale only: DynamoDB splits as it sees fit.
 - Units of a request: functions/shared/capacity.py, the rules the local runtime bills by (local/moto_capacity.py).
+- Transactions serialize on their items: "a TransactWriteItems ... request ... is rejected" when it conflicts with
+  "an ongoing TransactWriteItems ... on the same item" ("Transaction conflict handling in DynamoDB",
+  https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling),
+  and the best practices ask to "avoid ... a hot item" in transactions (same page, #transaction-best-practices). The
+  guide gives no per-item rate, so the model assumes one transaction holds each item it touches for
+  TRANSACTION_HOLD_S (an in-region TransactWriteItems' round trip, a stated assumption): one item takes at most
+  1 / TRANSACTION_HOLD_S transactions a second (`conflict_limit_per_s`) before conflicts, not units, stop it. Only a
+  `Touch` on one item counts (`transact=True, one_item=True`): transactions on different items of one key do not
+  conflict.
+- Table-level limits: an on-demand table's default maximum is 40,000 read request units and 40,000 write request
+  units a second ("Service, account, and table quotas in Amazon DynamoDB", "Throughput default quotas",
+  https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html#default-limits-throughput), a
+  quota a support request raises; a row over it throttles and says so. A new table starts with a warm throughput of
+  12,000 read and 4,000 write units a second ("Understanding DynamoDB warm throughput",
+  https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput.html); a row over that holds
+  once the table has grown, and says to set warm throughput before a launch (`warm_before_launch`). Each table and
+  each index is checked on its own.
+- Split for heat is never a pass: a key over its limit throttles whether it is one item or many
+  (`even_with_split` only says which: one item can never be split).
 
 Prices, US East (N. Virginia), Standard table class:
 - on-demand: bench/cart.py's WRU_PRICE / RRU_PRICE / STORAGE_PRICE (its PRICES_NOTE says where and when they were read);
@@ -39,7 +58,8 @@ Prices, US East (N. Virginia), Standard table class:
   the stored copy of that page available here, read 2026-11-27, omits the figures, which are the ones public cost
   write-ups of 2024-2025 quote for us-east-1; the November 2024 reduction changed on-demand only). Provisioned
   capacity is priced at the load's average with no headroom, as the seed's calculator estimate does.
-A month is 730 hours.
+A month is 730 hours. A burst (`Op.seconds_per_month`) is billed for the seconds it runs in a month, not as a rate held
+all month; storage (`Table.stored_bytes`, items and index entries) is billed beside the throughput.
 
 Not modelled, and why the verdicts hold anyway
 - Split for heat on sort-key ranges: DynamoDB may split a hot partition key's items across partitions by sort key.
@@ -67,6 +87,11 @@ from bench.cart import RRU_PRICE, SECONDS_PER_MONTH, STORAGE_PRICE, WRU_PRICE
 KEY_RCU = 3_000  # read units a second per partition key value
 KEY_WCU = 1_000  # write units a second per partition key value
 PARTITION_GB = 10  # what one partition stores
+TABLE_RRU = 40_000  # on-demand's default maximum a table (or index) a second (ServiceQuotas.html)
+TABLE_WRU = 40_000
+NEW_TABLE_RRU = 12_000  # a new table's warm throughput (warm-throughput.html)
+NEW_TABLE_WRU = 4_000
+TRANSACTION_HOLD_S = 0.005  # assumed: how long a transaction holds each item it touches (not documented by AWS)
 COLLECTION_LIMIT_GB = 10  # an item collection's limit where the table has an LSI
 WCU_HOUR_PRICE = 0.00065
 RCU_HOUR_PRICE = 0.00013
@@ -131,6 +156,7 @@ class Touch:
     wcu: float = 0.0
     index: str | None = None
     one_item: bool = True
+    transact: bool = False  # the request touches this key's one item inside a TransactWriteItems
 
 
 @dataclass(frozen=True)
@@ -142,6 +168,7 @@ class Op:
     rate: float
     keys: Keys
     touches: Callable[[int], list[Touch]]
+    seconds_per_month: float | None = None  # a burst: how long it runs in a month (None: all month)
 
 
 @dataclass(frozen=True)
@@ -169,7 +196,14 @@ class Load:
     throttles: bool = False
     even_with_split: bool = False  # a single item (or back pressure) over the limit: no split for heat helps
     why: str = ""
-    max_rate_per_s: float = math.inf  # the rate at which the hottest key reaches its limit (the load is linear)
+    max_rate_per_s: float = math.inf  # the rate at which the first limit is reached (the load is linear)
+    hottest_item_tx_per_s: float = 0.0  # transactions a second on the busiest one item any transaction touches
+    conflict_limit_per_s: float = math.inf  # the rate at which that item's transactions start to conflict
+    busiest_table: str = ""  # the table or index with the most request units a second
+    busiest_table_rru: float = 0.0
+    busiest_table_wru: float = 0.0
+    warm_before_launch: bool = False  # over a new table's 12,000 / 4,000: set warm throughput before launch
+    arithmetic: str = ""  # the verdict's sums, for a reader to check by hand
     partitions: int = 0
     table_rcu: float = 0.0
     table_wcu: float = 0.0
@@ -182,7 +216,10 @@ class Load:
     def as_json(self) -> dict[str, Any]:
         out = {k: v for k, v in self.__dict__.items() if k != "extra"}
         out["max_rate_per_s"] = None if math.isinf(self.max_rate_per_s) else round(self.max_rate_per_s, 1)
-        for name in ("hottest_key_rcu", "hottest_key_wcu", "table_rcu", "table_wcu", "rate_per_s"):
+        out["conflict_limit_per_s"] = (None if math.isinf(self.conflict_limit_per_s)
+                                       else round(self.conflict_limit_per_s, 1))
+        for name in ("hottest_key_rcu", "hottest_key_wcu", "table_rcu", "table_wcu", "rate_per_s",
+                     "hottest_item_tx_per_s", "busiest_table_rru", "busiest_table_wru"):
             out[name] = round(out[name], 2)
         out["monthly_usd"] = round(self.monthly_usd, 2)
         out["provisioned_monthly_usd"] = round(self.provisioned_monthly_usd, 2)
@@ -208,64 +245,146 @@ def monthly_provisioned(rcu: float, wcu: float, stored_bytes: float = 0.0) -> fl
         0.0, stored_bytes / GB - 25) * STORAGE_PRICE
 
 
-def simulate(model: str, claim: str, design: str, ops: Iterable[Op], tables: Iterable[Table] = (), *,
-             rate: float | None = None, seed_figure: str = "", note: str = "") -> Load:
-    """Spread every operation over its keys, add the units per (table, index, key), and judge the hottest."""
-    ops = list(ops)
-    per_key: dict[tuple[str, str | None, str], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    many_items: set[tuple[str, str | None, str]] = set()
-    totals: dict[tuple[str, str | None], list[float]] = defaultdict(lambda: [0.0, 0.0])
-    for op in ops:
-        hits: dict[tuple[str, str | None, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
+@dataclass
+class _Tally:
+    """What every operation adds up to: units a second per (table, index, key) and per (table, index), request units
+    billed in a month, and transactions a second per one-item key."""
+
+    per_key: dict[tuple[str, str | None, str], list[float]] = field(
+        default_factory=lambda: defaultdict(lambda: [0.0, 0.0]))
+    many_items: set[tuple[str, str | None, str]] = field(default_factory=set)
+    totals: dict[tuple[str, str | None], list[float]] = field(default_factory=lambda: defaultdict(lambda: [0.0, 0.0]))
+    billed: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    transactions: dict[tuple[str, str], float] = field(default_factory=lambda: defaultdict(float))
+
+    def add(self, op: Op) -> None:
+        hits: dict[tuple[str, str | None, str], list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0, 0.0])
         for entity, share in op.keys.weights():
             for touch in op.touches(entity):
                 units = hits[(touch.table, touch.index, touch.key)]
                 units[0] += op.rate * share * touch.rcu
                 units[1] += op.rate * share * touch.wcu
                 units[2] += 1
+                if touch.transact and touch.one_item and touch.index is None:
+                    units[3] += op.rate * share
                 if not touch.one_item:
-                    many_items.add((touch.table, touch.index, touch.key))
-        for (table, index, key), (rcu, wcu, count) in hits.items():
+                    self.many_items.add((touch.table, touch.index, touch.key))
+        seconds = SECONDS_PER_MONTH if op.seconds_per_month is None else op.seconds_per_month
+        for (table, index, key), (rcu, wcu, count, tx) in hits.items():
             factor = op.keys.scale if count > 1 else 1.0  # a key shared by sampled entities: by all between them
-            per_key[(table, index, key)][0] += rcu * factor
-            per_key[(table, index, key)][1] += wcu * factor
-            totals[(table, index)][0] += rcu * op.keys.scale
-            totals[(table, index)][1] += wcu * op.keys.scale
+            self.per_key[(table, index, key)][0] += rcu * factor
+            self.per_key[(table, index, key)][1] += wcu * factor
+            self.totals[(table, index)][0] += rcu * op.keys.scale
+            self.totals[(table, index)][1] += wcu * op.keys.scale
+            self.billed[0] += rcu * op.keys.scale * seconds
+            self.billed[1] += wcu * op.keys.scale * seconds
+            if tx:
+                self.transactions[(table, key)] += tx * factor
+
+
+def _name(table: str, index: str | None) -> str:
+    return f"{table}{'.' + index if index else ''}"
+
+
+def simulate(model: str, claim: str, design: str, ops: Iterable[Op], tables: Iterable[Table] = (), *,
+             rate: float | None = None, seed_figure: str = "", note: str = "") -> Load:
+    """Spread every operation over its keys, add the units per (table, index, key), and judge the hottest key, the
+    busiest transactional item and the busiest table against their limits."""
+    ops = list(ops)
+    tally = _Tally()
+    for op in ops:
+        tally.add(op)
     load = Load(model, claim, design, rate if rate is not None else sum(op.rate for op in ops),
                 seed_figure=seed_figure, note=note)
-    if not per_key:
+    if not tally.per_key:
         return load
-    (table, index, key), (rcu, wcu) = max(per_key.items(), key=lambda kv: utilisation(*kv[1]))
-    load.hottest_key = f"{table}{'.' + index if index else ''} {key}"
-    load.hottest_key_rcu, load.hottest_key_wcu = rcu, wcu
-    peak = utilisation(rcu, wcu)
-    load.max_rate_per_s = load.rate_per_s / peak if peak else math.inf
-    reasons = []
-    over = sorted(((k, v) for k, v in per_key.items() if utilisation(*v) > 1), key=lambda kv: -utilisation(*kv[1]))
-    for (table, index, key), (r, w) in over[:3]:
-        reasons.append(f"{table}{'.' + index if index else ''} {key}: {r:,.0f} RCU + {w:,.0f} WCU a second, over "
-                       f"one key's {KEY_RCU:,} / {KEY_WCU:,}")
-    if back := back_pressure(per_key):
-        reasons.append(back)
     stored = {t.name: t for t in tables}
+    reasons = _judge_keys(load, tally) + _judge_transactions(load, tally) + _judge_tables(load, tally)
     for t in stored.values():
         if t.has_lsi and t.largest_collection_bytes > COLLECTION_LIMIT_GB * GB:
             reasons.append(f"{t.name}: an item collection of {t.largest_collection_bytes / GB:,.1f} GB, over the "
                            f"{COLLECTION_LIMIT_GB} GB an LSI allows")
     load.throttles = bool(reasons)
     load.why = "; ".join(reasons)
-    # A key of many items over its limit might be spared by a split for heat on sort-key ranges (not modelled);
-    # one item over it, or a full item collection, cannot be.
-    load.even_with_split = any(k not in many_items for k, _ in over) or any("10 GB" in r for r in reasons)
-    by_resource = totals
+    # Which kind of key is over: one item (nothing can divide it) or many (a split for heat on sort-key ranges
+    # might, reactively and without promise: never counted as holding).
+    over = [k for k, v in tally.per_key.items() if utilisation(*v) > 1]
+    load.even_with_split = any(k not in tally.many_items for k in over) or any("10 GB" in r for r in reasons)
     load.partitions = sum(partitions_needed(r, w, stored[t].stored_bytes if i is None and t in stored else 0.0)
-                          for (t, i), (r, w) in by_resource.items())
-    load.table_rcu = sum(r for r, _ in by_resource.values())
-    load.table_wcu = sum(w for _, w in by_resource.values())
+                          for (t, i), (r, w) in tally.totals.items())
+    load.table_rcu = sum(r for r, _ in tally.totals.values())
+    load.table_wcu = sum(w for _, w in tally.totals.values())
     stored_bytes = sum(t.stored_bytes for t in stored.values())
-    load.monthly_usd = monthly_on_demand(load.table_rcu, load.table_wcu, stored_bytes)
-    load.provisioned_monthly_usd = monthly_provisioned(load.table_rcu, load.table_wcu, stored_bytes)
+    storage = max(0.0, stored_bytes / GB - 25) * STORAGE_PRICE
+    load.monthly_usd = tally.billed[0] * RRU_PRICE + tally.billed[1] * WRU_PRICE + storage
+    load.provisioned_monthly_usd = monthly_provisioned(tally.billed[0] / SECONDS_PER_MONTH,
+                                                       tally.billed[1] / SECONDS_PER_MONTH, stored_bytes)
+    load.arithmetic = arithmetic(load, stored_bytes, tally.billed)
     return load
+
+
+def _judge_keys(load: Load, tally: _Tally) -> list[str]:
+    """The hottest partition key against 3,000 RCU / 1,000 WCU, and an index's back pressure on its table."""
+    (table, index, key), (rcu, wcu) = max(tally.per_key.items(), key=lambda kv: utilisation(*kv[1]))
+    load.hottest_key = f"{_name(table, index)} {key}"
+    load.hottest_key_rcu, load.hottest_key_wcu = rcu, wcu
+    peak = utilisation(rcu, wcu)
+    load.max_rate_per_s = load.rate_per_s / peak if peak else math.inf
+    over = sorted(((k, v) for k, v in tally.per_key.items() if utilisation(*v) > 1),
+                  key=lambda kv: -utilisation(*kv[1]))
+    reasons = [f"{_name(t, i)} {k}: {r:,.0f} RCU + {w:,.0f} WCU a second, over one key's {KEY_RCU:,} / {KEY_WCU:,}"
+               for (t, i, k), (r, w) in over[:3]]
+    if back := back_pressure(tally.per_key):
+        reasons.append(back)
+    return reasons
+
+
+def _judge_transactions(load: Load, tally: _Tally) -> list[str]:
+    """The one item the most transactions touch: they serialize on it (TransactionConflict beyond 1 / hold)."""
+    if not tally.transactions:
+        return []
+    (table, key), tx = max(tally.transactions.items(), key=lambda kv: kv[1])
+    load.hottest_item_tx_per_s = tx
+    load.conflict_limit_per_s = load.rate_per_s / (tx * TRANSACTION_HOLD_S)
+    load.max_rate_per_s = min(load.max_rate_per_s, load.conflict_limit_per_s)
+    if tx * TRANSACTION_HOLD_S <= 1:
+        return []
+    return [f"{table} {key}: {tx:,.0f} transactions a second on one item, over the {1 / TRANSACTION_HOLD_S:,.0f} that "
+            "serialize without conflicts (TransactionConflict)"]
+
+
+def _judge_tables(load: Load, tally: _Tally) -> list[str]:
+    """The busiest table or index against on-demand's default 40,000 / 40,000, and a new table's warm throughput."""
+    (table, index), (rru, wru) = max(tally.totals.items(),
+                                     key=lambda kv: max(kv[1][0] / TABLE_RRU, kv[1][1] / TABLE_WRU))
+    load.busiest_table, load.busiest_table_rru, load.busiest_table_wru = _name(table, index), rru, wru
+    load.warm_before_launch = any(r > NEW_TABLE_RRU or w > NEW_TABLE_WRU for r, w in tally.totals.values())
+    peak = max(rru / TABLE_RRU, wru / TABLE_WRU)
+    if peak:
+        load.max_rate_per_s = min(load.max_rate_per_s, load.rate_per_s / peak)
+    if peak <= 1:
+        return []
+    return [f"{load.busiest_table}: {rru:,.0f} RRU + {wru:,.0f} WRU a second, over on-demand's default {TABLE_RRU:,} / "
+            f"{TABLE_WRU:,} a table: ask for a table-level quota increase (Service Quotas) and set warm throughput "
+            "before the launch"]
+
+
+def arithmetic(load: Load, stored_bytes: float, billed: list[float]) -> str:
+    """The verdict's sums in words, for a reader to check by hand."""
+    parts = [f"hottest key {load.hottest_key}: {load.hottest_key_rcu:,.3g} RCU / {KEY_RCU:,} and "
+             f"{load.hottest_key_wcu:,.3g} WCU / {KEY_WCU:,} a second = "
+             f"{utilisation(load.hottest_key_rcu, load.hottest_key_wcu):.0%} of one key's limit"]
+    if load.hottest_item_tx_per_s:
+        parts.append(f"busiest transactional item: {load.hottest_item_tx_per_s:,.3g} transactions a second x "
+                     f"{TRANSACTION_HOLD_S * 1000:g} ms held = {load.hottest_item_tx_per_s * TRANSACTION_HOLD_S:.0%} "
+                     "of its time")
+    parts.append(f"busiest table {load.busiest_table}: {load.busiest_table_rru:,.0f} RRU + "
+                 f"{load.busiest_table_wru:,.0f} WRU a second of {TABLE_RRU:,} / {TABLE_WRU:,}")
+    parts.append(f"a month: {billed[0]:,.4g} RRU x ${RRU_PRICE * 1e6:g}/M + "
+                 f"{billed[1]:,.4g} WRU x ${WRU_PRICE * 1e6:g}/M"
+                 + (f" + {stored_bytes / GB:,.0f} GB stored (25 free) x ${STORAGE_PRICE:g}" if stored_bytes else "")
+                 + f" = ${load.monthly_usd:,.0f}")
+    return "; ".join(parts)
 
 
 def back_pressure(per_key: dict[tuple[str, str | None, str], list[float]]) -> str:

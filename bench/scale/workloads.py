@@ -8,14 +8,11 @@ item changes these rows. Rates the seeds do not give are marked "plausible" wher
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from decimal import Decimal
-from functools import lru_cache
 from typing import Any
 
 from bench.cart import ITEM_OVERHEAD  # bytes DynamoDB adds per stored item and index entry
-from bench.scale.model import Load, Op, Table, Touch, simulate, uniform, zipf
+from bench.scale.model import Keys, Load, Op, Table, Touch, simulate, uniform, zipf
 from functions.shared.capacity import item_size, read_units, write_units
 from functions.shared.table_spec import TableSpec
 
@@ -30,71 +27,95 @@ def projected(item: Mapping[str, Any], spec: TableSpec, index_name: str) -> dict
 
 
 # --- the cart: 100 million carts, 10,000 reads and 10,000 writes a second ------------------------------------------
+# docs/adr/0107-cart-one-item-holders-from-the-stream.md: the cart is one item; "which carts hold SKU x" is a holder
+# index kept from the Carts stream under keys `<sku>#<n>`. The write mix, its sources and each request's units are
+# bench/cart.py's (`write_mix`, `unit_costs`): `make cost`'s monthly figure and these rows are the same sums.
 
 CARTS = 100_000_000
 CART_RATE = 10_000
 SKUS = 100_000  # plausible: a catalogue of 100,000 SKUs, asked Zipf-popular (the seed gives no figure)
 SEED_JOB = "~1,200 RCU and WCU for 24 h: ~$22 a run"
+CART_DAY = "2026-11-22"  # the day the abandoned carts are counted on: one key, whatever the day
 
 
 def cart_items(cart_id: str, sku: str) -> dict[str, dict[str, Any]]:
-    """Our cart's items as bench/cart.py builds them (a header and a line), the seed's one item, a price."""
-    from bench.cart import SKUS_PER_CART, _our_items, _seed_item
-    from functions.cart.schema import line_sk
+    """Our cart as bench/cart.py builds it (the repository's shape): five lines with `sku` among them, the same cart
+    before `sku` was added, its holder for `sku`; the seed's one item; a price."""
+    from bench.cart import SKUS_PER_CART, _holders, _our_cart, _price_item, _seed_item
 
     skus = [sku, *[f"SKU-{n:06d}" for n in range(1, SKUS_PER_CART)]]
-    header, line, *_ = _our_items(cart_id, "user-000001", skus, 1_800_000_000)
-    assert line["sk"] == line_sk(sku)  # the builder and the schema agree on the line's key
-    return {"header": header, "line": line, "seed": _seed_item(cart_id, set(skus)),
-            "price": {"sku": sku, "price": Decimal("45.00"), "currency": "USD", "version": 3,
-                      "updatedAt": "2026-11-22T12:00:00+00:00"}}
+    return {"cart": _our_cart(cart_id, "user-000001", skus, 1_800_000_000),
+            "before": _our_cart(cart_id, "user-000001", skus[1:], 1_800_000_000),
+            "holder": _holders(cart_id, [sku], 1_800_000_000)[0],
+            "seed": _seed_item(cart_id, set(skus)), "price": _price_item(sku)}
 
 
-def line_change_units(header: Mapping[str, Any], line: Mapping[str, Any], price: Mapping[str, Any]) -> dict[str, int]:
-    """Write units of one `set_line` (functions/cart/repository.py), given the items as they stand after it: a
-    transaction of the header Update, the price's ConditionCheck and the line Update (base-table units doubled), and
-    the CartsBySku entry the line adds (not doubled: indexes are written after the commit)."""
-    from functions.cart.schema import CART_TABLE, CARTS_BY_SKU_INDEX
-
-    entry = projected(line, CART_TABLE, CARTS_BY_SKU_INDEX)
-    return {"cart": 2 * write_units(item_size(header)) + 2 * write_units(item_size(line)),
-            "price": 2 * write_units(item_size(price)), "index": write_units(item_size(entry))}
-
-
-def cart_read_units(header: Mapping[str, Any], lines: list[Mapping[str, Any]]) -> float:
-    """`get_cart`: one Query of the header and its lines, strongly consistent."""
-    return read_units([item_size(header), *(item_size(line) for line in lines)], consistent=True)
+def line_change_units(before: Mapping[str, Any], after: Mapping[str, Any], price: Mapping[str, Any],
+                      holder: Mapping[str, Any]) -> dict[str, float]:
+    """Units of one `set_line` that adds a SKU (functions/cart/repository.py): the price's GetItem (eventually
+    consistent), the cart's UpdateItem (the larger of before and after), and the holder the Carts stream's consumer
+    then writes (holder_index.py)."""
+    return {"price_rru": read_units([item_size(price)]), "cart_wru": write_units(max(item_size(before),
+                                                                                        item_size(after))),
+            "holder_wru": write_units(item_size(holder))}
 
 
-@lru_cache(maxsize=64)
-def _line_change_units(cart_id_length: int, sku_length: int) -> dict[str, int]:
-    # Sizes depend on the ids' lengths only: one build per shape instead of one per sampled cart.
-    items = cart_items("0" * cart_id_length, "S" * sku_length)
-    return line_change_units(items["header"], items["line"], items["price"])
+def cart_read_units(cart: Mapping[str, Any]) -> float:
+    """`get_cart`: one GetItem, eventually consistent."""
+    return read_units([item_size(cart)])
 
 
-def line_change_touches(cart_id: str, sku: str) -> list[Touch]:
-    from functions.cart.schema import CARTS_BY_SKU_INDEX
+def _holder_touches(sku: str, wcu: float = 0.0, rcu: float = 0.0) -> list[Touch]:
+    """A SKU's holder writes or reads, spread evenly over its N shards (each cart hashes to one)."""
+    from functions.cart.schema import HOLDER_SHARDS, holder_key
 
-    units = _line_change_units(len(cart_id), len(sku))
-    return [Touch("Cart", cart_id, wcu=units["cart"]), Touch("Price", sku, wcu=units["price"]),
-            Touch("Cart", sku, wcu=units["index"], index=CARTS_BY_SKU_INDEX, one_item=False)]
-
-
-@lru_cache(maxsize=64)
-def _cart_read_units(cart_id_length: int) -> float:
-    from bench.cart import SKUS_PER_CART
-
-    items = cart_items("0" * cart_id_length, "SKU-000000")
-    return cart_read_units(items["header"], [items["line"]] * SKUS_PER_CART)
+    return [Touch("CartHolders", holder_key(sku, n), rcu=rcu / HOLDER_SHARDS, wcu=wcu / HOLDER_SHARDS,
+                  one_item=False) for n in range(HOLDER_SHARDS)]
 
 
-def cart_read_touches(cart_id: str) -> list[Touch]:
-    return [Touch("Cart", cart_id, rcu=_cart_read_units(len(cart_id)))]
+def cart_ops(skus: Keys, carts: Keys, cart_id: Callable[[int], str], sku: Callable[[int], str]) -> list[Op]:
+    """Ours at the seed's rate: each kind of request of bench/cart.py's mix, on the keys it touches. A request on a
+    cart and a SKU is two operations, one over each population (they are independent)."""
+    from bench.cart import unit_costs, write_mix
+    from functions.cart.schema import abandoned_pk, day_pk
+
+    mix, u = write_mix(CART_RATE, CARTS), unit_costs()
+    holders_per_sku = u["price change"]["cart_rru"] / u["read"]["cart_rru"]
+
+    def cart_write(name: str, rate: float, wcu: float) -> Op:
+        return Op(name, rate, carts, lambda i: [Touch("Cart", cart_id(i), wcu=wcu)])
+
+    return [
+        Op("read", mix.reads, carts, lambda i: [Touch("Cart", cart_id(i), rcu=u["read"]["cart_rru"])]),
+        cart_write("create", mix.creates, u["create"]["cart_wru"]),
+        cart_write("add a SKU: cart", mix.adds, u["add"]["cart_wru"]),
+        Op("add a SKU: price, holder", mix.adds, skus,
+           lambda i: [Touch("Price", sku(i), rcu=u["add"]["price_rru"]),
+                      *_holder_touches(sku(i), wcu=u["add"]["holder_wru"])]),
+        cart_write("remove a SKU", mix.removes, u["remove"]["cart_wru"]),
+        cart_write("change a quantity: cart", mix.quantities, u["quantity"]["cart_wru"]),
+        Op("change a quantity: price", mix.quantities, skus,
+           lambda i: [Touch("Price", sku(i), rcu=u["quantity"]["price_rru"])]),
+        cart_write("check out", mix.checkouts, u["checkout"]["cart_wru"]),
+        Op("abandoned: counted once", mix.abandoned, carts,
+           lambda i: [Touch("CartStats", abandoned_pk(cart_id(i)), wcu=u["abandoned"]["marker_wru"], transact=True),
+                      Touch("CartStats", day_pk(CART_DAY), wcu=u["abandoned"]["day_wru"], transact=True)]),
+        Op("holders of a cart moved to a later week", mix.refreshed_holders, skus,
+           lambda i: _holder_touches(sku(i), wcu=u["refresh"]["holder_wru"])),
+        # price changes: SKUs drawn evenly (a plausible assumption); every holder and its cart read, each live
+        # holder's owner notified once (marker + notification: one transaction on the owner's key)
+        Op("price change: holders", mix.price_changes, uniform(SKUS),
+           lambda i: _holder_touches(sku(i), rcu=u["price change"]["holder_query_rru"])),
+        Op("price change: holders' carts", mix.price_changes * holders_per_sku, carts,
+           lambda i: [Touch("Cart", cart_id(i), rcu=u["read"]["cart_rru"])]),
+        Op("price change: notify an owner", mix.notifications, carts,
+           lambda i: [Touch("CartNotifications", f"user-{i:09d}", rcu=u["notification"]["marker_rru"],
+                            wcu=u["notification"]["marker_wru"] + u["notification"]["note_wru"], transact=True)]),
+    ]
 
 
 def cart_rows() -> list[Load]:
-    from bench.cart import SKUS_PER_CART, monthly_estimate
+    from bench.cart import monthly_estimate, ours_stored_bytes, unit_costs
 
     def cart_id(i: int) -> str:
         return f"{i:032x}"  # a uuid4().hex-shaped id, as create_cart makes them
@@ -102,11 +123,8 @@ def cart_rows() -> list[Load]:
     def sku(i: int) -> str:
         return f"SKU-{i:06d}"
 
-    sample = cart_items(cart_id(0), sku(0))
-    seed_size, header, line = (item_size(sample[k]) for k in ("seed", "header", "line"))
-    entry = item_size(projected(sample["line"], *_cart_index()))
+    seed_size = unit_costs()["_sizes"]["seed"]
     seed_bytes = CARTS * (seed_size + ITEM_OVERHEAD)
-    ours_bytes = CARTS * (header + ITEM_OVERHEAD + SKUS_PER_CART * (line + entry + 2 * ITEM_OVERHEAD))
     estimate = monthly_estimate(echo=False)
     carts = uniform(CARTS)
     seed = simulate(
@@ -115,19 +133,16 @@ def cart_rows() -> list[Load]:
          Op("write", CART_RATE, carts, lambda i: [Touch("Cart", cart_id(i), wcu=write_units(seed_size))])],
         [Table("Cart", seed_bytes)], rate=CART_RATE, seed_figure="~$6,300/month (provisioned)")
     rows = [seed]
+    stored = [Table(name, size) for name, size in ours_stored_bytes().items()]
     for label, skus in (("SKUs uniform", uniform(SKUS)), ("SKUs Zipf s=1 (plausible)", zipf(SKUS))):
-        # A write is a line change of a cart (uniform) for a SKU (popular or not): the two populations are
-        # independent, so each op spreads over one of them and books the other's units on keys of their own.
-        ops = [Op("read", CART_RATE, carts, lambda i: cart_read_touches(cart_id(i))),
-               Op("line change: cart", CART_RATE, carts,
-                  lambda i: [t for t in line_change_touches(cart_id(i), sku(0)) if t.table == "Cart" and t.index is None]),
-               Op("line change: SKU", CART_RATE, skus,
-                  lambda i: [t for t in line_change_touches(cart_id(0), sku(i)) if t.table == "Price" or t.index])]
         rows.append(simulate("cart", "100M carts, 10K reads + 10K writes/s",
-                             f"ours: header + lines, SKU index, price check; {label}", ops,
-                             [Table("Cart", ours_bytes)], rate=CART_RATE, seed_figure="~$6,300/month (provisioned)"))
+                             f"ours: one item, holders by SKU over 20 shards, from the stream; {label}",
+                             cart_ops(skus, carts, cart_id, sku), stored, rate=CART_RATE,
+                             seed_figure="~$6,300/month (provisioned)",
+                             note="half the writes add or remove a SKU; consumers' writes counted (bench/cart.py)"))
     for row in rows[1:]:
         row.extra["make_cost_ours_month"] = round(estimate["ours_month"], 2)
+        row.extra["times_seed_on_demand"] = round(row.monthly_usd / seed.monthly_usd, 3)
     seed.extra["make_cost_seed_month"] = round(estimate["seed_month"], 2)
     # The seed's daily price job: a Scan and update of every cart over 24 h, at the seed's own ~1,200 RCU and WCU.
     job = simulate("cart", "daily price-notification job", "seed: Scan + update 100M carts over 24 h",
@@ -138,12 +153,6 @@ def cart_rows() -> list[Load]:
     job.extra["seed_run_usd_provisioned"] = round(1_200 * 24 * (0.00065 + 0.00013), 2)
     rows.append(job)
     return rows
-
-
-def _cart_index() -> tuple[TableSpec, str]:
-    from functions.cart.schema import CART_TABLE, CARTS_BY_SKU_INDEX
-
-    return CART_TABLE, CARTS_BY_SKU_INDEX
 
 
 def cart_break_even(rows: list[Load]) -> dict[str, float]:
@@ -174,66 +183,109 @@ def cart_break_even(rows: list[Load]) -> dict[str, float]:
 # --- time series: 100,000 data points a second ------------------------------------------------------------------------
 
 POINTS = 100_000
-SECONDS_PER_WRITE = 10  # the seed's "10x less": a batching stage hands each device's 10 s of readings to one write
+SENSORS = 1_000  # the seed's "1000's of sensors": the fewest it allows, so the most readings a sensor (100 a second)
+READING_EVERY_MS = 1_000 * SENSORS // POINTS  # 10 ms: "a sensor can send readings every 10 ms"
+SECONDS_PER_WRITE = 0.1  # the seed's "10x less": a batching stage hands each sensor's 100 ms (10 readings) to one write
+SEED_STORED_PER_MONTH = 2.5e12  # bytes: the seed's "1 month's worth = ~2.5TB" (TB as 10^12 bytes)
+RETENTION_S = 90 * 24 * 3600  # the seed's "Store for 90 days"
+
+
+def _sensor_reading(epoch_ms: int) -> Any:
+    from functions.measurements.models import Reading
+
+    return Reading(device_id="sensor-0001", epoch_ms=epoch_ms, temperature=21.4, pressure=1013.2)
 
 
 def bin_update(item: dict[str, Any] | None, readings: list[Any]) -> tuple[dict[str, Any], int]:
     """One ingest UpdateItem of a device's bin (functions/measurements/repository.py `_write_bin`): the bin after it
     (each reading's slot and the bin's `expiresAt` SET) and its write units, billed by the larger of the item before
     and after."""
-    from functions.measurements.repository import _slot_value
-    from functions.measurements.schema import EXPIRES_AT, bin_of, expires_at, slot_of
+    from functions.measurements.repository import slot_value
+    from functions.measurements.schema import BINS, EXPIRES_AT
 
     first = readings[0]
-    start = bin_of(first.epoch)
+    start = BINS.bin_of(first.instant_ms)
     after = dict(item or {"DeviceId": first.device_id, "bin": start})
-    after[EXPIRES_AT] = expires_at(start)
+    after[EXPIRES_AT] = BINS.expires_at(start)
     for reading in readings:
-        after[slot_of(reading.epoch)] = _slot_value(reading)
+        after[BINS.slot_of(reading.instant_ms)] = slot_value(reading)
     return after, write_units(max(item_size(item or {}), item_size(after)))
 
 
-def bin_write_units(seconds_per_write: int = SECONDS_PER_WRITE) -> float:
-    """Average write units of one ingest write as a 5-minute bin fills at one reading a second, in writes of
-    `seconds_per_write` readings: a write near the bin's end pays for the whole bin."""
-    from functions.measurements.models import Reading
-    from functions.measurements.schema import BIN_SECONDS, bin_of
+def _filled_bin(readings_per_write: int) -> tuple[dict[str, Any], list[int]]:
+    """A 400 ms bin filled by a sensor reporting every READING_EVERY_MS, in writes of `readings_per_write` readings (a
+    write never spans two bins: the repository writes each bin apart): the full bin and each write's units."""
+    from functions.measurements.schema import BIN_MS, BINS
 
-    start = bin_of(1_790_000_000)
-    item: dict[str, Any] | None = None
-    units: list[int] = []
-    for first in range(0, BIN_SECONDS, seconds_per_write):
-        readings = [Reading(device_id="sensor-000001", epoch=start + second, temperature=21.4, pressure=1013.2)
-                    for second in range(first, min(first + seconds_per_write, BIN_SECONDS))]
-        item, cost = bin_update(item, readings)
+    start = BINS.bin_of(1_790_000_000_000)
+    times = list(range(start, start + BIN_MS, READING_EVERY_MS))
+    item: dict[str, Any] = {}
+    units = []
+    for first in range(0, len(times), readings_per_write):
+        item, cost = bin_update(item or None, [_sensor_reading(t) for t in times[first:first + readings_per_write]])
         units.append(cost)
+    return item, units
+
+
+def bin_write_units(readings_per_write: int) -> float:
+    """Average write units of one ingest write as a bin fills at a reading every READING_EVERY_MS."""
+    _, units = _filled_bin(readings_per_write)
     return sum(units) / len(units)
 
 
-def measurement_rows() -> list[Load]:
-    devices = POINTS  # our bins hold one reading a second per device (slot r000..r299): 100,000 devices at 1/s
-    keys = uniform(devices)
-    claim = "100,000 data points/s"
+def measurement_storage() -> dict[str, float]:
+    """What 90 days of the workload store: our bins (item and DynamoDB's per-item overhead) and the seed's figure."""
+    from bench.cart import SECONDS_PER_MONTH
+    from functions.measurements.schema import BIN_MS
 
-    def device(i: int) -> str:
-        return f"sensor-{i:06d}"
+    item, _ = _filled_bin(1)
+    bins_per_s = SENSORS * 1000 / BIN_MS
+    ours = (item_size(item) + ITEM_OVERHEAD) * bins_per_s * RETENTION_S
+    seed = SEED_STORED_PER_MONTH / SECONDS_PER_MONTH * RETENTION_S
+    return {"bin_bytes": item_size(item), "readings_per_bin": BIN_MS // READING_EVERY_MS,
+            "ours_bytes": ours, "ours_bytes_per_point": ours / (POINTS * RETENTION_S),
+            "seed_bytes": seed, "seed_bytes_per_point": seed / (POINTS * RETENTION_S)}
+
+
+def measurement_rows() -> list[Load]:
+    """The seed's unbinned and binned estimates (storage: its 2.5 TB a month, 90 days kept) and ours: 400 ms bins of
+    SENSORS sensors reporting every 10 ms, written a bin at a time or in the seed's 10 readings a write."""
+    from functions.measurements.schema import BIN_MS
+
+    keys = uniform(SENSORS)
+    claim = "100,000 data points/s"
+    storage = measurement_storage()
+    seed_table, our_table = Table("Measurements", storage["seed_bytes"]), Table("Measurements", storage["ours_bytes"])
+
+    def sensor(i: int) -> str:
+        return f"sensor-{i:04d}"
 
     rows = [
         simulate("measurements", claim, "seed: unbinned, one item per data point",
-                 [Op("put", POINTS, keys, lambda i: [Touch("Measurements", device(i), wcu=1)])],
+                 [Op("put", POINTS, keys, lambda i: [Touch("Measurements", sensor(i), wcu=1)])], [seed_table],
                  rate=POINTS, seed_figure="100,000 WCU, ~$50K/month"),
         simulate("measurements", claim, "seed: binned, 10 data points per write",
-                 [Op("put", POINTS / 10, keys, lambda i: [Touch("Measurements", device(i), wcu=1)])],
+                 [Op("put", POINTS / 10, keys, lambda i: [Touch("Measurements", sensor(i), wcu=1)])], [seed_table],
                  rate=POINTS, seed_figure="10,000 WCU, ~$5,000/month"),
     ]
-    for seconds in (SECONDS_PER_WRITE, 60):
-        per_write = bin_write_units(seconds)
+    per_bin = BIN_MS // READING_EVERY_MS
+    # Our design writes a bin a write; a client that sends 10 readings a request (the seed's batching) is shown
+    # beside it as a use of our design, not as the design: it pays a write unit per 10 readings, as the seed does.
+    for per_write, what in ((per_bin, f"ours: {BIN_MS} ms bins, a sensor every {READING_EVERY_MS} ms, a bin a write "
+                                      f"({per_bin} readings, the stage holds {BIN_MS} ms a sensor)"),
+                            (round(SECONDS_PER_WRITE * 1000 / READING_EVERY_MS),
+                             f"a client of ours sending 10 readings a write (the seed's batching) to {BIN_MS} ms bins")):
+        units = bin_write_units(per_write)
         rows.append(simulate(
-            "measurements", claim, f"ours: 5-min bins, {seconds} readings per UpdateItem",
-            [Op("update bin", POINTS / seconds, keys, lambda i, u=per_write: [Touch("Measurements", device(i), wcu=u)])],
+            "measurements", claim, what,
+            [Op("update bin", POINTS / per_write, keys,
+                lambda i, u=units: [Touch("Measurements", sensor(i), wcu=u)])], [our_table],
             rate=POINTS, seed_figure="10,000 WCU, ~$5,000/month",
-            note=f"{per_write:.2f} WCU a write, {per_write / seconds:.3f} a data point: an update pays for the bin so far"))
-        rows[-1].extra["wcu_per_write"] = round(per_write, 3)
+            note=f"{units:.2f} WCU a write ({storage['bin_bytes']:.0f} B bin), {units / per_write:.3f} a data point; "
+                 f"stores {storage['ours_bytes_per_point']:.1f} B a point (the seed's 2.5 TB a month: "
+                 f"{storage['seed_bytes_per_point']:.1f})"))
+        rows[-1].extra["wcu_per_write"] = round(units, 3)
+        rows[-1].extra["readings_per_write"] = per_write
     return rows
 
 
@@ -241,46 +293,112 @@ def measurement_rows() -> list[Load]:
 
 CANDIDATES = 10  # plausible: a poll of 10 candidates, asked Zipf-popular (s = 1: the favourite takes 34%)
 VOTE_RATE = 10_000  # plausible: a televised poll's peak, votes a second (the seed gives no figure)
-FLUSHES_PER_STREAM_SHARD = 10  # functions/voting/schema.py: ~10 invocations a second on a saturated stream shard
-RECORDS_PER_STREAM_SHARD = 1_000  # a stream shard takes ~1,000 writes a second of its table's partition
+VOTERS = 10_000_000  # plausible: the poll's voters, each voting once (a ballot's key depends on its voter)
+STREAM_ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/RawVotes/stream/2026-11-28T00:00:00.000"
+
+
+def voter(i: int) -> str:
+    """A voter's id as the API keys ballots by it: the caller's `sub`, a UUID."""
+    return f"{i:08x}-0000-4000-8000-000000000000"
 
 
 def ballot_units() -> float:
-    """`cast_vote`: an UpdateItem of the voter's RawVotes item (pollId, userId), billed by its size."""
-    item = {"pollId": "favourite-feature", "userId": "3f1c2d4e-0000-4000-8000-000000000001", "candidate": "TTL",
-            "votedAt": "2026-11-27T02:00:00+00:00", "updatedAt": "2026-11-27T02:00:00+00:00", "version": 1}
+    """`cast_vote`: an UpdateItem of the voter's RawVotes item (their bucket of the poll, userId), billed by its size."""
+    from functions.voting.schema import DEFAULT_BUCKETS, ballot_pk
+
+    item = {"pollBucket": ballot_pk("favourite-feature", DEFAULT_BUCKETS - 1), "userId": voter(1),
+            "pollId": "favourite-feature", "candidate": "TTL", "votedAt": "2026-11-27T02:00:00+00:00",
+            "updatedAt": "2026-11-27T02:00:00+00:00", "version": 1}
     return write_units(item_size(item))
 
 
+def seed_dedupe_units() -> float:
+    """The seed's "Record vote and de-dupe": a put of its RawVotes item (UserId, Candidate, Date) per vote."""
+    return write_units(item_size({"UserId": voter(1), "Candidate": "A", "Date": "2016-10-02"}))
+
+
+def stream_shards(rate: float) -> int:
+    """Shards of RawVotes' stream at `rate` ballots a second: one per partition, and a partition takes at most
+    1,000 write units a second, so at least this many (functions/voting/schema.py sizes B for the same limit)."""
+    from math import ceil
+
+    from bench.scale.model import KEY_WCU
+
+    return max(1, ceil(rate * ballot_units() / KEY_WCU - 1e-9))
+
+
+def flushes_per_shard(records_per_second: float) -> float:
+    """Aggregator invocations a second on one stream shard, as the deployed mapping makes them
+    (functions/voting/schema.py AGGREGATOR_BATCH_SIZE / AGGREGATOR_BATCHING_WINDOW_SECONDS, which
+    infra/domains/voting.py deploys): Lambda invokes when a batch is full or the window has passed, whichever comes
+    first, one batch of a shard at a time; each invocation flushes once."""
+    from functions.voting.schema import AGGREGATOR_BATCH_SIZE, AGGREGATOR_BATCHING_WINDOW_SECONDS
+
+    return max(records_per_second / AGGREGATOR_BATCH_SIZE, 1 / AGGREGATOR_BATCHING_WINDOW_SECONDS)
+
+
 def voting_rows(rate: float = VOTE_RATE) -> list[Load]:
-    from functions.voting.schema import DEFAULT_SEGMENTS, applied_sk, total_sk
+    from functions.voting.schema import (
+        APPLIED_SK,
+        DEFAULT_BUCKETS,
+        ballot_pk,
+        bucket_of,
+        checkpoint_pk,
+        segment_pk,
+        total_sk,
+    )
 
     poll = "favourite-feature"
     candidates = zipf(CANDIDATES)
+    voters = uniform(VOTERS)
     claim = "one candidate's counter is one partition key"
     counter = write_units(item_size({"Segment": "A_1", "Votes": 123_456}))
+    dedupe = seed_dedupe_units()
 
     def seed(shards: int) -> Load:
-        return simulate("voting", claim, f"seed: counter per candidate, {shards} shard(s), one increment per vote",
-                        [Op("increment", rate, candidates,
+        # The seed's two writes a vote: the RawVotes put that de-duplicates (keyed by the voter), then the increment
+        # of one of the candidate's counters (spread evenly over its shards).
+        return simulate("voting", claim, f"seed: RawVotes put + counter per candidate, {shards} shard(s), per vote",
+                        [Op("dedupe", rate, voters, lambda i: [Touch("RawVotes", voter(i), wcu=dedupe)]),
+                         Op("increment", rate, candidates,
                             lambda i: [Touch("Votes", f"{'ABCDEFGHIJ'[i]}_{s + 1}", wcu=counter / shards)
                                        for s in range(shards)])],
-                        seed_figure="shards trade read cost for write scalability")
+                        rate=rate, seed_figure="shards trade read cost for write scalability")
 
-    # Ours: the ballot (RawVotes, partition key pollId) and the stream aggregator's flushes (Votes, partition key
-    # pollId, a segment per sort key): a flush is one transaction adding every changed candidate's delta to one of
-    # its segments plus the APPLIED counter; stream shards grow with the table's write rate.
-    stream_shards = max(1, -(-int(rate) // RECORDS_PER_STREAM_SHARD))
-    flushes = stream_shards * FLUSHES_PER_STREAM_SHARD
-    segment_item = {"pollId": poll, "sk": total_sk("candidate-10", DEFAULT_SEGMENTS), "candidate": "candidate-10",
-                    "votes": 1_234_567}
-    applied_item = {"pollId": poll, "sk": applied_sk(DEFAULT_SEGMENTS), "changes": 1_234_567}
-    flush_wcu = 2 * (CANDIDATES * write_units(item_size(segment_item)) + write_units(item_size(applied_item)))
-    ours = simulate("voting", claim, f"ours: ballots under pollId, {DEFAULT_SEGMENTS} segments per candidate under pollId",
-                    [Op("ballot", rate, uniform(1), lambda _: [Touch("RawVotes", poll, wcu=ballot_units(), one_item=False)]),
-                     Op("flush", flushes, uniform(1), lambda _: [Touch("Votes", poll, wcu=flush_wcu, one_item=False)])],
-                    rate=rate, seed_figure="shards trade read cost for write scalability",
-                    note="RawVotes's partition key is the poll: every ballot of a poll is one key")
+    # Ours: the ballot (RawVotes, under the voter's bucket of the poll) and the stream aggregator's flushes (Votes):
+    # a stream shard carries its partition's buckets, and each of its flushes is one transaction adding, for each of
+    # those buckets, every changed candidate's delta and the applied counter to the bucket's segment (a partition
+    # key of its own), plus the shard's checkpoint. All transactional writes: 2 units an item.
+    buckets = DEFAULT_BUCKETS
+    shards = stream_shards(rate)
+    per_shard = flushes_per_shard(rate / shards)
+    buckets_per_shard = -(-buckets // shards)
+    segment = {"pollId": segment_pk(poll, buckets - 1), "sk": total_sk("candidate-10"), "candidate": "candidate-10",
+               "votes": 1_234_567}
+    applied = {"pollId": segment_pk(poll, buckets - 1), "sk": APPLIED_SK, "changes": 1_234_567}
+    checkpoint = {"pollId": checkpoint_pk(STREAM_ARN, "shardId-00000001764288000000-0123abcd"), "sk": "#checkpoint",
+                  "sequenceNumber": "0" * 40, "updatedAt": "2026-11-28T00:00:00+00:00", "expiresAt": 1_796_000_000,
+                  "appliedRecords": 1_234_567, "itemWrites": 1_234_567, "flushes": 1_234_567}
+    segment_wcu = 2 * (CANDIDATES * write_units(item_size(segment)) + write_units(item_size(applied)))
+    checkpoint_wcu = 2 * write_units(item_size(checkpoint))
+
+    def flush(shard: int) -> list[Touch]:
+        # Bucket b's partition key is on shard b mod shards: each segment is written by one shard, one batch at a time
+        return [*(Touch("Votes", segment_pk(poll, b), wcu=segment_wcu, one_item=False)
+                  for b in range(shard, buckets, shards)),
+                Touch("Votes", checkpoint_pk(STREAM_ARN, f"shard-{shard}"), wcu=checkpoint_wcu, transact=True)]
+
+    ours = simulate(
+        "voting", claim, f"ours: ballots in {buckets} buckets per poll, an aggregate segment per bucket",
+        [Op("ballot", rate, voters,
+            lambda i: [Touch("RawVotes", ballot_pk(poll, bucket_of(voter(i), buckets)), wcu=ballot_units(),
+                             one_item=False)]),
+         Op("flush", shards * per_shard, uniform(shards), flush)],
+        rate=rate, seed_figure="shards trade read cost for write scalability",
+        note=(f"B = {buckets}: a poll's ballots and aggregates over {buckets} keys each; {shards * per_shard:g} "
+              f"flushes/s ({shards} stream shards x {per_shard:g}), {buckets_per_shard} bucket(s) each"))
+    ours.extra.update(buckets=buckets, stream_shards=shards, flushes_per_s=round(shards * per_shard, 2),
+                      buckets_per_flush=buckets_per_shard)
     return [seed(1), seed(CANDIDATES), ours]
 
 
@@ -288,6 +406,9 @@ def voting_rows(rate: float = VOTE_RATE) -> list[Load]:
 
 ORDERS = 3_000_000
 OPEN_SHARE = 0.20
+# plausible: the OPEN orders are gathered once an hour (the seed: "relatively infrequently so that you can use burst
+# capacity"), a one-second burst billed for 730 seconds a month, not as a rate held all month
+OPEN_BURSTS_PER_MONTH = 730
 
 
 def order_header(order_id: str, shards: int) -> dict[str, Any]:
@@ -320,7 +441,8 @@ def order_entry_rows() -> list[Load]:
             f"{'seed warns: one status key' if shards == 1 else 'ours'}: GSI2 over N = {shards}",
             [Op("OPEN orders burst", open_orders, uniform(open_orders, sample=100_000),
                 lambda i, n=shards, s=size: [Touch("OrderEntry", shard_pk(shard_of(f"O-{i:07d}", n)),
-                                                   rcu=s / 4096 / 2, index=GSI2, one_item=False)])],
+                                                   rcu=s / 4096 / 2, index=GSI2, one_item=False)],
+                seconds_per_month=OPEN_BURSTS_PER_MONTH)],
             rate=open_orders, seed_figure="N = 13 for 3,000 RCU per partition, padded to 15",
             note=f"{size} B per GSI2 entry (the seed: 250 B)"))
     return rows
@@ -375,88 +497,180 @@ def messaging_rows() -> list[Load]:
 # --- connected car: a status index with few values ---------------------------------------------------------------------
 
 CUSTOMERS = 10_000_000  # plausible
-CUSTOMER_WRITES = 2_000  # plausible: customer writes a second (profile changes, isActive syncs)
+CUSTOMER_WRITES = 2_000  # plausible: customer writes a second (functions/connected_car/schema.py sizes the shards by it)
+REGISTRATION_SHARE = 0.5  # plausible: the share of them that are registration writes (a transaction bumping regVersion)
 ACTIVE_SHARE = 0.6  # plausible
 
 
-def connected_car_rows() -> list[Load]:
-    from functions.connected_car.schema import ACTIVE_CUSTOMER_INDEX, ACTIVE_FLAG, CUSTOMER_TABLE
+def customer_item(username: str, shard: str | None, *, retired: bool = False) -> dict[str, Any]:
+    """A customer as the repository stores it (put_customer, the isActive sync), before ADR 0109 (`retired`: the
+    one-key `activeFlag`) or after it (`activeShard`, None for an inactive customer)."""
+    from functions.connected_car.schema import ACTIVE_FLAG, ACTIVE_SHARD, RETIRED_ACTIVE_FLAG
 
-    customer = {"username": "customer-0000001", "firstName": "Alice", "lastName": "Liddell",
-                "email": "alice@example.com", "isActive": True, "activeFlag": ACTIVE_FLAG, "regVersion": 3}
-    entry = write_units(item_size(projected(customer, CUSTOMER_TABLE, ACTIVE_CUSTOMER_INDEX)))
-    base = write_units(item_size(customer))
+    item: dict[str, Any] = {"username": username, "name": "Alice Liddell", "email": "alice@example.com",
+                            "isActive": shard is not None, "regVersion": 3}
+    if shard is not None:
+        item[RETIRED_ACTIVE_FLAG if retired else ACTIVE_SHARD] = ACTIVE_FLAG if retired else shard
+    return item
+
+
+def connected_car_rows() -> list[Load]:
+    """The seed's warning, our design before ADR 0109 and after it, under one mix of customer writes: registration
+    writes (a TransactWriteItems of customer, vehicle and registration: two units an item) and writes that change what
+    the active-customer index answers (a profile change or an isActive sync: UpdateItem, and an entry if active)."""
+    from functions.connected_car.schema import (
+        ACTIVE_CUSTOMER_INDEX,
+        ACTIVE_SHARDS,
+        CUSTOMER_TABLE,
+        RETIRED_ACTIVE_CUSTOMER_INDEX,
+        VEHICLE_REGISTRATION_INDEX,
+        active_shard_of,
+    )
+    from tools.migrations.connected_car import OLD_CUSTOMER_TABLE
+
+    sample = customer_item("customer-0000001", active_shard_of("customer-0000001"))
+    base = write_units(item_size(sample))
+    entry = write_units(item_size(projected(sample, CUSTOMER_TABLE, ACTIVE_CUSTOMER_INDEX)))
+    old_sample = customer_item("customer-0000001", "1", retired=True)
+    old_entry = write_units(item_size(projected(old_sample, OLD_CUSTOMER_TABLE, RETIRED_ACTIVE_CUSTOMER_INDEX.name)))
+    registration = {"username": "customer-0000001", "vin": "1HGCM82633A004352", "statusCode": "active",
+                    "createdAt": "2026-11-27T12:00:00+00:00", "updatedAt": "2026-11-27T12:00:00+00:00"}
+    vehicle = {"vin": "1HGCM82633A004352", "make": "Honda", "model": "Accord", "year": 2003,
+               "activeUsername": "customer-0000001"}
+    reg_units, vehicle_units = write_units(item_size(registration)), write_units(item_size(vehicle))
     customers = uniform(CUSTOMERS)
     active_cut = int(CUSTOMERS * ACTIVE_SHARE)
     claim = "a status index with few values makes a hot partition"
+    figure = "no figure: 'partition keys are GUIDs or long strings'"
+    registrations = CUSTOMER_WRITES * REGISTRATION_SHARE
+    answers = CUSTOMER_WRITES - registrations
 
-    def write(index_key: Callable[[int], str | None]) -> Callable[[int], list[Touch]]:
+    def name(i: int) -> str:
+        return f"customer-{i:07d}"
+
+    def registration_write(index_key: Callable[[int], str | None], index: str, units: int) -> Op:
+        """TransactWriteItems: ADD regVersion on the customer, the vehicle's holder, the registration (each twice
+        the units: transactional), the registration's VehicleRegistrationIndex entry; the customer's active-customer
+        entry only where the index projects regVersion (`index_key` says under which key, None: not rewritten)."""
         def touches(i: int) -> list[Touch]:
-            out = [Touch("Customer", f"customer-{i:07d}", wcu=base)]
+            out = [Touch("Customer", name(i), wcu=2 * base, transact=True),
+                   Touch("Vehicle", f"vin-of-{i:07d}", wcu=2 * vehicle_units, transact=True),
+                   Touch("Registration", name(i), wcu=2 * reg_units, transact=True),
+                   Touch("Registration", f"vin-of-{i:07d}", wcu=reg_units, index=VEHICLE_REGISTRATION_INDEX,
+                         one_item=False)]
             if (key := index_key(i)) is not None:
-                out.append(Touch("Customer", key, wcu=entry, index=ACTIVE_CUSTOMER_INDEX, one_item=False))
+                out.append(Touch("Customer", key, wcu=units, index=index, one_item=False))
             return out
-        return touches
+        return Op("registration write", registrations, customers, touches)
+
+    def answer_write(index_key: Callable[[int], str | None], index: str, units: int) -> Op:
+        """A profile change or an isActive sync: UpdateItem on the customer, and its entry if it is in the index."""
+        def touches(i: int) -> list[Touch]:
+            out = [Touch("Customer", name(i), wcu=base)]
+            if (key := index_key(i)) is not None:
+                out.append(Touch("Customer", key, wcu=units, index=index, one_item=False))
+            return out
+        return Op("profile change or isActive sync", answers, customers, touches)
 
     # Customers are spread evenly over ids; the first ACTIVE_SHARE of them are the active ones.
-    seed = simulate("connected-car", claim, "seed warns: status index (active / inactive)",
-                    [Op("customer write", CUSTOMER_WRITES, customers,
-                        write(lambda i: "active" if i < active_cut else "inactive"))],
-                    seed_figure="no figure: 'partition keys are GUIDs or long strings'")
-    ours = simulate("connected-car", claim, f"ours: sparse activeFlag = {ACTIVE_FLAG!r}, ALL projected",
-                    [Op("customer write", CUSTOMER_WRITES, customers,
-                        write(lambda i: ACTIVE_FLAG if i < active_cut else None))],
-                    seed_figure="no figure: 'partition keys are GUIDs or long strings'",
-                    note="sparse: fewer entries, but every active customer's write is one index key")
-    return [seed, ours]
+    status = simulate("connected-car", claim, "seed warns: status index (active / inactive)",
+                      [Op("customer write", CUSTOMER_WRITES, customers, lambda i: [
+                          Touch("Customer", name(i), wcu=base),
+                          Touch("Customer", "active" if i < active_cut else "inactive", wcu=old_entry,
+                                index="StatusIndex", one_item=False)])],
+                      seed_figure=figure)
+    retired = RETIRED_ACTIVE_CUSTOMER_INDEX.name
+    one_key = simulate("connected-car", claim, "before ADR 0109: sparse activeFlag = '1', ALL projected",
+                       [registration_write(lambda i: "1" if i < active_cut else None, retired, old_entry),
+                        answer_write(lambda i: "1" if i < active_cut else None, retired, old_entry)],
+                       seed_figure=figure, note="every active customer's write, a registration's too, is one key")
+    ours = simulate("connected-car", claim,
+                    f"ours: activeShard = '1#<n>' over N = {ACTIVE_SHARDS}, name/email/isActive projected",
+                    [registration_write(lambda i: None, ACTIVE_CUSTOMER_INDEX, entry),
+                     answer_write(lambda i: active_shard_of(name(i)) if i < active_cut else None,
+                                  ACTIVE_CUSTOMER_INDEX, entry)],
+                    seed_figure=figure,
+                    note=f"a registration write rewrites no entry (regVersion not projected); {entry} WCU an entry")
+    return [status, one_key, ours]
 
 
-# --- the rest: no seed figure, a plausible load on each domain's one constant key ------------------------------------
+# --- contacts' type index and the patterns' singleton: no seed figure, a plausible load --------------------------------
 
-@dataclass(frozen=True)
-class Singleton:
-    model: str
-    claim: str
-    design: str
-    table: str
-    key: str
-    item: dict[str, Any]
-    reads: float
-    writes: float
-    index: str | None = None
-    one_item: bool = True
+PERSON_CREATIONS = 2_000  # plausible: persons created a second (functions/contacts/schema.py sizes the shards by it)
+PERSONS = 10_000_000  # plausible
+FEATURED_READS = 10_000  # plausible: featured reads a second (functions/patterns/schema.py sizes the replicas by it)
+FEATURED_WRITES = 1  # plausible: an admin's change a second at most
+
+
+def _person(person_id: str = "1302c80a-7c61-4920-93a4-23c44c931945") -> Any:
+    from functions.contacts.models import Person
+
+    return Person(id=person_id, first_name="Bob", last_name="Smith")
+
+
+def contacts_rows() -> list[Load]:
+    """Persons created: PutItem on the Contact table (a new Id) and an entry in the type index, under the seed's one
+    `Type` key, or under our `Person#<n>` shards."""
+    import uuid
+
+    from functions.contacts.repository import person_item
+    from functions.contacts.schema import PERSON, RETIRED_TYPE_INDEX, TYPE_INDEX, TYPE_SHARDS, type_shard
+
+    item = person_item(_person())
+    units = write_units(item_size(item))  # ALL projected: the entry is the item
+    persons = uniform(PERSONS)
+
+    def person_id(i: int) -> str:
+        return str(uuid.UUID(int=i * 0x9E3779B97F4A7C15 % (1 << 128)))
+
+    def creations(index: str, key: Callable[[int], str]) -> Op:
+        return Op("create a person", PERSON_CREATIONS, persons, lambda i: [
+            Touch("Contacts", person_id(i), wcu=units),
+            Touch("Contacts", key(i), wcu=units, index=index, one_item=False)])
+
+    claim = f"plausible: {PERSON_CREATIONS:,} persons created/s"
+    return [
+        simulate("contacts", claim, f"seed: {RETIRED_TYPE_INDEX.name} partition key `Type`",
+                 [creations(RETIRED_TYPE_INDEX.name, lambda i: PERSON)], seed_figure="none (plausible load)"),
+        simulate("contacts", claim, f"ours: {TYPE_INDEX} `Type#<n>` over N = {TYPE_SHARDS}",
+                 [creations(TYPE_INDEX, lambda i: type_shard(PERSON, person_id(i)))],
+                 seed_figure="none (plausible load)", note=f"{units} WCU an entry; a list reads the {TYPE_SHARDS} shards"),
+    ]
+
+
+def patterns_rows() -> list[Load]:
+    """The featured repos: reads (GetItem, eventually consistent) and an admin's writes, on the one item the book
+    draws, or on our replicas (a read takes one at random; a write Puts every replica and Deletes the retired item
+    in one TransactWriteItems: two units an item)."""
+    from functions.patterns.schema import FEATURED_KEY, FEATURED_REPLICAS, featured_key
+
+    item = {**featured_key(0), "type": "featured", "repos": ["alexdebrie/dynamodb-book"] * 10,
+            "updatedAt": "2026-11-27T12:00:00.000000Z"}
+    rcu, wcu = read_units([item_size(item)]), write_units(item_size(item))
+    one = "#".join(FEATURED_KEY.values())
+
+    def replica(r: int) -> str:
+        return "#".join(featured_key(r).values())
+
+    claim = f"plausible: {FEATURED_READS:,} featured reads/s"
+    return [
+        simulate("patterns", claim, "seed: the singleton's one fixed key",
+                 [Op("read", FEATURED_READS, uniform(1), lambda _: [Touch("Patterns", one, rcu=rcu)]),
+                  Op("write", FEATURED_WRITES, uniform(1), lambda _: [Touch("Patterns", one, wcu=wcu)])],
+                 seed_figure="none (plausible load)"),
+        simulate("patterns", claim, f"ours: R = {FEATURED_REPLICAS} replicas written in one transaction",
+                 [Op("read", FEATURED_READS, uniform(FEATURED_REPLICAS),
+                     lambda r: [Touch("Patterns", replica(r), rcu=rcu)]),
+                  Op("write", FEATURED_WRITES, uniform(1), lambda _: [
+                      *(Touch("Patterns", replica(r), wcu=2 * wcu, transact=True) for r in range(FEATURED_REPLICAS)),
+                      Touch("Patterns", one, wcu=2, transact=True)])],
+                 seed_figure="none (plausible load)", note=f"a read: {rcu:g} RCU on one of {FEATURED_REPLICAS} keys"),
+    ]
 
 
 def other_rows() -> list[Load]:
-    """Domains whose seed gives no rate: each one's key with the fewest values under a plausible load."""
-    from functions.contacts.repository import person_item
-    from functions.contacts.schema import TYPE_INDEX
-    from functions.patterns.schema import FEATURED_KEY
-
-    person = person_item(_person())
-    cases = [
-        Singleton("contacts", "plausible: 2,000 persons created/s", "ours: TypeIndex partition key `Type`",
-                  "Contacts", str(person["Type"]), person, 0, 2_000, TYPE_INDEX, one_item=False),
-        Singleton("patterns", "plausible: 10,000 featured reads/s", "ours: the singleton's fixed key",
-                  "Patterns", "#".join(str(v) for v in FEATURED_KEY.values()),
-                  {**FEATURED_KEY, "type": "featured", "repos": ["alexdebrie/dynamodb-book"] * 10}, 10_000, 1),
-    ]
-    rows = []
-    for c in cases:
-        rcu, wcu = read_units([item_size(c.item)]), write_units(item_size(c.item))
-        rows.append(simulate(c.model, c.claim, c.design,
-                             [Op("read", c.reads, uniform(1),
-                                 lambda _, c=c, r=rcu: [Touch(c.table, c.key, rcu=r, index=c.index, one_item=c.one_item)]),
-                              Op("write", c.writes, uniform(1),
-                                 lambda _, c=c, w=wcu: [Touch(c.table, c.key, wcu=w, index=c.index, one_item=c.one_item)])],
-                             seed_figure="none (plausible load)"))
-    return rows
-
-
-def _person() -> Any:
-    from functions.contacts.models import Person
-
-    return Person(id="1302c80a-7c61-4920-93a4-23c44c931945", first_name="Bob", last_name="Smith")
+    """Domains whose seed gives no rate: contacts' type index and the patterns' singleton under a plausible load."""
+    return [*contacts_rows(), *patterns_rows()]
 
 
 def rest_rows() -> list[Load]:
@@ -483,7 +697,7 @@ def rest_rows() -> list[Load]:
     rows = [
         simulate("games", "plausible: 1,000 joins/s, 10,000 games Zipf s=1", "ours: playerCount on the game item",
                  [Op("join", 1_000, games, lambda i: [
-                     Touch("Games", f"game-{i:05d}", wcu=join[0]),
+                     Touch("Games", f"game-{i:05d}", wcu=join[0], transact=True),
                      Touch("UserGames", f"user-of-game-{i:05d}", wcu=join[1] / 1_000),  # members: many users
                      Touch("UserGames", f"game-{i:05d}", wcu=join[2], index=GAME_USERS_INDEX, one_item=False)])],
                  seed_figure="none (plausible load)"),

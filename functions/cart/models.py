@@ -10,7 +10,7 @@ from pydantic import Field, StringConstraints
 
 from functions.shared.models import ApiModel, JsonInt, PageOf, money
 
-# No "#": a SKU is part of the sort keys LINE#<sku>, SKU#<sku> and NOTE#<time>#<sku>.
+# No "#": a SKU is part of the keys <sku>#<n> (CartHolders), SKU#<sku> and NOTE#<time>#<sku>.
 SKU_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 CART_ID_PATTERN = r"^[0-9a-f]{32}$"
 MAX_QUANTITY = 999

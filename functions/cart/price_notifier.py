@@ -1,11 +1,13 @@
 """Price-change notifications without the seed's daily Scan: the Prices stream → the carts that hold the SKU.
 
 For each MODIFY of a price whose amount or currency changed:
-1. Query CartsBySkuIndex on the SKU (every page): the open carts whose lines hold it — the index is kept by the
-   cart lines themselves, so the read grows with those carts, not with all carts;
-2. BatchGetItem their headers: only open carts that have not expired count (an expired cart is never served, and
-   its lines stay in the index until the abandoned-carts consumer deletes them);
-3. per owner, one transaction: the notification's Put and the (owner, SKU) marker `lastNotifiedVersion < :version`.
+1. Query the holder index on each of the SKU's HOLDER_SHARDS keys (`<sku>#<n>`, every page): the carts that held it
+   since their holders were written (holder_index.py keeps them from the Carts stream), so the read grows with
+   those carts, not with all carts;
+2. BatchGetItem those carts: only open carts that have not expired and hold the SKU now count (the index is a
+   superset: a removed line, a checked-out or expired cart keep their holders until the holders' TTL);
+3. per owner, one transaction (NOTIFY_WORKERS owners at a time): the notification's Put and the (owner, SKU) marker
+   `lastNotifiedVersion < :version`.
    A redelivered record (same version) or an older one arriving after a newer one fails the condition for that
    owner and writes nothing: each owner is notified once per version, never of an older price after a newer one.
 A failure between owners leaves the done ones marked: the retried record notifies only the rest.
@@ -18,6 +20,7 @@ deletes a price). A MODIFY without a usable sku, price or version can never be a
 from __future__ import annotations
 
 from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
@@ -43,6 +46,7 @@ from functions.shared.settings import settings
 CONSUMER = "cart.price-notifier"  # its partition in the parked-records table: never rename
 
 processor = parked.ParkingBatchProcessor(CONSUMER)
+NOTIFY_WORKERS = 8  # owners notified at a time (one transaction each)
 
 
 @per_container
@@ -104,17 +108,25 @@ def notify_holders(change: PriceChange, now: datetime) -> int:
     instead of failing one transaction per owner already done and reaching the same one again before its timeout.
     The read is eventually consistent: a marker it misses only costs that owner's transaction its condition."""
     holders = repository().carts_holding(change.sku)
-    live = repository().live_carts([holder.cart_id for holder in holders], int(now.timestamp()))
+    live = repository().live_holders(holders, change.sku, int(now.timestamp()))
     carts_of: dict[str, list[str]] = {}
     for cart_id, owner in sorted(live.items()):
         carts_of.setdefault(owner, []).append(cart_id)
     done = repository().notified_owners(change.sku, list(carts_of), change.version) if carts_of else set()
-    notified = 0
-    for owner, cart_ids in sorted(carts_of.items()):
-        if owner in done:
-            continue
-        if repository().notify(owner, note_of(change, cart_ids), note_sk(change.changed_at, change.sku)):
-            notified += 1
+    pending = [(owner, cart_ids) for owner, cart_ids in sorted(carts_of.items()) if owner not in done]
+    key, notifier = note_sk(change.changed_at, change.sku), repository()
+
+    def notify(owner_carts: tuple[str, list[str]]) -> bool:
+        return notifier.notify(owner_carts[0], note_of(change, owner_carts[1]), key)
+
+    # Owners are independent (each one's marker and notification are its own transaction): up to NOTIFY_WORKERS at
+    # a time, so a SKU in thousands of carts is notified within seconds (the boto3 client is thread-safe).
+    workers = min(NOTIFY_WORKERS, len(pending))
+    if workers > 1:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            notified = sum(pool.map(notify, pending))
+    else:
+        notified = sum(map(notify, pending))
     if notified:
         metrics.add_metric(name="PriceChangeNotifications", unit="Count", value=notified)
     logger.debug("price change", extra={"sku": change.sku, "version": change.version, "holders": len(holders),

@@ -1,13 +1,12 @@
 """Cart table access: one method per access pattern, the only module here that talks to DynamoDB (docs/cart.md).
 
-Every rule holds in DynamoDB, in one request:
-- a cart is changed only by its owner, while it is open and not expired: every change is one TransactWriteItems
-  whose header Update carries that condition (and refreshes the TTL), beside the line's own action;
-- a cart holds at most MAX_LINES lines: the header's SKU set (`ADD`/`DELETE`, atomic) is its count, and the header
-  condition refuses a new SKU when the set is full;
-- a line's SKU must have a price (a ConditionCheck on Prices in the same transaction);
-- clearing and checking out act on the lines they read: the header Update is conditioned on the `version` they saw,
-  so a line added meanwhile makes them read again rather than leave it behind;
+A cart is one item (docs/adr/0107-cart-one-item-holders-from-the-stream.md), so every rule holds in one request:
+- a cart is changed only by its owner, while it is open and not expired: every change is one UpdateItem whose
+  condition says so (and which refreshes the TTL);
+- a cart holds at most MAX_LINES lines: the same condition refuses a new SKU when `size(lines)` is full;
+- clearing and checking out act on every line there is: they are one UpdateItem of the item that holds them;
+- a line's SKU must have a price: a read of the price before the write (a price once present stays present: no
+  route deletes one, so the check cannot turn false between the read and the write; remembered per container);
 - a price change is notified once per (owner, SKU, version), never older after newer: the notification's Put and
   the owner's `lastNotifiedVersion < :version` marker Update are one transaction;
 - an abandoned cart is counted once: the per-cart marker's `attribute_not_exists` Put and the day's `ADD` are one
@@ -16,7 +15,9 @@ Every rule holds in DynamoDB, in one request:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import random
+import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -28,10 +29,9 @@ from botocore.exceptions import ClientError
 from functions.cart.models import Line, Notification, Price
 from functions.cart.schema import (
     CART_TABLE,
-    CARTS_BY_SKU_INDEX,
     CHECKED_OUT,
-    HEADER_SK,
-    LINE_PREFIX,
+    HOLDER_SHARDS,
+    HOLDER_TABLE,
     MAX_LINES,
     NOTE_PREFIX,
     NOTIFICATION_TABLE,
@@ -40,7 +40,7 @@ from functions.cart.schema import (
     STATS_TABLE,
     abandoned_pk,
     day_pk,
-    line_sk,
+    holder_keys,
     marker_sk,
 )
 from functions.shared import ddb
@@ -54,195 +54,163 @@ from functions.shared.pagination import Page, read_page
 from functions.shared.settings import TableName, Tables
 
 StartKey = dict[str, Any] | None
-# The header's condition for any change: the cart exists, is the caller's, is open and has not expired.
+# The condition of any change: the cart exists, is the caller's, is open and has not expired.
 _CHANGEABLE = "attribute_exists(cartId) AND #owner = :owner AND #status = :open AND expiresAt > :nowEpoch"
-_NAMES = {"#owner": "owner", "#status": "status", "#version": "version"}
+_NAMES = {"#owner": "owner", "#status": "status", "#lines": "lines"}
+# A container remembers this many priced SKUs (a price is never deleted, so a SKU once priced stays priced).
+PRICED_CACHE_SIZE = 100_000
 
 
 @dataclass(frozen=True)
 class CartRecord:
-    """A cart as stored: the header's attributes and its lines."""
+    """A cart as stored."""
 
     cart_id: str
     owner: str
     status: str
-    version: int
     created_at: str
     updated_at: str
     expires_at: int
     lines: tuple[Line, ...]
 
 
-@dataclass(frozen=True)
-class Holder:
-    """A cart that holds a SKU, from CartsBySkuIndex."""
-
-    cart_id: str
-    owner: str
-
-
 class TableNames(Tables):
     """The domain's table names, from the function's settings when first used (a consumer has only some)."""
 
     cart = TableName(CART_TABLE)
+    holder = TableName(HOLDER_TABLE)
     price = TableName(PRICE_TABLE)
     notification = TableName(NOTIFICATION_TABLE)
     stats = TableName(STATS_TABLE)
 
 
-def header_refusal(item: Mapping[str, Any] | None, owner: str, now_epoch: int, *, sku: str | None = None,
-                   needs_lines: bool = False) -> AppError | None:
-    """Why the header condition failed, from the header as it was (None: it no longer fails; read again).
+def cart_refusal(item: Mapping[str, Any] | None, owner: str, now_epoch: int, *, sku: str | None = None,
+                 needs_lines: bool = False) -> AppError | None:
+    """Why the cart's condition failed, from the cart as it was (None: it no longer fails; the caller retries).
 
     Another owner's cart and an expired one are as absent as a missing one: 404, never a hint that it exists."""
     if item is None or item.get("owner") != owner or int(item.get("expiresAt", 0)) <= now_epoch:
         return NotFoundError("no such cart", code="CART_NOT_FOUND")
     if item.get("status") != OPEN:
         return ConflictError("the cart is checked out", code="CART_CHECKED_OUT")
-    skus = set(item.get("skus") or ())
-    if sku is not None and sku not in skus and len(skus) >= MAX_LINES:
+    lines = item.get("lines") or {}
+    if sku is not None and sku not in lines and len(lines) >= MAX_LINES:
         return ConflictError(f"a cart holds at most {MAX_LINES} lines", code="CART_FULL")
-    if needs_lines and not skus:
+    if needs_lines and not lines:
         return ConflictError("the cart is empty", code="CART_EMPTY")
     return None
+
+
+def record_of(item: Mapping[str, Any]) -> CartRecord:
+    """The cart an item (a read, a write's ALL_NEW / ALL_OLD, a stream image) holds."""
+    lines = item.get("lines") or {}
+    return CartRecord(
+        cart_id=str(item["cartId"]), owner=str(item["owner"]), status=str(item["status"]),
+        created_at=str(item["createdAt"]), updated_at=str(item["updatedAt"]), expires_at=int(item["expiresAt"]),
+        lines=tuple(Line(sku=str(sku), quantity=int(line["quantity"]), updated_at=line["updatedAt"])
+                    for sku, line in sorted(lines.items())),
+    )
 
 
 class CartRepository:
     def __init__(self, tables: TableNames):
         self.tables = tables
+        self._priced: set[str] = set()
 
     # carts
 
     def create_cart(self, cart_id: str, owner: str, now: datetime, expires_at: int) -> None:
-        """Create an empty open cart: PutItem of the header, `attribute_not_exists(cartId)`."""
+        """Create an empty open cart: PutItem `attribute_not_exists(cartId)`."""
         ddb.put_new(ddb.table(self.tables.cart), {
-            "cartId": cart_id, "sk": HEADER_SK, "owner": owner, "status": OPEN, "version": 1,
+            "cartId": cart_id, "owner": owner, "status": OPEN, "lines": {},
             "createdAt": now.isoformat(), "updatedAt": now.isoformat(), "expiresAt": expires_at,
         }, "attribute_not_exists(cartId)")
 
     def get_cart(self, cart_id: str) -> CartRecord | None:
-        """A cart with its lines: one Query `cartId = :id` (strongly consistent; header and ≤ MAX_LINES lines, one
-        page). None when there is no header (never created, or removed by TTL with its lines not yet swept)."""
-        items = ddb.table(self.tables.cart).query(
-            KeyConditionExpression=Key("cartId").eq(cart_id), ConsistentRead=True
-        )["Items"]
-        header = next((item for item in items if item["sk"] == HEADER_SK), None)
-        if header is None:
-            return None
-        lines = tuple(_line(item) for item in items if str(item["sk"]).startswith(LINE_PREFIX))
-        return CartRecord(
-            cart_id=cart_id, owner=str(header["owner"]), status=str(header["status"]), version=int(header["version"]),
-            created_at=str(header["createdAt"]), updated_at=str(header["updatedAt"]),
-            expires_at=int(header["expiresAt"]), lines=lines,
-        )
+        """A cart: GetItem `cartId = :id`, eventually consistent as the seed's (every write answers the cart it wrote:
+        a caller never needs a read to see its own change). None when there is none."""
+        item = ddb.table(self.tables.cart).get_item(Key={"cartId": cart_id}).get("Item")
+        return None if item is None else record_of(item)
 
-    def set_line(self, cart_id: str, owner: str, sku: str, quantity: int, now: datetime, expires_at: int) -> None:
-        """Set a line's quantity: TransactWriteItems of the header Update (changeable, room for a new SKU; `ADD skus`,
-        TTL refreshed), a ConditionCheck that the SKU has a price, and the line's Update (`SET quantity`)."""
-        values = {**self._changeable_values(owner, now, expires_at), ":sku": sku, ":skus": {sku}, ":max": MAX_LINES}
-        header = self._header_update(
-            cart_id, f"{_CHANGEABLE} AND (attribute_not_exists(skus) OR size(skus) < :max OR contains(skus, :sku))",
-            values, add="skus :skus",
-        )
-        actions = [
-            ("cart", header),
-            ("price", {"ConditionCheck": {
-                "TableName": self.tables.price, "Key": {"sku": sku}, "ConditionExpression": "attribute_exists(sku)",
-            }}),
-            ("line", {"Update": {
-                "TableName": self.tables.cart,
-                "Key": {"cartId": cart_id, "sk": line_sk(sku)},
-                "UpdateExpression": "SET sku = :sku, quantity = :quantity, #owner = :owner, lineSku = :sku, "
-                                    "updatedAt = :now",
-                "ExpressionAttributeNames": {"#owner": "owner"},
-                "ExpressionAttributeValues": {":sku": sku, ":quantity": quantity, ":owner": owner,
-                                              ":now": now.isoformat()},
-            }}),
-        ]
-        failed = ddb.transact_write(actions)
-        if failed is None:
-            return
-        if failed.name == "price":
+    def set_line(self, cart_id: str, owner: str, sku: str, quantity: int, now: datetime,
+                 expires_at: int) -> CartRecord:
+        """Set a line's quantity: the SKU's price checked (`priced`), then UpdateItem `SET lines.<sku>` (changeable,
+        room for a new SKU: `size(lines) < 50 OR attribute_exists(lines.<sku>)`; TTL refreshed). Answers the cart
+        as written (ALL_NEW)."""
+        if not self.priced(sku):
             raise NotFoundError(f"no price for SKU {sku}: only priced SKUs go in a cart", code="SKU_NOT_FOUND")
-        raise _refusal(failed, owner, now, sku=sku)
+        return self._change(
+            cart_id, owner, now, expires_at, sku=sku, set_="#lines.#sku = :line",
+            condition=f"{_CHANGEABLE} AND (size(#lines) < :max OR attribute_exists(#lines.#sku))",
+            values={":line": {"quantity": quantity, "updatedAt": now.isoformat()}, ":max": MAX_LINES},
+        )
 
     def remove_line(self, cart_id: str, owner: str, sku: str, now: datetime, expires_at: int) -> None:
-        """Remove a line: TransactWriteItems of the header Update (changeable; `DELETE skus`, TTL refreshed) and the
-        line's Delete. Removing a line that is not there changes nothing but the TTL (safe to repeat)."""
-        values = {**self._changeable_values(owner, now, expires_at), ":skus": {sku}}
-        actions = [
-            ("cart", self._header_update(cart_id, _CHANGEABLE, values, other="DELETE skus :skus")),
-            ("line", {"Delete": {"TableName": self.tables.cart, "Key": {"cartId": cart_id, "sk": line_sk(sku)}}}),
-        ]
-        failed = ddb.transact_write(actions)
-        if failed is not None:
-            raise _refusal(failed, owner, now)
+        """Remove a line: UpdateItem `REMOVE lines.<sku>` (changeable; TTL refreshed). Removing a line that is not
+        there changes nothing but the TTL (safe to repeat)."""
+        self._change(cart_id, owner, now, expires_at, remove="#lines.#sku", condition=_CHANGEABLE, sku=sku,
+                     adds_sku=False)
 
-    def clear(self, cart: CartRecord, now: datetime, expires_at: int) -> bool:
-        """Clear a cart: TransactWriteItems of the header Update (changeable, `version = :seen`; `REMOVE skus`) and a
-        Delete of every line read. False when the cart changed since it was read (read it again)."""
-        values = {**self._changeable_values(cart.owner, now, expires_at), ":seen": cart.version}
-        actions = [("cart", self._header_update(
-            cart.cart_id, f"{_CHANGEABLE} AND #version = :seen", values, other="REMOVE skus"))]
-        actions += [
-            (f"line {line.sku}", {"Delete": {"TableName": self.tables.cart,
-                                             "Key": {"cartId": cart.cart_id, "sk": line_sk(line.sku)}}})
-            for line in cart.lines
-        ]
-        return self._versioned(actions, cart, now, needs_lines=False)
+    def clear(self, cart_id: str, owner: str, now: datetime, expires_at: int) -> None:
+        """Clear a cart: UpdateItem `SET lines = {}` (changeable; TTL refreshed): every line there is, at once."""
+        self._change(cart_id, owner, now, expires_at, set_="#lines = :empty", condition=_CHANGEABLE,
+                     values={":empty": {}})
 
-    def check_out(self, cart: CartRecord, now: datetime, expires_at: int) -> bool:
-        """Check out: TransactWriteItems of the header Update (changeable, not empty, `version = :seen`; status
-        CHECKED_OUT) and an Update of every line read that drops its `lineSku`, so the cart leaves CartsBySkuIndex.
-        False when the cart changed since it was read (read it again)."""
-        values = {**self._changeable_values(cart.owner, now, expires_at), ":seen": cart.version,
-                  ":checkedOut": CHECKED_OUT}
-        actions = [("cart", self._header_update(
-            cart.cart_id, f"{_CHANGEABLE} AND #version = :seen AND attribute_exists(skus)", values,
-            set_="#status = :checkedOut"))]
-        actions += [
-            (f"line {line.sku}", {"Update": {
-                "TableName": self.tables.cart,
-                "Key": {"cartId": cart.cart_id, "sk": line_sk(line.sku)},
-                "UpdateExpression": "REMOVE lineSku",
-                "ConditionExpression": "attribute_exists(sk)",
-            }})
-            for line in cart.lines
-        ]
-        return self._versioned(actions, cart, now, needs_lines=True)
+    def check_out(self, cart_id: str, owner: str, now: datetime, expires_at: int) -> CartRecord:
+        """Check out: UpdateItem `SET status = CHECKED_OUT` (changeable, `size(lines) > 0`; TTL refreshed). A cart
+        checked out already is answered as it is (safe to repeat)."""
+        try:
+            return self._change(cart_id, owner, now, expires_at, set_="#status = :checkedOut",
+                                condition=f"{_CHANGEABLE} AND size(#lines) > :zero",
+                                values={":checkedOut": CHECKED_OUT, ":zero": 0}, needs_lines=True)
+        except _CheckedOut as done:
+            return done.record
 
-    def _versioned(self, actions: list[tuple[str, Mapping[str, Any]]], cart: CartRecord, now: datetime, *,
-                   needs_lines: bool) -> bool:
-        failed = ddb.transact_write(actions)
-        if failed is None:
-            return True
-        if failed.name == "cart":
-            refusal = header_refusal(failed.item, cart.owner, _epoch(now), needs_lines=needs_lines)
-            if refusal is not None:
-                raise refusal from failed.error
-        return False  # the header's version moved, or a line read is gone: the cart changed under us
-
-    def _changeable_values(self, owner: str, now: datetime, expires_at: int) -> dict[str, Any]:
-        return {":owner": owner, ":open": OPEN, ":nowEpoch": _epoch(now), ":now": now.isoformat(),
-                ":expires": expires_at, ":one": 1}
-
-    def _header_update(self, cart_id: str, condition: str, values: Mapping[str, Any], *, set_: str = "",
-                       add: str = "", other: str = "") -> dict[str, Any]:
-        """The header's part of every change: the TTL refreshed, the version bumped, plus the change's own `SET`,
-        `ADD` and `DELETE`/`REMOVE` clauses, under `condition` (the old header returned when it fails)."""
-        expression = "SET updatedAt = :now, expiresAt = :expires" + (f", {set_}" if set_ else "")
-        expression += " ADD #version :one" + (f", {add}" if add else "") + (f" {other}" if other else "")
-        return {"Update": {
-            "TableName": self.tables.cart,
-            "Key": {"cartId": cart_id, "sk": HEADER_SK},
-            "UpdateExpression": expression,
-            "ConditionExpression": condition,
-            "ExpressionAttributeNames": _NAMES,
-            "ExpressionAttributeValues": dict(values),
-            "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
-        }}
+    def _change(self, cart_id: str, owner: str, now: datetime, expires_at: int, *, condition: str, set_: str = "",
+                remove: str = "", values: Mapping[str, Any] | None = None, sku: str | None = None,
+                adds_sku: bool = True, needs_lines: bool = False) -> CartRecord:
+        """Every change: one UpdateItem under `condition`, the TTL refreshed, the cart as written answered (ALL_NEW);
+        a failed condition is named from the cart as it was (ALL_OLD), never by a second read."""
+        stamp = now.isoformat()
+        expression = "SET " + ", ".join(c for c in (set_, "updatedAt = :now", "expiresAt = :expires") if c)
+        expression += f" REMOVE {remove}" if remove else ""
+        names = {**_NAMES, **({"#sku": sku} if sku is not None else {})}
+        used = f"{expression} {condition}"
+        try:
+            item = ddb.update_conditional(
+                ddb.table(self.tables.cart), mark={"updatedAt": stamp},
+                Key={"cartId": cart_id}, UpdateExpression=expression, ConditionExpression=condition,
+                ExpressionAttributeNames={k: v for k, v in names.items() if k in used},
+                ExpressionAttributeValues={":owner": owner, ":open": OPEN, ":nowEpoch": _epoch(now), ":now": stamp,
+                                           ":expires": expires_at, **(values or {})},
+            )
+        except ClientError as error:
+            if ddb.error_code(error) != "ConditionalCheckFailedException":
+                raise
+            old = ddb.plain(error.response.get("Item") or {}) or None
+            refusal = cart_refusal(old, owner, _epoch(now), sku=sku if adds_sku else None, needs_lines=needs_lines)
+            if needs_lines and old is not None and isinstance(refusal, ConflictError) and (
+                    refusal.code == "CART_CHECKED_OUT"):
+                raise _CheckedOut(record_of(old)) from error
+            raise (refusal or ThrottledError("the cart changed while this request ran; retry")) from error
+        return record_of(item)
 
     # prices
+
+    def priced(self, sku: str) -> bool:
+        """Whether a SKU has a price. A price is never deleted, so a yes is remembered for the container's life and
+        the check needs no part in the cart's write; a no is asked again every time. GetItem eventually consistent,
+        then strongly consistent before a no (a price set a moment ago is not refused)."""
+        if sku in self._priced:
+            return True
+        table = ddb.table(self.tables.price)
+        found = any("Item" in table.get_item(Key={"sku": sku}, ProjectionExpression="sku", ConsistentRead=consistent)
+                    for consistent in (False, True))
+        if found:
+            if len(self._priced) >= PRICED_CACHE_SIZE:
+                self._priced.clear()
+            self._priced.add(sku)
+        return found
 
     def put_price(self, sku: str, price: Decimal, currency: str, now: datetime) -> tuple[Price, bool]:
         """Set a SKU's price: UpdateItem (`ADD version 1`), only if it is new or differs: repeating the same price
@@ -268,31 +236,42 @@ class CartRepository:
         item = ddb.table(self.tables.price).get_item(Key={"sku": sku}, ConsistentRead=consistent).get("Item")
         return None if item is None else _price(item)
 
-    # price-change notifications
+    # the holder index (kept from the Carts stream by holder_index.py)
 
-    def carts_holding(self, sku: str) -> list[Holder]:
-        """The open carts that hold a SKU: Query CartsBySkuIndex `lineSku = :sku`, every page (cost grows with
-        those carts only)."""
-        query: dict[str, Any] = {"IndexName": CARTS_BY_SKU_INDEX, "KeyConditionExpression": Key("lineSku").eq(sku)}
-        holders: list[Holder] = []
-        table = ddb.table(self.tables.cart)
-        while True:
-            response = table.query(**query)
-            holders += [Holder(str(item["cartId"]), str(item["owner"])) for item in response.get("Items", [])]
-            if "LastEvaluatedKey" not in response:
-                return holders
-            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+    def put_holders(self, items: Sequence[Mapping[str, Any]]) -> None:
+        """Write holder items: BatchWriteItem puts, 25 a call, UnprocessedItems retried with backoff (bounded:
+        ThrottledError, a transient failure the stream retries). Safe to repeat: a put of the same item again."""
+        unique = {(str(item["holder"]), str(item["cartId"])): item for item in items}
+        _batch_put(self.tables.holder, list(unique.values()))
 
-    def live_carts(self, cart_ids: Sequence[str], now_epoch: int) -> dict[str, str]:
-        """Of these carts, the open ones that have not expired, with their owners: BatchGetItem of the headers (the
-        index is eventually consistent and lines outlive an expired header until the abandoned-carts consumer)."""
-        keys = [{"cartId": cart_id, "sk": HEADER_SK} for cart_id in ddb.unique(cart_ids)]
-        headers = ddb.batch_get(self.tables.cart, keys) if keys else []
+    def carts_holding(self, sku: str, shards: int = HOLDER_SHARDS) -> list[str]:
+        """The carts that may hold a SKU: Query `holder = "<sku>#<n>"` for each shard n, every page (cost grows with
+        those carts only). A superset: holders age out by TTL, the notifier reads the carts themselves."""
+        table = ddb.table(self.tables.holder)
+        cart_ids: list[str] = []
+        for key in holder_keys(sku, shards):
+            query: dict[str, Any] = {"KeyConditionExpression": Key("holder").eq(key), "ProjectionExpression": "cartId"}
+            while True:
+                response = table.query(**query)
+                cart_ids += [str(item["cartId"]) for item in response.get("Items", [])]
+                if "LastEvaluatedKey" not in response:
+                    break
+                query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+        return cart_ids
+
+    def live_holders(self, cart_ids: Sequence[str], sku: str, now_epoch: int) -> dict[str, str]:
+        """Of these carts, the open ones that have not expired and hold the SKU now, with their owners: BatchGetItem
+        of the carts (the holder index is a superset, kept behind the carts by the stream)."""
+        keys = [{"cartId": cart_id} for cart_id in ddb.unique(cart_ids)]
+        carts = ddb.batch_get(self.tables.cart, keys) if keys else []
         return {
-            str(header["cartId"]): str(header["owner"])
-            for header in headers
-            if header.get("status") == OPEN and int(header.get("expiresAt", 0)) > now_epoch
+            str(cart["cartId"]): str(cart["owner"])
+            for cart in carts
+            if cart.get("status") == OPEN and int(cart.get("expiresAt", 0)) > now_epoch
+            and sku in (cart.get("lines") or {})
         }
+
+    # price-change notifications
 
     def notified_owners(self, sku: str, owners: Sequence[str], version: int) -> set[str]:
         """Of these owners, those whose (owner, SKU) marker holds `version` or a newer one: BatchGetItem of the
@@ -309,8 +288,8 @@ class CartRepository:
         notified already (a redelivered or out-of-order record), nothing written."""
         item = {
             "owner": owner, "sk": note_key, "sku": note.sku, "oldPrice": note.old_price, "newPrice": note.new_price,
-            "currency": note.currency, "oldCurrency": note.old_currency, "priceVersion": note.price_version, "changedAt": note.changed_at.isoformat(),
-            "cartIds": list(note.cart_ids),
+            "currency": note.currency, "oldCurrency": note.old_currency, "priceVersion": note.price_version,
+            "changedAt": note.changed_at.isoformat(), "cartIds": list(note.cart_ids),
         }
         actions = [
             ("marker", {"Update": {
@@ -333,17 +312,6 @@ class CartRepository:
         )
 
     # abandoned carts
-
-    def delete_lines(self, cart_id: str) -> int:
-        """Delete the lines of a cart whose header is gone: Query `cartId = :id AND begins_with(sk, "LINE#")`
-        (keys only), then BatchWriteItem deletes, UnprocessedItems retried with backoff (bounded: ThrottledError,
-        a transient failure the stream retries). Safe to repeat: there is nothing left to delete."""
-        keys = ddb.table(self.tables.cart).query(
-            KeyConditionExpression=Key("cartId").eq(cart_id) & Key("sk").begins_with(LINE_PREFIX),
-            ProjectionExpression="cartId, sk", ConsistentRead=True,
-        )["Items"]  # at most MAX_LINES small items: one page
-        ddb.batch_delete(self.tables.cart, keys)
-        return len(keys)
 
     def count_abandoned(self, cart_id: str, day: str, marker_expires_at: int) -> bool:
         """Count an abandoned cart once: TransactWriteItems of the cart's marker Put (`attribute_not_exists(pk)`)
@@ -372,17 +340,34 @@ class CartRepository:
 # --- helpers ------------------------------------------------------------------------------------------
 
 
-def _refusal(failed: ddb.ConditionFailed, owner: str, now: datetime, *, sku: str | None = None) -> AppError:
-    refusal = header_refusal(failed.item, owner, _epoch(now), sku=sku)
-    return refusal or ThrottledError("the cart changed while this request ran; retry")
+class _CheckedOut(Exception):
+    """A checkout met a cart checked out already: answered as it is."""
+
+    def __init__(self, record: CartRecord) -> None:
+        super().__init__(record.cart_id)
+        self.record = record
+
+
+def _batch_put(table_name: str, items: Iterable[Mapping[str, Any]]) -> None:
+    """BatchWriteItem puts, as functions/shared/ddb.py's batch_delete does deletes (chunks of 25, bounded retries of
+    UnprocessedItems after a jittered exponential backoff, as AWS asks of BatchWriteItem callers)."""
+    items = list(items)
+    for start in range(0, len(items), ddb.BATCH_WRITE_MAX_ITEMS):
+        pending: dict[str, Any] = {
+            table_name: [{"PutRequest": {"Item": dict(item)}} for item in items[start: start + ddb.BATCH_WRITE_MAX_ITEMS]]
+        }
+        for attempt in range(ddb.BATCH_WRITE_ROUNDS):
+            if attempt:
+                time.sleep(random.uniform(0, ddb.BATCH_BACKOFF_SECONDS * 2**attempt))  # noqa: S311 (jitter)
+            pending = ddb.resource().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+            if not pending:
+                break
+        else:
+            raise ThrottledError("The database is busy; retry with backoff (what was written stays written).")
 
 
 def _epoch(moment: datetime) -> int:
     return int(moment.timestamp())
-
-
-def _line(item: Mapping[str, Any]) -> Line:
-    return Line(sku=str(item["sku"]), quantity=int(item["quantity"]), updated_at=item["updatedAt"])
 
 
 def _price(item: Mapping[str, Any]) -> Price:
@@ -397,4 +382,3 @@ def _notification(item: Mapping[str, Any]) -> Notification:
         changed_at=item["changedAt"],
         cart_ids=[str(cart_id) for cart_id in item.get("cartIds", [])],
     )
-

@@ -1,4 +1,4 @@
-"""Cart rules that are not storage: ids, the idle TTL, what a caller may see, reading again when a cart moved."""
+"""Cart rules that are not storage: ids, the idle TTL, what a caller may see."""
 
 from __future__ import annotations
 
@@ -9,19 +9,11 @@ from decimal import Decimal
 
 from functions.cart.models import AbandonedCount, Cart, Price, PriceIn
 from functions.cart.repository import CartRecord, CartRepository
-from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV, OPEN
-from functions.shared.errors import (
-    ConflictError,
-    InvalidInputError,
-    NotFoundError,
-    ThrottledError,
-)
+from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV
+from functions.shared.errors import InvalidInputError, NotFoundError
 from functions.shared.models import parse_day
 from functions.shared.pagination import Page, StartKey
 from functions.shared.settings import settings
-
-# Clearing and checking out act on the lines they read; a cart that keeps changing meanwhile is a 429 after this.
-VERSIONED_ATTEMPTS = 3
 
 
 def utc_now() -> datetime:
@@ -86,43 +78,20 @@ class CartService:
 
     def set_line(self, owner: str, cart_id: str, sku: str, quantity: int) -> Cart:
         now = self._clock()
-        self.repository.set_line(cart_id, owner, sku, quantity, now, self._expiry(now))
-        return self.get_cart(owner, cart_id)
+        return as_cart(self.repository.set_line(cart_id, owner, sku, quantity, now, self._expiry(now)))
 
     def remove_line(self, owner: str, cart_id: str, sku: str) -> None:
         now = self._clock()
         self.repository.remove_line(cart_id, owner, sku, now, self._expiry(now))
 
     def clear(self, owner: str, cart_id: str) -> None:
-        for _ in range(VERSIONED_ATTEMPTS):
-            record = self._open_cart(owner, cart_id)
-            now = self._clock()
-            if self.repository.clear(record, now, self._expiry(now)):
-                return
-        raise ThrottledError("the cart kept changing while it was cleared; retry")
+        now = self._clock()
+        self.repository.clear(cart_id, owner, now, self._expiry(now))
 
     def check_out(self, owner: str, cart_id: str) -> Cart:
         """Check out an open cart; checking out a checked-out cart again answers it as it is (safe to repeat)."""
-        for _ in range(VERSIONED_ATTEMPTS):
-            record = self._cart(owner, cart_id)
-            if record.status != OPEN:
-                return as_cart(record)
-            if not record.lines:
-                raise ConflictError("the cart is empty", code="CART_EMPTY")
-            now = self._clock()
-            try:
-                if self.repository.check_out(record, now, self._expiry(now)):
-                    return self.get_cart(owner, cart_id)
-            except ConflictError as error:
-                if error.code != "CART_CHECKED_OUT":  # a concurrent checkout won: answer the cart as it is
-                    raise
-        raise ThrottledError("the cart kept changing while it was checked out; retry")
-
-    def _open_cart(self, owner: str, cart_id: str) -> CartRecord:
-        record = self._cart(owner, cart_id)
-        if record.status != OPEN:
-            raise ConflictError("the cart is checked out", code="CART_CHECKED_OUT")
-        return record
+        now = self._clock()
+        return as_cart(self.repository.check_out(cart_id, owner, now, self._expiry(now)))
 
     # prices
 

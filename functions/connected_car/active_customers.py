@@ -5,7 +5,8 @@ content or order. For each record it recomputes the truth:
 1. read the customer, strongly consistent, and note its `regVersion` (every registration write bumps it in the
    same transaction as the registration);
 2. Query the customer's registrations, strongly consistent (a key read bounded by that customer's registrations);
-3. write `isActive` (and the sparse index's `activeFlag`) only if `regVersion` is still what step 1 saw.
+3. write `isActive` (and the sparse index's `activeShard`, "1#<n>") only if `regVersion` is still what step 1 saw.
+   Nothing else: a registration write that leaves the customer as active as before writes no index entry (ADR 0109).
 If a registration changed in between, the condition fails and we start again; that change's own stream record
 is also on its way. So the flag converges to the truth whatever the redeliveries, the order across shards, or
 two registrations of one customer changing at once: a stale computation can never overwrite a newer one.
@@ -60,7 +61,7 @@ def sync_customer(username: str) -> str:
             # was written around the API, and cannot apply until an operator creates the customer.
             raise PermanentRecordError(f"customer {username!r} does not exist")
         active = repository().has_active_registration(username)
-        if customer.is_active == active and customer.flagged == active:
+        if customer.settled(active):
             return "unchanged"
         if repository().set_customer_active(username, active, customer.reg_version):
             metrics.add_metric(name="CustomerActiveChanged", unit="Count", value=1)

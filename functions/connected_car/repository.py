@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
+from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
@@ -32,18 +32,21 @@ from functions.connected_car.models import (
 from functions.connected_car.schema import (
     ACTIVE,
     ACTIVE_CUSTOMER_INDEX,
-    ACTIVE_FLAG,
+    ACTIVE_SHARD,
     APPOINTMENT_TABLE,
     CUSTOMER_TABLE,
     DEALER_TABLE,
     EVENT_TABLE,
     REGISTRATION_APPOINTMENT_INDEX,
     REGISTRATION_TABLE,
+    RETIRED_ACTIVE_FLAG,
     TIMESLOT_APPOINTMENT_INDEX,
     TIMESLOT_TABLE,
     VEHICLE_EVENT_TYPE_INDEX,
     VEHICLE_REGISTRATION_INDEX,
     VEHICLE_TABLE,
+    active_shard_of,
+    active_shards,
     compound_key,
 )
 from functions.shared import ddb
@@ -60,9 +63,16 @@ _REGISTRATION_ATTEMPTS = 3
 class CustomerActivity:
     """What the isActive consumer reads of a customer."""
 
+    username: str
     is_active: bool
-    flagged: bool  # has the sparse index's activeFlag
+    index_key: str | None  # the sparse index's activeShard, if any
+    retired_flag: bool  # still carries the retired index's activeFlag (a customer not yet migrated)
     reg_version: int
+
+    def settled(self, active: bool) -> bool:
+        """isActive says `active`, and the customer is in the index under its own shard exactly when active."""
+        expected = active_shard_of(self.username) if active else None
+        return self.is_active == active and self.index_key == expected and not self.retired_flag
 
 
 class TableNames(Tables):
@@ -183,7 +193,8 @@ class ConnectedCarRepository:
         if item is None:
             return None
         return CustomerActivity(
-            is_active=bool(item.get("isActive")), flagged="activeFlag" in item, reg_version=int(item.get("regVersion", 0))
+            username=username, is_active=bool(item.get("isActive")), index_key=item.get(ACTIVE_SHARD),
+            retired_flag=RETIRED_ACTIVE_FLAG in item, reg_version=int(item.get("regVersion", 0)),
         )
 
     def has_active_registration(self, username: str) -> bool:
@@ -204,12 +215,16 @@ class ConnectedCarRepository:
             query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
     def set_customer_active(self, username: str, active: bool, reg_version: int) -> bool:
-        """isActive sync: UpdateItem isActive (and the sparse index's activeFlag) if the customer's regVersion is
-        still `reg_version`; False when a registration changed meanwhile (read again)."""
-        update = "SET isActive = :active, activeFlag = :flag" if active else "SET isActive = :active REMOVE activeFlag"
+        """isActive sync: UpdateItem isActive (and the sparse index's `activeShard`, "1#<n>") if the customer's
+        regVersion is still `reg_version`; False when a registration changed meanwhile (read again). The retired
+        index's `activeFlag` is removed either way (ADR 0109)."""
+        if active:
+            update = f"SET isActive = :active, {ACTIVE_SHARD} = :shard REMOVE {RETIRED_ACTIVE_FLAG}"
+        else:
+            update = f"SET isActive = :active REMOVE {ACTIVE_SHARD}, {RETIRED_ACTIVE_FLAG}"
         values: dict[str, Any] = {":active": active, ":version": reg_version}
         if active:
-            values[":flag"] = ACTIVE_FLAG
+            values[":shard"] = active_shard_of(username)
         try:
             ddb.table(self.tables.customer).update_item(
                 Key={"username": username},
@@ -224,15 +239,13 @@ class ConnectedCarRepository:
         return True
 
     def active_customers(self, *, limit: int, start_key: StartKey) -> Page:
-        """Customers with an active registration: Query the sparse ActiveCustomerIndex (only they are in it)."""
-        return _page(
-            self.tables.customer,
-            Customer,
-            limit,
-            start_key,
-            IndexName=ACTIVE_CUSTOMER_INDEX,
-            KeyConditionExpression=Key("activeFlag").eq(ACTIVE_FLAG),
-        )
+        """Customers with an active registration, by username: Query each shard of the sparse
+        ActiveCustomerShardIndex (`activeShard = "1#<n>" AND username > :after`, only active customers are in it)
+        and merge them (ADR 0109). The cursor's key is the last username returned."""
+        index = ShardedIndex(ACTIVE_CUSTOMER_INDEX, ACTIVE_SHARD, active_shards(), "username")
+        page = merged_shards(self.tables.customer, index, limit=limit, after=resume_after(start_key, "username"))
+        listed: list[Any] = [from_item(Customer, item) for item in page.items]
+        return Page(items=listed, last_key=page.last_key)
 
     def put_vehicle(self, vehicle: Vehicle) -> Vehicle:
         """Create or update a vehicle's description (UpdateItem: its active registration holder is kept)."""
@@ -494,6 +507,54 @@ class ConnectedCarRepository:
 
 
 # --- low-level helpers ------------------------------------------------------------------------------
+
+AFTER = "after"  # a merged list's cursor key: the sort key of the last item it returned
+
+
+def resume_after(start_key: StartKey, sort_attribute: str) -> str | None:
+    """Where a merged list resumes: its own cursor's `after`, or the sort key of a LastEvaluatedKey from the single
+    index it replaced (a cursor given before the upgrade keeps working)."""
+    if not start_key:
+        return None
+    value = start_key.get(AFTER, start_key.get(sort_attribute))
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class ShardedIndex:
+    """An index whose partition key is write-sharded: read every partition, merge by the sort key."""
+
+    name: str
+    partition_attribute: str
+    partitions: Sequence[str]
+    sort_attribute: str
+
+
+def merged_shards(table_name: str, index: ShardedIndex, *, limit: int, after: str | None) -> Page:
+    """Up to `limit` items of every partition of a sharded index, in sort key order (unique across them): one Query per
+    partition (`partition = p AND sort > :after`, at most `limit` items each), merged. A Query that stopped early
+    (Limit or 1 MB) bounds what is known: nothing past its last item is returned until the next page. A page costs at
+    most len(partitions) x limit items read."""
+    table = ddb.table(table_name)
+    candidates: list[dict[str, Any]] = []
+    bound: str | None = None
+    sort_attribute = index.sort_attribute
+    for partition in index.partitions:
+        key: ConditionBase = Key(index.partition_attribute).eq(partition)
+        if after is not None:
+            key = key & Key(sort_attribute).gt(after)
+        response = table.query(IndexName=index.name, KeyConditionExpression=key, Limit=limit)
+        items = response.get("Items", [])
+        candidates += items
+        if "LastEvaluatedKey" in response and items:
+            last = str(items[-1][sort_attribute])
+            bound = last if bound is None else min(bound, last)
+    candidates.sort(key=lambda item: str(item[sort_attribute]))
+    known = [item for item in candidates if bound is None or str(item[sort_attribute]) <= bound]
+    page = known[:limit]
+    more = len(candidates) > len(page) or bound is not None
+    return Page(items=page, last_key={AFTER: str(page[-1][sort_attribute])} if more and page else None)
+
 
 def _page(table_name: str, model: type[BaseModel], limit: int, start_key: StartKey, **query: Any) -> Page:
     return read_page(ddb.table(table_name).query, lambda item: from_item(model, item), limit=limit, start_key=start_key, **query)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from calendar import timegm
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
+from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 from botocore.exceptions import ClientError
 
 from functions.contacts.models import Address, Link, Person
@@ -18,6 +20,9 @@ from functions.contacts.schema import (
     PERSON_ADDRESS,
     PERSON_INDEX,
     TYPE_INDEX,
+    TYPE_SHARD,
+    type_shard,
+    type_shards,
 )
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
@@ -27,6 +32,11 @@ from functions.shared.pagination import Page, read_page
 
 def item_key(item_id: str, item_type: str) -> dict[str, str]:
     return {"Id": item_id, "Type": item_type}
+
+
+def new_item(item_id: str, item_type: str) -> dict[str, str]:
+    """A new item's keys: the table's, and its shard of the type index (ADR 0110)."""
+    return {**item_key(item_id, item_type), TYPE_SHARD: type_shard(item_type, item_id)}
 
 
 def relationship_start(relationship: str, start: date) -> str:
@@ -44,12 +54,12 @@ def epoch_to_day(seconds: Decimal | int) -> date:
 
 
 def person_item(person: Person) -> dict[str, Any]:
-    return {**item_key(person.id, PERSON), "FirstName": person.first_name, "LastName": person.last_name}
+    return {**new_item(person.id, PERSON), "FirstName": person.first_name, "LastName": person.last_name}
 
 
 def address_item(address: Address) -> dict[str, Any]:
     return {
-        **item_key(address.id, ADDRESS),
+        **new_item(address.id, ADDRESS),
         "StreetAddress": address.street_address,
         "City": address.city,
         "State": address.state,
@@ -59,7 +69,7 @@ def address_item(address: Address) -> dict[str, Any]:
 
 def link_item(link: Link) -> dict[str, Any]:
     item: dict[str, Any] = {
-        **item_key(link.link_id, PERSON_ADDRESS),
+        **new_item(link.link_id, PERSON_ADDRESS),
         "PersonId": link.person_id,
         "AddressId": link.address_id,
         "Relationship": link.relationship,
@@ -198,10 +208,12 @@ class ContactRepository:
         return response.get("Items", [])
 
     def list_persons(self, *, limit: int, start_key: dict[str, Any] | None) -> Page:
-        """All persons: Query ContactTypeIndex on Type = Person."""
-        return self._page(
-            person_from, limit, start_key, IndexName=TYPE_INDEX, KeyConditionExpression=Key("Type").eq(PERSON)
-        )
+        """All persons, by Id: Query each shard of ContactTypeShardIndex (`TypeShard = "Person#<n>" AND Id > :after`)
+        and merge them (ADR 0110). The cursor's key is the last Id returned."""
+        persons = ShardedIndex(TYPE_INDEX, TYPE_SHARD, type_shards(PERSON), "Id")
+        page = merged_shards(self._table, persons, limit=limit, after=resume_after(start_key, "Id"))
+        listed: list[Any] = [person_from(item) for item in page.items]
+        return Page(items=listed, last_key=page.last_key)
 
     def list_persons_by_last_name(self, last_name: str, *, limit: int, start_key: dict[str, Any] | None) -> Page:
         """Persons by last name: Query ContactLastNameIndex on LastName (sorted by first name)."""
@@ -247,6 +259,53 @@ class ContactRepository:
 
 
 # --- low-level helpers ------------------------------------------------------------------------------
+
+AFTER = "after"  # a merged list's cursor key: the sort key of the last item it returned
+
+
+def resume_after(start_key: dict[str, Any] | None, sort_attribute: str) -> str | None:
+    """Where a merged list resumes: its own cursor's `after`, or the sort key of a LastEvaluatedKey from the single
+    index it replaced (a cursor given before the upgrade keeps working)."""
+    if not start_key:
+        return None
+    value = start_key.get(AFTER, start_key.get(sort_attribute))
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True)
+class ShardedIndex:
+    """An index whose partition key is write-sharded: read every partition, merge by the sort key."""
+
+    name: str
+    partition_attribute: str
+    partitions: Sequence[str]
+    sort_attribute: str
+
+
+def merged_shards(table: Any, index: ShardedIndex, *, limit: int, after: str | None) -> Page:
+    """Up to `limit` items of every partition of a sharded index, in sort key order (unique across them): one Query per
+    partition (`partition = p AND sort > :after`, at most `limit` items each), merged. A Query that stopped early
+    (Limit or 1 MB) bounds what is known: nothing past its last item is returned until the next page. A page costs at
+    most len(partitions) x limit items read."""
+    candidates: list[dict[str, Any]] = []
+    bound: str | None = None
+    sort_attribute = index.sort_attribute
+    for partition in index.partitions:
+        key: ConditionBase = Key(index.partition_attribute).eq(partition)
+        if after is not None:
+            key = key & Key(sort_attribute).gt(after)
+        response = table.query(IndexName=index.name, KeyConditionExpression=key, Limit=limit)
+        items = response.get("Items", [])
+        candidates += items
+        if "LastEvaluatedKey" in response and items:
+            last = str(items[-1][sort_attribute])
+            bound = last if bound is None else min(bound, last)
+    candidates.sort(key=lambda item: str(item[sort_attribute]))
+    known = [item for item in candidates if bound is None or str(item[sort_attribute]) <= bound]
+    page = known[:limit]
+    more = len(candidates) > len(page) or bound is not None
+    return Page(items=page, last_key={AFTER: str(page[-1][sort_attribute])} if more and page else None)
+
 
 def _exists_check(table_name: str, key: dict[str, str]) -> dict[str, Any]:
     return {"ConditionCheck": {"TableName": table_name, "Key": key, "ConditionExpression": "attribute_exists(Id)"}}

@@ -24,7 +24,8 @@ DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
 
 
 def instant(name: str) -> Query:
-    return Query(alias=name, ge=0, le=MAX_EPOCH, description=f"epoch seconds, inclusive ({name})")
+    return Query(alias=name, ge=0, le=MAX_EPOCH,
+                 description=f"epoch seconds, inclusive ({name}): every millisecond of the second")
 
 
 @kit.per_container

@@ -1,12 +1,15 @@
 """DeviceMeasurements access: one method per access pattern, the only module here that talks to DynamoDB.
 
-- ingest: one UpdateItem per (device, bin) carrying every reading of that bin in its UpdateExpression;
-- readings between two instants: one Query on the device's bins, `bin BETWEEN`, oldest first.
-Item layout and bin width: functions/measurements/schema.py; the reasoning: docs/measurements.md.
+- ingest: one UpdateItem per (device, 400 ms bin) carrying every reading of that bin in its UpdateExpression;
+- readings between two instants: one Query on the device's bins, `bin BETWEEN`, oldest first, and while bins of the
+  layout before (5 minutes, keyed by epoch second) can still be stored, one Query on those too, merged in time order.
+Item layout and bin width: functions/measurements/schema.py; the reasoning: docs/measurements.md and
+docs/adr/0108-measurements-bins-of-400-ms-within-one-write-unit.md.
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -15,19 +18,17 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
 
-from functions.measurements.models import Reading
+from functions.measurements.models import Reading, StoredReading
 from functions.measurements.schema import (
-    BIN_SECONDS,
+    BINS,
     EXPIRES_AT,
+    LAYOUTS,
     MAX_READINGS_PER_WRITE,
     MEASUREMENTS_TABLE,
     PRESSURE,
     TEMPERATURE,
-    bin_of,
-    epoch_of,
-    expires_at,
     is_slot,
-    slot_of,
+    layout_of,
 )
 from functions.shared import ddb
 from functions.shared.settings import Settings, TableName
@@ -40,13 +41,8 @@ _MAX_ROUNDS = 8
 
 @dataclass(frozen=True)
 class ReadingsPage:
-    readings: list[Reading]
-    next_start: int | None  # the epoch second the next page starts at; None: nothing more in the range
-
-
-@dataclass(frozen=True)
-class _RoundsRanOut:
-    last_bin: int  # the last bin the Query evaluated (LastEvaluatedKey), returned or filtered out
+    readings: list[StoredReading]
+    next_start: int | None  # the epoch millisecond the next page starts at; None: nothing more in the range
 
 
 class MeasurementsRepository:
@@ -58,11 +54,11 @@ class MeasurementsRepository:
     # ingest
 
     def put_readings(self, readings: Sequence[Reading]) -> int:
-        """Ingest a batch: UpdateItem once per (device, bin), SETting each reading's slot `r<SSS>` and the bin's
+        """Ingest a batch: UpdateItem once per (device, bin), SETting each reading's slot `r<MMM>` and the bin's
         `expiresAt` in one UpdateExpression (a bin with more than MAX_READINGS_PER_WRITE readings in the batch takes
         one more UpdateItem per MAX_READINGS_PER_WRITE). Every SET overwrites the same slot with the same value, so
         repeating the batch duplicates nothing. Returns the number of writes made (for the API's answer and
-        `make bench`). The readings must be distinct per (device, epoch): the service makes them so."""
+        `make bench`). The readings must be distinct per (device, instant): the service makes them so."""
         writes = 0
         for (device_id, bin_start), in_bin in _by_bin(readings).items():
             for start in range(0, len(in_bin), MAX_READINGS_PER_WRITE):
@@ -71,10 +67,10 @@ class MeasurementsRepository:
         return writes
 
     def _write_bin(self, device_id: str, bin_start: int, readings: Sequence[Reading]) -> None:
-        # Slot names are built from validated integers (r000 … r299), never from client text.
-        slots = [slot_of(reading.epoch) for reading in readings]
-        values: dict[str, Any] = {":expires": expires_at(bin_start)}
-        values.update({f":{slot}": _slot_value(reading) for slot, reading in zip(slots, readings, strict=True)})
+        # Slot names are built from validated integers (r000 … r399), never from client text.
+        slots = [BINS.slot_of(reading.instant_ms) for reading in readings]
+        values: dict[str, Any] = {":expires": BINS.expires_at(bin_start)}
+        values.update({f":{slot}": slot_value(reading) for slot, reading in zip(slots, readings, strict=True)})
         ddb.table(self.measurements).update_item(
             Key={"DeviceId": device_id, "bin": bin_start},
             UpdateExpression="SET #expires = :expires, " + ", ".join(f"{slot} = :{slot}" for slot in slots),
@@ -85,22 +81,43 @@ class MeasurementsRepository:
     # readings between two instants
 
     def readings_between(self, device_id: str, start: int, end: int, *, now: int, limit: int) -> ReadingsPage:
-        """A device's readings with `start <= epoch <= end`, in time order, up to `limit`: Query
-        `DeviceId = :d AND bin BETWEEN bin(start) AND bin(end)`, oldest bin first, with bins whose `expiresAt <= now`
-        filtered out (TTL deletes within days, not at once). The first and last bins are trimmed to the range.
+        """A device's readings with `start <= epochMs <= end`, in time order, up to `limit`: per bin layout, one
+        Query `DeviceId = :d AND bin BETWEEN bin(start) AND bin(end)`, oldest bin first, with bins whose
+        `expiresAt <= now` filtered out (TTL deletes within days, not at once); the first and last bins are trimmed to
+        the range. The 400 ms bins and the 5-minute bins of the layout before them are merged in time order; where
+        both hold a reading of one millisecond, the 400 ms bin's is the later write and is the one answered.
 
-        The next page starts at the first reading not returned (`next_start`), an epoch second: readings are unique
-        per second, so resuming there, even inside a bin, loses and repeats nothing."""
-        taken: list[Reading] = []
-        for item in self._bins(device_id, bin_of(start), bin_of(end), now=now):
-            if isinstance(item, _RoundsRanOut):  # every bin up to it was read whole: the next page starts after it
-                return ReadingsPage(taken, item.last_bin + BIN_SECONDS)
-            for reading in readings_of_bin(item):
-                if start <= reading.epoch <= end:
-                    if len(taken) == limit:
-                        return ReadingsPage(taken, reading.epoch)
-                    taken.append(reading)
+        The next page starts at the first reading not returned (`next_start`), an epoch millisecond: readings are
+        unique per millisecond, so resuming there, even inside a bin, loses and repeats nothing."""
+        streams = [self._readings(rank, device_id, start, end, now=now) for rank in range(len(LAYOUTS))]
+        taken: list[StoredReading] = []
+        last = None
+        for at, _rank, reading in heapq.merge(*streams):
+            if reading is None:  # a layout's rounds ran out at `at`: everything before it was read, in every layout
+                return ReadingsPage(taken, at)
+            if at == last:  # the same millisecond in the layout before: the newer layout's reading was answered
+                continue
+            if len(taken) == limit:
+                return ReadingsPage(taken, at)
+            taken.append(reading)
+            last = at
         return ReadingsPage(taken, None)
+
+    def _readings(self, rank: int, device_id: str, start: int, end: int, *,
+                  now: int) -> Iterator[tuple[int, int, StoredReading | None]]:
+        """(epochMs, rank, reading) of one layout's bins (LAYOUTS[rank]: the newest first) in [start, end], in time
+        order; when its Query's rounds run out before the range's end, last (epochMs, -1 - rank, None) with the first
+        instant not read (sorted before any reading of that instant, whatever the layout, and apart from the other
+        layout's)."""
+        layout = LAYOUTS[rank]
+        first_bin, last_bin = layout.bin_of(start), layout.bin_of(end)
+        for item in self._bins(device_id, first_bin, last_bin, now=now):
+            if isinstance(item, _RoundsRanOut):
+                yield layout.end_of(item.last_bin), -1 - rank, None
+                return
+            for reading in readings_of_bin(item):
+                if start <= reading.epoch_ms <= end:
+                    yield reading.epoch_ms, rank, reading
 
     def _bins(
         self, device_id: str, first_bin: int, last_bin: int, *, now: int
@@ -122,31 +139,33 @@ class MeasurementsRepository:
         yield _RoundsRanOut(int(query["ExclusiveStartKey"]["bin"]))
 
 
+@dataclass(frozen=True)
+class _RoundsRanOut:
+    last_bin: int  # the last bin the Query evaluated (LastEvaluatedKey), returned or filtered out
+
+
 # --- items <-> readings ------------------------------------------------------------------------------
 
 def _by_bin(readings: Iterable[Reading]) -> dict[tuple[str, int], list[Reading]]:
     bins: dict[tuple[str, int], list[Reading]] = defaultdict(list)
     for reading in readings:
-        bins[(reading.device_id, bin_of(reading.epoch))].append(reading)
+        bins[(reading.device_id, BINS.bin_of(reading.instant_ms))].append(reading)
     return bins
 
 
-def _slot_value(reading: Reading) -> dict[str, Decimal]:
+def slot_value(reading: Reading) -> dict[str, Decimal]:
     # str() first: Decimal(0.1) would store 0.1000000000000000055511151231257827…
     return {TEMPERATURE: Decimal(str(reading.temperature)), PRESSURE: Decimal(str(reading.pressure))}
 
 
-def readings_of_bin(item: Mapping[str, Any]) -> list[Reading]:
-    """A bin item's readings, in time order."""
+def readings_of_bin(item: Mapping[str, Any]) -> list[StoredReading]:
+    """A bin item's readings, in time order, whichever layout wrote it."""
     bin_start = int(item["bin"])
+    layout = layout_of(bin_start)
     readings = [
-        Reading(
-            device_id=item["DeviceId"],
-            epoch=epoch_of(bin_start, name),
-            temperature=float(value[TEMPERATURE]),
-            pressure=float(value[PRESSURE]),
-        )
+        StoredReading.at(item["DeviceId"], layout.instant_of(bin_start, name),
+                         float(value[TEMPERATURE]), float(value[PRESSURE]))
         for name, value in item.items()
         if is_slot(name)
     ]
-    return sorted(readings, key=lambda reading: reading.epoch)
+    return sorted(readings, key=lambda reading: reading.epoch_ms)

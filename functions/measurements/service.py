@@ -11,6 +11,7 @@ from functions.measurements.models import IngestResult, Reading, ReadingBatch
 from functions.measurements.repository import MeasurementsRepository
 from functions.measurements.schema import (
     MAX_SKEW_SECONDS,
+    MS_PER_SECOND,
     RETENTION_DAYS,
     RETENTION_SECONDS,
 )
@@ -18,9 +19,11 @@ from functions.shared.errors import ConflictError, InvalidInputError, check_rang
 from functions.shared.pagination import Page
 
 StartKey = dict[str, Any] | None
-# The page position in a readings cursor: the epoch second the next page starts at (functions/shared/pagination.py
-# signs it and binds it to the device and the range).
-RESUME_AT = "from"
+# The page position in a readings cursor: the epoch millisecond the next page starts at (functions/shared/pagination.py
+# signs it and binds it to the device and the range). A cursor signed before readings had milliseconds holds an epoch
+# second under LEGACY_RESUME_AT, still read (docs/adr/0108-measurements-bins-of-400-ms-within-one-write-unit.md).
+RESUME_AT = "fromMs"
+LEGACY_RESUME_AT = "from"
 
 
 def epoch_now() -> int:
@@ -28,19 +31,24 @@ def epoch_now() -> int:
 
 
 def distinct_readings(readings: Sequence[Reading]) -> list[Reading]:
-    """One reading per (device, second): the same reading twice counts once; two different values for one device
-    and second are a 400 (which one to keep would be a guess)."""
+    """One reading per (device, millisecond): the same reading twice counts once (named in seconds or milliseconds);
+    two different values for one device and instant are a 400 (which one to keep would be a guess)."""
     kept: dict[tuple[str, int], Reading] = {}
     conflicts = []
     for index, reading in enumerate(readings):
-        key = (reading.device_id, reading.epoch)
-        if key in kept and kept[key] != reading:
-            conflicts.append({"field": f"body.readings.{index}", "message": "another reading of this device and second"})
+        key = (reading.device_id, reading.instant_ms)
+        if key in kept and _values(kept[key]) != _values(reading):
+            conflicts.append({"field": f"body.readings.{index}",
+                              "message": "another reading of this device and millisecond"})
         kept.setdefault(key, reading)
     if conflicts:
-        raise InvalidInputError("two different readings of one device at the same second", code="READING_CONFLICT",
+        raise InvalidInputError("two different readings of one device at the same millisecond", code="READING_CONFLICT",
                                 details=conflicts)
     return list(kept.values())
+
+
+def _values(reading: Reading) -> tuple[float, float]:
+    return reading.temperature, reading.pressure
 
 
 class MeasurementsService:
@@ -57,14 +65,14 @@ class MeasurementsService:
     @staticmethod
     def check_times(readings: Sequence[Reading], now: int) -> None:
         """Readings older than the retention would be expired on arrival; readings from the future are a clock error.
-        A 409: the readings are well formed and the clock refuses them, which no schema can state
-        (docs/adr/0064-state-refusals-are-409-or-404-not-400.md)."""
+        Judged on the reading's epoch second (rounded down). A 409: the readings are well formed and the clock refuses
+        them, which no schema can state (docs/adr/0064-state-refusals-are-409-or-404-not-400.md)."""
         oldest, newest = now - RETENTION_SECONDS, now + MAX_SKEW_SECONDS
         details = [
-            {"field": f"body.readings.{index}.epoch",
-             "message": f"older than {RETENTION_DAYS} days" if reading.epoch < oldest else "in the future"}
+            {"field": f"body.readings.{index}.{reading.instant_field}",
+             "message": f"older than {RETENTION_DAYS} days" if second < oldest else "in the future"}
             for index, reading in enumerate(readings)
-            if not oldest <= reading.epoch <= newest
+            if not oldest <= (second := reading.instant_ms // MS_PER_SECOND) <= newest
         ]
         if details:
             raise ConflictError(
@@ -73,16 +81,24 @@ class MeasurementsService:
             )
 
     def readings_of(self, device_id: str, first: int, last: int, *, limit: int, start_key: StartKey) -> Page:
-        """Readings of a device in [first, last], oldest first, never older than the retention (expired = absent)."""
+        """Readings of a device in the seconds [first, last] (every millisecond of both), oldest first, never older
+        than the retention (expired = absent)."""
         check_range(first, last)
         now = self._clock()
-        start = max(first, now - RETENTION_SECONDS)
+        start = max(first, now - RETENTION_SECONDS) * MS_PER_SECOND
+        end = last * MS_PER_SECOND + MS_PER_SECOND - 1
         if start_key is not None:
-            start = max(start, int(start_key[RESUME_AT]))
-        if start > last:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
+            start = max(start, _resume_at(start_key))
+        if start > end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
             return Page(items=[])
-        page = self.repository.readings_between(device_id, start, last, now=now, limit=limit)
+        page = self.repository.readings_between(device_id, start, end, now=now, limit=limit)
         return Page(
             items=page.readings,  # type: ignore[arg-type]
             last_key=None if page.next_start is None else {RESUME_AT: page.next_start},
         )
+
+
+def _resume_at(start_key: dict[str, Any]) -> int:
+    if RESUME_AT in start_key:
+        return int(start_key[RESUME_AT])
+    return int(start_key[LEGACY_RESUME_AT]) * MS_PER_SECOND

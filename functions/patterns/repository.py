@@ -11,6 +11,7 @@ Every rule is DynamoDB's to enforce, in one request:
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -32,10 +33,12 @@ from functions.patterns.models import (
 )
 from functions.patterns.schema import (
     FEATURED_KEY,
+    FEATURED_REPLICAS,
     GSI1,
     GSI2,
     PATTERNS_TABLE,
     customer_pk,
+    featured_key,
     issue_sk,
     issue_updated_sk,
     open_issues_pk,
@@ -365,16 +368,25 @@ class PatternsRepository:
     # --- the singleton -----------------------------------------------------------------------------
 
     def put_featured(self, featured: Featured) -> Featured:
-        """Replace the featured repos (PutItem on the singleton's fixed key)."""
-        item = to_item(featured, **FEATURED_KEY, type="featured")
+        """Replace the featured repos: one TransactWriteItems that Puts every replica (`FEATURED#<r>`) and Deletes the
+        retired single item, so a reader sees the old list or the new one, whichever replica it reads (ADR 0111)."""
+        item = to_item(featured, type="featured")
         if featured.updated_at is not None:
             item["updatedAt"] = timestamp(featured.updated_at)
-        self.table.put_item(Item=item)
+        actions: list[tuple[str, dict[str, Any]]] = [
+            (f"replica {r}", {"Put": {"TableName": self.table_name, "Item": {**item, **featured_key(r)}}})
+            for r in range(FEATURED_REPLICAS)
+        ]
+        actions.append(("retired", {"Delete": {"TableName": self.table_name, "Key": FEATURED_KEY}}))
+        ddb.transact_write(actions)  # no condition: it commits or raises
         return featured
 
     def get_featured(self) -> Featured | None:
-        """The featured repos: GetItem on the singleton's fixed key."""
-        item = self.table.get_item(Key=FEATURED_KEY).get("Item")
+        """The featured repos: GetItem on one replica, picked at random (eventually consistent, as before); the
+        retired single item only while that replica is missing (a stage not yet migrated, or nothing featured)."""
+        item = self.table.get_item(Key=featured_key(secrets.randbelow(FEATURED_REPLICAS))).get("Item")
+        if item is None:
+            item = self.table.get_item(Key=FEATURED_KEY).get("Item")
         return None if item is None else from_item(Featured, item)
 
     # --- pages ---------------------------------------------------------------------------------------

@@ -8,7 +8,9 @@
 - stores by country (`STORE#<country>`) with `<state>#<city>#<zip>#<storeId>` sort keys: "composite sort keys
   for hierarchy";
 - a customer's orders (`CUSTOMER#<id>`, `ORDER#<orderId>`);
-- one singleton item, the featured repos (`FEATURED`, `FEATURED`): application-wide, read by its fixed key.
+- one singleton, the featured repos, application-wide: FEATURED_REPLICAS copies (`FEATURED#<r>`, `FEATURED`), all
+  written in one transaction; a read takes one of them at random, so no key takes every read
+  (docs/adr/0111-featured-singleton-replicas.md computes the count).
 
 Indexes:
 - `GSI1` (`GSI1PK`, `GSI1SK`), overloaded: issues by last update (`REPO#…`, `ISSUE#<updatedAt>#<number>`: the sort
@@ -17,6 +19,11 @@ Indexes:
 - `GSI2` (`GSI2PK`, `GSI2SK`), sparse: only open issues (`REPO#…#OPEN`) and organization admins (`ORG#…#ADMINS`)
   carry its keys, so each is a global filter answered by a Query.
 """
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
 
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
@@ -104,7 +111,35 @@ def store_sk(state: str, city: str, zip_code: str, store_id: str) -> str:
     return store_prefix(state, city, zip_code) + store_id
 
 
+# Before ADR 0111 the singleton was this one item. A read falls back to it while a replica is missing (a stage not yet
+# migrated, tools/migrations/patterns.py); a write deletes it in the same transaction as it writes the replicas.
 FEATURED_KEY = {"PK": "FEATURED", "SK": "FEATURED"}
+KEY_RCU = 3_000  # read units a second one partition key value takes
+
+
+@dataclass(frozen=True)
+class FeaturedLoad:
+    """The figures the replica count is computed from."""
+
+    reads_per_s: int = 10_000  # the stated peak (bench/scale/workloads.py)
+    units_per_read: float = 0.5  # GetItem, eventually consistent, of an item under 4 KB (10 refs of <= 129 B)
+    target_utilisation: float = 0.5  # headroom for the random pick's uneven spread and bursts
+
+
+FEATURED_LOAD = FeaturedLoad()
+
+
+def featured_replica_count(load: FeaturedLoad = FEATURED_LOAD) -> int:
+    """R = peak read units / (one key's 3,000 RCU x target utilisation), rounded up: 5,000 / 1,500 -> 4."""
+    return max(1, math.ceil(load.reads_per_s * load.units_per_read / (KEY_RCU * load.target_utilisation)))
+
+
+FEATURED_REPLICAS = featured_replica_count()
+
+
+def featured_key(replica: int) -> dict[str, str]:
+    """One replica of the featured repos: its own partition key."""
+    return {"PK": join("FEATURED", str(replica)), "SK": "FEATURED"}
 
 
 def customer_pk(customer: str) -> str:

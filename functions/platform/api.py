@@ -9,14 +9,16 @@ is what generates it (tools/openapi.py) and what tests compare it with; nothing 
 from __future__ import annotations
 
 import importlib
+import os
 import threading
-from typing import Any
+from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.platform import docs
 from functions.platform.domains import domain_names
-from functions.platform.routes import ROUTES
+from functions.platform.routes import EXPLORER_ENV, ROUTES
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 
@@ -44,28 +46,39 @@ def _if_none_match() -> str | None:
 
 
 @router.serve
-def swagger_ui() -> Response[str]:
+def swagger_ui(format: Annotated[str | None, Query()] = None,
+               domain: Annotated[str | None, Query()] = None) -> Response[str]:
     """Swagger UI with one domain's description inline (`?domain=voting`; `all`: every route); `?format=json`: the
     description alone (as Powertools' /docs), every route's."""
     base_path = app._get_base_path()
-    query = app.current_event.query_string_parameters or {}
-    if query.get("format") == "json":
+    if format == "json":
         return docs.cacheable(
             docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE, _if_none_match()
         )
-    return docs.cacheable(
-        docs.page(base_path, query.get("domain")), content_types.TEXT_HTML, docs.REVALIDATE, _if_none_match()
-    )
+    return docs.cacheable(docs.page(base_path, domain), content_types.TEXT_HTML, docs.REVALIDATE, _if_none_match())
 
 
 @router.serve
-def swagger_ui_script() -> Response[str]:
+def swagger_ui_script(v: Annotated[str | None, Query()] = None) -> Response[str]:
+    """Swagger UI's script; `?v=<Powertools version>` in the page's link makes a new version a new URL to caches."""
     return docs.cacheable(*docs.asset(docs.SCRIPT_PATH), docs.A_DAY, _if_none_match())
 
 
 @router.serve
 def health() -> dict:
     return {"status": "ok"}
+
+
+@router.serve
+def links() -> dict:
+    """GET /: where to go from here, as paths of this stage (the explorer only where the stage has it)."""
+    base = app._get_base_path()  # "/dev" through API Gateway's stage URL, "" through a custom domain
+    out = {"api": base + "/", "docs": f"{base}/docs", "openapi": f"{base}/docs?format=json", "health": f"{base}/health"}
+    if os.environ.get(EXPLORER_ENV, "on") == "on":
+        out["explorer"] = f"{base}/explorer"
+    out["signIn"] = ("every other route needs a Cognito ID token: `make token USER=alice` for make run, "
+                    "`make token STAGE=<stage> USER=<name>` for a deployed stage")
+    return out
 
 
 # The page's styles and its one script are inline, the script allowed by its hash, and it calls only this API:

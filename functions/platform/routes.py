@@ -3,3 +3,6 @@
 from functions.shared.routes import load
 
 ROUTES = load(__file__)
+
+# "on" where the stack routes GET /explorer (infra/domains/platform.py): GET / links it only then.
+EXPLORER_ENV = "BLUEPRINTS_EXPLORER"

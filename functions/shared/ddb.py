@@ -15,6 +15,8 @@ from botocore.exceptions import ConnectionError as BotocoreConnectionError
 from functions.shared import cost
 from functions.shared.container import per_container
 from functions.shared.errors import AppError, ServiceUnavailableError, ThrottledError
+from functions.shared.observability import count_for_stage
+from functions.shared.schema import THROTTLED_METRIC, UNAVAILABLE_METRIC
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
@@ -131,8 +133,9 @@ def translate_client_error(error: ClientError) -> AppError | None:
     """The domain error for an AWS error the client cannot cause, or None when it is a defect of ours."""
     code = error_code(error)
     if code in THROTTLING_CODES:
-        return ThrottledError("The database is busy; retry with backoff.")
+        return throttled("The database is busy; retry with backoff.")
     if code in UNAVAILABLE_CODES:
+        count_for_stage(UNAVAILABLE_METRIC)  # the stage's DynamoDB system errors alarm (infra/constructs/monitoring.py)
         return ServiceUnavailableError("The database is unavailable; retry later.")
     if code == "TransactionInProgressException":
         # The SDK repeated a transaction (same ClientRequestToken) while its first attempt still ran, and its own
@@ -141,8 +144,15 @@ def translate_client_error(error: ClientError) -> AppError | None:
     if code == "TransactionCanceledException" and any(
         reason in THROTTLING_REASONS or reason == "TransactionConflict" for reason in cancellation_reasons(error)
     ):
-        return ThrottledError("A concurrent change interfered; retry.")
+        return throttled("A concurrent change interfered; retry.")
     return None
+
+
+def throttled(message: str) -> ThrottledError:
+    """A throttling the SDK's retries did not outlast, counted for the stage's one throttle alarm: the caller gets 429
+    (or, in a stream consumer, the batch is retried), and DynamoDB's own per-table figures stay on the dashboard."""
+    count_for_stage(THROTTLED_METRIC)
+    return ThrottledError(message)
 
 
 def translate_transport_error(error: Exception) -> AppError:
@@ -172,7 +182,7 @@ def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[s
             if not request:
                 break
         else:
-            raise ThrottledError("The database is busy; retry with backoff.")
+            raise throttled("The database is busy; retry with backoff.")
     return items
 
 
@@ -197,7 +207,7 @@ def batch_delete(table_name: str, keys: Sequence[Mapping[str, Any]]) -> None:
             if not pending:
                 break
         else:
-            raise ThrottledError("The database is busy; retry with backoff (what was deleted stays deleted).")
+            raise throttled("The database is busy; retry with backoff (what was deleted stays deleted).")
 
 
 def unique(values: Iterable[str]) -> list[str]:

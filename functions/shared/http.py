@@ -18,6 +18,10 @@ from aws_lambda_powertools.event_handler import (
     content_types,
 )
 from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.middlewares.openapi_validation import (
+    OpenAPIRequestValidationMiddleware,
+    OpenAPIResponseValidationMiddleware,
+)
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
@@ -99,6 +103,13 @@ def parse_json_body(text: str) -> Any:
         raise json.JSONDecodeError(f"unparseable JSON ({type(error).__name__})", text, 0) from None
 
 
+class UnknownQueryParametersFirst(OpenAPIRequestValidationMiddleware):
+    """Powertools' request validation, after the refusal of a query parameter the route does not take."""
+
+    def handler(self, app: Any, next_middleware: Any) -> Response:
+        return unknown_query_parameters(app) or super().handler(app, next_middleware)
+
+
 class Resolver(APIGatewayRestResolver):
     """Powertools' REST resolver with refusals that must come before its request validation (which always
     runs first in the middleware stack), in this order: an oversized body (413, left unparsed), a body that
@@ -113,6 +124,11 @@ class Resolver(APIGatewayRestResolver):
         super().__init__(enable_validation=True, json_body_deserializer=parse_json_body, cors=cors_config())
         self._public = public
         self._groups: dict[tuple[str, str], list[str]] = {}
+        # Powertools makes its validation middlewares on first use unless the resolver has them: ours refuses an
+        # unknown query parameter before validating the known ones (a misspelt name is the likelier mistake).
+        self._request_validation_middleware = UnknownQueryParametersFirst()
+        self._response_validation_middleware = OpenAPIResponseValidationMiddleware(
+            validation_serializer=self._serializer, has_response_validation_error=self._has_response_validation_error)
 
     def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
         """The answer, with what it cost in DynamoDB (functions/shared/cost.py) as a `Server-Timing` header and as
@@ -303,6 +319,25 @@ def _answer_idempotency_errors(app: Resolver, app_error: Callable[[AppError], Re
     @app.exception_handler(IdempotencyPersistenceLayerError)
     def _idempotency_store(_: IdempotencyPersistenceLayerError) -> Response:
         return app_error(ServiceUnavailableError("the idempotency store is unavailable; retry later"))
+
+
+def unknown_query_parameters(app: APIGatewayRestResolver) -> Response | None:
+    """A query parameter the matched route does not take is a 400 naming it: `?lastname=Smith` for `?lastName=` or
+    `?limt=2` would otherwise answer the whole list as if nothing had been asked. What a route takes is what its
+    handler declares (Powertools' `Query()` parameters), which is also what the OpenAPI description lists."""
+    route = app.context.get("_route")
+    event = app.current_event
+    given = set(event.query_string_parameters or {}) | set(event.multi_value_query_string_parameters or {})
+    if route is None or not given:
+        return None
+    taken = {field.alias for field in route.dependant.query_params}
+    unknown = sorted(given - taken)
+    if not unknown:
+        return None
+    takes = f"this route takes {', '.join(sorted(taken))}" if taken else "this route takes none"
+    details = [{"field": f"query.{name}", "message": "not a parameter of this route"} for name in unknown]
+    return error_response(400, "VALIDATION_FAILED", f"unknown query parameter(s): {', '.join(unknown)}; {takes}",
+                          details)
 
 
 def build_resolver(*, public: bool = False) -> Resolver:

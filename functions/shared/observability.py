@@ -16,11 +16,13 @@ from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 from aws_lambda_powertools.shared import constants
 from aws_lambda_powertools.shared.functions import strtobool
 from aws_lambda_powertools.tracing.base import BaseProvider, BaseSegment
 
-from functions.shared.schema import METRICS_NAMESPACE
+from functions.shared.schema import METRICS_NAMESPACE, STAGE_ENV
 
 
 def tracing_disabled(environ: os._Environ[str] | dict[str, str] = os.environ) -> bool:
@@ -63,3 +65,18 @@ class NoTracing(BaseProvider):
 logger = Logger()
 tracer = Tracer(provider=NoTracing(), disabled=True) if tracing_disabled() else Tracer()
 metrics = Metrics(namespace=METRICS_NAMESPACE)
+if os.environ.get(STAGE_ENV):
+    # Every metric under `service` and `stage`: dev and prod in one account never fire each other's alarms.
+    metrics.set_default_dimensions(stage=os.environ[STAGE_ENV])
+
+
+def count_for_stage(name: str, value: float = 1) -> None:
+    """A count the stage's alarms read (functions/shared/schema.py STAGE_METRICS), written now: under `service` and
+    `stage`, and under `stage` alone (a second dimension set of the same EMF document), which one alarm per stage
+    reads whatever function wrote it."""
+    emf = AmazonCloudWatchEMFProvider(namespace=METRICS_NAMESPACE)
+    if stage := os.environ.get(STAGE_ENV):
+        emf.add_dimension(name="stage", value=stage)
+        emf.add_dimensions(stage=stage)
+    emf.add_metric(name=name, unit=MetricUnit.Count, value=value)
+    emf.flush_metrics()

@@ -88,6 +88,8 @@ WITH_BODY = {
     415: "415 UNSUPPORTED_MEDIA_TYPE: the body is not JSON",
 }
 WITH_PARAMETERS = {400: "400 VALIDATION_FAILED (details name the fields)"}
+# Any operation: a query parameter it does not take (functions/shared/http.py `unknown_query_parameters`).
+UNKNOWN_QUERY = {400: "400 VALIDATION_FAILED: a query parameter the operation does not take (details name it)"}
 WITH_CURSOR = {400: "400 INVALID_CURSOR: the cursor is not one this list gave for these parameters"}
 WITH_IDEMPOTENCY_KEY = {409: "409 IDEMPOTENCY_KEY_REUSED (another body), REQUEST_IN_PROGRESS (retry)"}
 IDEMPOTENCY_HEADER = "idempotency-key"
@@ -196,6 +198,7 @@ def _errors(op: Mapping[str, Any], route: Any) -> dict[int, str]:
         add(WITH_CURSOR)
     if IDEMPOTENCY_HEADER in names:
         add(WITH_IDEMPOTENCY_KEY)
+    add(UNKNOWN_QUERY)
     for group in required_groups(route):
         add({403: f"403 FORBIDDEN: needs the '{group}' group"})
     for status, response in sorted((getattr(route, "responses", None) or {}).items()):

@@ -40,7 +40,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import BotoCoreError, ClientError
 
 from functions.shared import ddb
-from functions.shared.observability import logger, metrics
+from functions.shared.observability import count_for_stage, logger, metrics
 from functions.shared.schema import PARKED_RECORDS_METRIC, PARKED_TABLE
 from functions.shared.settings import settings
 
@@ -131,7 +131,7 @@ class ParkedRecords:
                 raise
             return Parked(position, type(error).__name__, newly=False)
         # What the stage's parked-records alarm counts (infra/constructs/monitoring.py).
-        metrics.add_metric(name=PARKED_RECORDS_METRIC, unit="Count", value=1)
+        count_for_stage(PARKED_RECORDS_METRIC)
         logger.warning(
             "stream record parked",
             extra={"consumer": self.consumer, "position": position, "errorType": type(error).__name__,

@@ -23,6 +23,16 @@ PARKED_TABLE = TableSpec(
 METRICS_NAMESPACE = "Blueprints"
 # One per stream record parked (functions/shared/parked.py).
 PARKED_RECORDS_METRIC = "StreamRecordsParked"
+# One per DynamoDB call the function gave up on for throttling (the caller got 429) or for DynamoDB's own faults
+# (503): the stage's one throttle symptom and its system errors (functions/shared/ddb.py).
+THROTTLED_METRIC = "DynamoDBThrottled"
+UNAVAILABLE_METRIC = "DynamoDBUnavailable"
+# The counts above are written under the `stage` dimension alone too, so that one alarm per stage reads them
+# (an alarm cannot add up a metric's values across the `service` dimension).
+STAGE_METRICS = (PARKED_RECORDS_METRIC, THROTTLED_METRIC, UNAVAILABLE_METRIC)
+# Every function's stage (`dev`, `prod`): a dimension of every metric it writes, so that two stages in one account
+# never fire each other's alarms.
+STAGE_ENV = "BLUEPRINTS_STAGE"
 # Per API request, from DynamoDB's own figures, as the `Server-Timing` header tells them (functions/shared/http.py).
 REQUEST_COST_METRICS = ("DynamoDBRequests", "DynamoDBItemsRead", "DynamoDBReadUnits", "DynamoDBWriteUnits")
 

@@ -1,10 +1,13 @@
 """Keeps the Votes aggregates equal to the RawVotes ballots, applying every stream record exactly once.
 
 Deltas come from the record's images: a new vote +1 (no old candidate), a change -1 old / +1 new (nothing when the
-candidate is the same), a withdrawal -1 (no new candidate). A batch is summed in memory per (poll, candidate) and
-flushed as one TransactWriteItems: an ADD per candidate with a non-zero delta, one per poll for the applied-change
-counter, and the shard's checkpoint. So the writes grow with the distinct candidates of the batch, never with its
-votes; each flush picks one of the N segments at random, so flushes of a hot candidate spread over N items.
+candidate is the same), a withdrawal -1 (no new candidate). A batch is summed in memory per (poll, bucket, candidate)
+and flushed as one TransactWriteItems: an ADD per candidate with a non-zero delta on the segment of the record's
+bucket, one per segment for its applied-change counter, and the shard's checkpoint. So the writes grow with the
+distinct (bucket, candidate) pairs of the batch, never with its votes. The segment is the ballot's own bucket (the
+record's key, `<pollId>#<bucket>`): a bucket's partition key lives on one stream shard, so each segment is written by
+one shard's flushes, one batch at a time, and flushes of different shards never meet on an aggregate item
+(docs/adr/0106-a-polls-ballots-and-aggregates-spread-over-buckets.md).
 
 Exactly once: Lambda delivers a shard's records in order, one batch at a time (a tumbling window requires a
 parallelization factor of 1). The shard's checkpoint holds the highest sequence number applied, zero-padded (a
@@ -52,7 +55,7 @@ from botocore.exceptions import ClientError
 from functions.shared import ddb, parked
 from functions.shared.container import per_container
 from functions.shared.handler import consumer_handler
-from functions.shared.observability import logger, metrics
+from functions.shared.observability import count_for_stage, logger, metrics
 from functions.shared.parked import PermanentRecordError
 from functions.shared.schema import PARKED_RECORDS_METRIC
 from functions.shared.settings import settings
@@ -61,22 +64,25 @@ from functions.voting.repository import (
     Flush,
     MissingPollError,
     Replay,
+    Segment,
     Shard,
     TableNames,
     TransactionConflictError,
     VotingRepository,
 )
 from functions.voting.schema import (
-    DEFAULT_SEGMENTS,
-    SEGMENTS_ENV,
+    RAW_VOTES_TABLE,
     SEQUENCE_DIGITS,
     padded_sequence,
+    split_bucket,
 )
 
 MAX_KEYS_PER_FLUSH = ddb.TRANSACTION_MAX_ACTIONS - 1  # a transaction: the aggregate updates plus the checkpoint
 MAX_FLUSH_ATTEMPTS = 8  # conflicting transactions or a moved checkpoint, then the invocation fails (Lambda retries)
 CONFLICT_PAUSE = 0.05  # seconds, times the attempt, with jitter
 CONSUMER = "voting.aggregator"  # its partition in the parked-records table: never rename
+BUCKET_KEY = RAW_VOTES_TABLE.partition_key.name  # "pollBucket": `<pollId>#<bucket>`
+OLD_LAYOUT_KEY = "pollId"  # RawVotes' partition key before buckets
 
 processor = parked.ParkingBatchProcessor(CONSUMER)
 
@@ -98,7 +104,12 @@ class Change:
     old: str | None  # candidate before the write (None: no vote)
     new: str | None  # candidate after the write
     versions: int  # the record's version increment: changes accepted by the API (1 for every API write)
+    bucket: int = 0  # the ballot's bucket of its poll: the segment its deltas go to
     record: dict[str, Any] | None = field(default=None, compare=False, repr=False)  # the stream record, to park it
+
+    @property
+    def segment(self) -> Segment:
+        return (self.poll_id, self.bucket)
 
 
 @dataclass
@@ -119,28 +130,33 @@ def _candidate(image: dict[str, Any]) -> str | None:
 
 def change_of(record: DynamoDBRecord, sequence: str) -> Change:
     """The record's delta; raises PermanentRecordError on a record that cannot be a RawVotes change (it is parked)."""
-    poll_id = record.dynamodb.keys.get("pollId") if record.dynamodb else None
-    if not isinstance(poll_id, str) or not poll_id:
-        raise PermanentRecordError("the record has no pollId key")
+    key = (record.dynamodb.keys or {}).get(BUCKET_KEY) if record.dynamodb else None
+    if not isinstance(key, str):
+        raise PermanentRecordError(f"the record has no {BUCKET_KEY} key")
+    try:
+        poll_id, bucket = split_bucket(key)
+    except ValueError as error:
+        raise PermanentRecordError(str(error)) from error
     old_image, new_image = record.dynamodb.old_image or {}, record.dynamodb.new_image or {}
     try:
         versions = int(new_image.get("version", 0)) - int(old_image.get("version", 0))
     except (TypeError, ValueError) as error:
         raise PermanentRecordError(f"version is not a number: {error}") from error
-    return Change(sequence, poll_id, _candidate(old_image), _candidate(new_image), versions, record.raw_event)
+    return Change(sequence, poll_id, _candidate(old_image), _candidate(new_image), versions, bucket,
+                  record=record.raw_event)
 
 
-def sum_deltas(changes: Sequence[Change]) -> tuple[dict[str, Counter[str]], Counter[str]]:
-    """Vote deltas per poll and candidate, and applied changes per poll, of a run of changes."""
-    deltas: dict[str, Counter[str]] = defaultdict(Counter)
-    versions: Counter[str] = Counter()
+def sum_deltas(changes: Sequence[Change]) -> tuple[dict[Segment, Counter[str]], Counter[Segment]]:
+    """Vote deltas per segment (poll, bucket) and candidate, and applied changes per segment, of a run of changes."""
+    deltas: dict[Segment, Counter[str]] = defaultdict(Counter)
+    versions: Counter[Segment] = Counter()
     for change in changes:
         if change.old != change.new:
             if change.old is not None:
-                deltas[change.poll_id][change.old] -= 1
+                deltas[change.segment][change.old] -= 1
             if change.new is not None:
-                deltas[change.poll_id][change.new] += 1
-        versions[change.poll_id] += change.versions
+                deltas[change.segment][change.new] += 1
+        versions[change.segment] += change.versions
     return deltas, versions
 
 
@@ -151,15 +167,17 @@ def chunks(
     skipped: Collection[str] = (),
     checked: Collection[str] = (),
 ) -> Iterator[Sequence[Change]]:
-    """Consecutive runs of changes touching at most `max_keys` items each (a transaction's limit): aggregates, plus
-    the poll item of each poll in `checked` (its ConditionCheck). A change whose sequence is in `skipped` is parked
-    in the transaction instead: its parked item and the consumer's `#consumers` item."""
+    """Consecutive runs of changes touching at most `max_keys` items each (a transaction's limit): aggregates (a
+    segment's candidates and its applied counter), plus the poll item of each poll in `checked` (its ConditionCheck).
+    A change whose sequence is in `skipped` is parked in the transaction instead: its parked item and the consumer's
+    `#consumers` item."""
     start, keys = 0, set()
     for index, change in enumerate(changes):
+        touched: set[tuple[Any, ...]]
         if change.sequence in skipped:
             touched = {("#park", change.sequence), ("#consumers", None)}
         else:
-            touched = {(change.poll_id, c) for c in (change.old, change.new) if c is not None} | {(change.poll_id, None)}
+            touched = {(change.segment, c) for c in (change.old, change.new) if c is not None} | {(change.segment, None)}
         if change.poll_id in checked and change.sequence not in skipped:
             touched.add((change.poll_id, "#poll"))
         if index > start and len(keys | touched) > max_keys:
@@ -175,12 +193,9 @@ Park = Callable[[Change, BaseException], Sequence[Mapping[str, Any]]]
 
 
 class Aggregator:
-    def __init__(self, repository: VotingRepository, segments: int, rng: random.Random | None = None):
-        if segments < 1:
-            raise ValueError("segments must be at least 1")
+    def __init__(self, repository: VotingRepository, rng: random.Random | None = None):
         self.repository = repository
-        self.segments = segments
-        self._rng = rng or random.Random()
+        self._rng = rng or random.Random()  # the jitter of a retry's pause
         # Polls a committed flush checked: they exist for ever (never deleted), so they need no further check.
         self._known_polls: set[str] = set()
 
@@ -205,7 +220,6 @@ class Aggregator:
             deltas, versions = sum_deltas(live)
             flush = Flush(
                 deltas=deltas, changes=versions, records=len(live), expected=expected, through=chunk[-1].sequence,
-                segment=self._rng.randint(1, self.segments),
                 checks=tuple(sorted({c.poll_id for c in live} - self._known_polls)),
                 parks=_unique_actions(action for c in chunk if c.sequence in parking for action in parking[c.sequence]),
             )
@@ -258,7 +272,7 @@ class Aggregator:
 
 @per_container
 def default_aggregator() -> Aggregator:
-    return Aggregator(VotingRepository(TableNames(settings())), settings().integer(SEGMENTS_ENV, DEFAULT_SEGMENTS))
+    return Aggregator(VotingRepository(TableNames(settings())))
 
 
 def shard_of(event: dict[str, Any]) -> Shard:
@@ -311,7 +325,7 @@ def aggregate(event: dict[str, Any], context: LambdaContext | None = None,
     if applied.parked:
         # Parked in the flush transaction, not by ParkedRecords.park (which counts its own): the same metric, so the
         # stage's parked-records alarm sees these too (infra/constructs/monitoring.py).
-        metrics.add_metric(name=PARKED_RECORDS_METRIC, unit="Count", value=applied.parked)
+        count_for_stage(PARKED_RECORDS_METRIC, applied.parked)  # the stage's parked-records alarm
     logger.info(
         "aggregated",
         extra={"shard": shard.shard_id, "records": len(records), "applied": applied.records, "skipped": skipped,
@@ -335,22 +349,34 @@ def _unique_actions(actions: Iterable[Mapping[str, Any]]) -> tuple[Mapping[str, 
     return tuple(seen.values())
 
 
+def before_buckets(record: DynamoDBRecord) -> bool:
+    """A record of RawVotes as it was keyed before buckets (`pollId`, `userId`): parked before the upgrade."""
+    keys = (record.dynamodb.keys or {}) if record.dynamodb else {}
+    return BUCKET_KEY not in keys and isinstance(keys.get(OLD_LAYOUT_KEY), str)
+
+
 def replay(request: dict[str, Any], aggregator: Aggregator | None = None) -> dict[str, Any]:
     """The operator's `{"replay": {...}}`: apply each pending parked record once (VotingRepository.replay)."""
     aggregator = aggregator or default_aggregator()
     store = parked.ParkedRecords(CONSUMER)
 
+    def superseded(item: parked.ParkedRecord) -> str:
+        return "superseded" if store.mark(item.position, parked.SUPERSEDED) else "already-replayed"
+
     def apply(item: parked.ParkedRecord) -> str:
         record = DynamoDBRecord(item.record)
+        if before_buckets(record):
+            # Its ballot was copied into the bucketed RawVotes by the upgrade and aggregated from that table's
+            # stream (docs/adr/0106-a-polls-ballots-and-aggregates-spread-over-buckets.md): counted already.
+            return superseded(item)
         change = change_of(record, padded_sequence(record.dynamodb.sequence_number or ""))
         deltas, versions = sum_deltas([change])
         outcome = aggregator.repository.replay(
-            Replay(change.poll_id, deltas.get(change.poll_id, {}), versions.get(change.poll_id, 0),
-                   segment=random.randint(1, aggregator.segments)),
+            Replay(change.poll_id, change.bucket, deltas.get(change.segment, {}), versions.get(change.segment, 0)),
             store.mark_action(item.position, parked.REPLAYED),
         )
         if outcome == "superseded":  # a recount corrected the poll since: this ballot is counted already
-            return "superseded" if store.mark(item.position, parked.SUPERSEDED) else "already-replayed"
+            return superseded(item)
         return outcome
 
     return parked.replay(store, request, apply)

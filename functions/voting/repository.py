@@ -1,8 +1,9 @@
 """Voting table access: one method per access pattern, the only module here that talks to DynamoDB.
 
 Rules held by DynamoDB itself, each in one request:
-- one ballot per voter and poll: casting a vote is an UpdateItem conditioned on the item having no `candidate`
-  (absent, or withdrawn); changing and withdrawing are conditioned on it having one;
+- one ballot per voter and poll: the voter's ballot is one item (its poll's bucket, its user id); casting a vote is
+  an UpdateItem conditioned on the item having no `candidate` (absent, or withdrawn); changing and withdrawing are
+  conditioned on it having one;
 - a poll's definition never changes: creating it is a PutItem conditioned on the poll not existing;
 - the aggregates move exactly once per stream record: each flush is one transaction with the shard's checkpoint,
   conditioned on the checkpoint the flush started from (functions/voting/aggregator.py);
@@ -30,17 +31,25 @@ from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import TableName, Tables
 from functions.voting.models import Poll, Vote
 from functions.voting.schema import (
-    APPLIED_PREFIX,
+    APPLIED_SK,
     CHECKPOINT_RETENTION_SECONDS,
     CHECKPOINT_SK,
     POLL_SK,
     RAW_VOTES_TABLE,
     TOTAL_PREFIX,
+    UNRECORDED_BUCKETS,
     VOTES_TABLE,
-    applied_sk,
+    ballot_pk,
+    bucket_of,
     checkpoint_pk,
+    segment_pk,
     total_sk,
 )
+
+# A poll's aggregate segment: (pollId, bucket). Votes' partition key `<pollId>#<bucket>` (schema.segment_pk).
+Segment = tuple[str, int]
+# The segment a recount's correction is added to (any segment would do: results sum them all).
+CORRECTION_BUCKET = 0
 
 
 class TableNames(Tables):
@@ -51,14 +60,21 @@ class TableNames(Tables):
 
 
 @dataclass(frozen=True)
-class Aggregates:
-    """A poll's item collection in Votes, from one Query: the poll and the sum of its aggregate segments."""
+class StoredPoll:
+    """A poll as Votes holds it: its definition, its bucket count B (fixed at creation), its recount version."""
 
-    poll: Poll | None
+    poll: Poll
+    buckets: int
+    recount_version: int = 0
+
+
+@dataclass(frozen=True)
+class Aggregates:
+    """A poll's aggregate segments in Votes, one Query each, summed."""
+
     totals: dict[str, int]
-    applied_changes: int  # RawVotes changes the aggregator has applied (sum of the APPLIED segments' `changes`)
-    recount_version: int
-    snapshot: tuple[tuple[str, int], ...]  # every segment's (sk, value): two equal reads saw the same data
+    applied_changes: int  # RawVotes changes the aggregator has applied (sum of the segments' APPLIED `changes`)
+    snapshot: tuple[tuple[int, str, int], ...]  # every (bucket, sk, value): two equal reads saw the same data
 
 
 @dataclass(frozen=True)
@@ -78,15 +94,15 @@ class Shard:
 
 @dataclass(frozen=True)
 class Flush:
-    """What one aggregator transaction applies: vote deltas per poll and candidate, applied changes per poll (the
-    records' version increments), how many records that is, and the checkpoint move from `expected` to `through`."""
+    """What one aggregator transaction applies: vote deltas per segment (poll, bucket) and candidate, applied
+    changes per segment (the records' version increments), how many records that is, and the checkpoint move from
+    `expected` to `through`."""
 
-    deltas: Mapping[str, Mapping[str, int]]
-    changes: Mapping[str, int]
+    deltas: Mapping[Segment, Mapping[str, int]]
+    changes: Mapping[Segment, int]
     records: int
     expected: str | None
     through: str
-    segment: int
     checks: tuple[str, ...] = ()  # polls whose existence the transaction checks (ConditionCheck on "#poll")
     # Parked-record Puts of the run's records that can never be applied: committed with the checkpoint move past
     # them, so a record is either parked or aggregated, never both (functions/voting/aggregator.py).
@@ -98,7 +114,8 @@ class CheckpointMovedError(Exception):
 
 
 class TransactionConflictError(Exception):
-    """A concurrent transaction held one of the items (another shard flushing the same segment): retry."""
+    """A concurrent transaction held one of the items (a recount's correction, another container's first check of a
+    poll): retry."""
 
 
 class MissingPollError(Exception):
@@ -112,31 +129,33 @@ class MissingPollError(Exception):
 
 @dataclass(frozen=True)
 class Replay:
-    """One parked RawVotes record applied again: its deltas and version increment, on one segment."""
+    """One parked RawVotes record applied again: its deltas and version increment, on its bucket's segment."""
 
     poll_id: str
+    bucket: int
     deltas: Mapping[str, int]
     changes: int
-    segment: int
 
 
-def poll_item(poll: Poll) -> dict[str, Any]:
+def poll_item(poll: Poll, buckets: int) -> dict[str, Any]:
     return {
         "pollId": poll.poll_id,
         "sk": POLL_SK,
         "question": poll.question,
         "candidates": list(poll.candidates),
         "createdAt": poll.created_at.isoformat(),
+        "buckets": buckets,
     }
 
 
-def poll_from(item: Mapping[str, Any]) -> Poll:
-    return Poll(
+def stored_poll_from(item: Mapping[str, Any]) -> StoredPoll:
+    poll = Poll(
         poll_id=item["pollId"],
         question=item["question"],
         candidates=list(item["candidates"]),
         created_at=item["createdAt"],
     )
+    return StoredPoll(poll, int(item.get("buckets", UNRECORDED_BUCKETS)), int(item.get("recountVersion", 0)))
 
 
 def vote_from(item: Mapping[str, Any]) -> Vote:
@@ -145,86 +164,95 @@ def vote_from(item: Mapping[str, Any]) -> Vote:
     )
 
 
+def ballot_key(poll_id: str, buckets: int, user_id: str) -> dict[str, str]:
+    """The voter's one ballot item in a poll of `buckets` buckets."""
+    return {"pollBucket": ballot_pk(poll_id, bucket_of(user_id, buckets)), "userId": user_id}
+
+
 class VotingRepository:
     def __init__(self, tables: TableNames):
         self.tables = tables
 
     # polls
 
-    def create_poll(self, poll: Poll) -> tuple[Poll, bool]:
-        """Store a poll unless one with this id exists (PutItem, attribute_not_exists). Returns the stored poll and
-        whether it was created now; the caller compares an existing one with what was asked."""
+    def create_poll(self, poll: Poll, buckets: int) -> tuple[StoredPoll, bool]:
+        """Store a poll with its bucket count unless one with this id exists (PutItem, attribute_not_exists). Returns
+        the stored poll and whether it was created now; the caller compares an existing one with what was asked."""
         try:
             ddb.table(self.tables.votes).put_item(
-                Item=poll_item(poll),
+                Item=poll_item(poll, buckets),
                 ConditionExpression="attribute_not_exists(pollId)",
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise
-            return poll_from(ddb.plain(error.response["Item"])), False
-        return poll, True
+            return stored_poll_from(ddb.plain(error.response["Item"])), False
+        return StoredPoll(poll, buckets), True
 
-    def get_poll(self, poll_id: str, *, consistent: bool = False) -> Poll | None:
+    def get_poll(self, poll_id: str, *, consistent: bool = False) -> StoredPoll | None:
         """Get a poll: GetItem (pollId, "#poll")."""
         item = (
             ddb.table(self.tables.votes)
             .get_item(Key={"pollId": poll_id, "sk": POLL_SK}, ConsistentRead=consistent)
             .get("Item")
         )
-        return None if item is None else poll_from(item)
+        return None if item is None else stored_poll_from(item)
 
     # ballots
 
-    def cast_vote(self, poll_id: str, user_id: str, candidate: str, now: datetime) -> Vote:
-        """Vote: UpdateItem on RawVotes (pollId, userId) if the voter holds no vote (none yet, or withdrawn)."""
+    def cast_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> Vote:
+        """Vote: UpdateItem on RawVotes (the voter's bucket of the poll, userId) if the voter holds no vote (none yet,
+        or withdrawn)."""
         return vote_from(self._write_ballot(
-            poll_id, user_id,
-            update="SET #candidate = :candidate, votedAt = :now, updatedAt = :now REMOVE withdrawnAt ADD #version :one",
+            poll, user_id,
+            update=(
+                "SET pollId = :poll, #candidate = :candidate, votedAt = :now, updatedAt = :now "
+                "REMOVE withdrawnAt ADD #version :one"
+            ),
             condition="attribute_not_exists(#candidate)",
-            values={":candidate": candidate, ":now": now.isoformat(), ":one": 1},
+            values={":poll": poll.poll.poll_id, ":candidate": candidate, ":now": now.isoformat(), ":one": 1},
             refusal=ConflictError("you have already voted in this poll; change your vote instead", code="ALREADY_VOTED"),
         ))
 
-    def change_vote(self, poll_id: str, user_id: str, candidate: str, now: datetime) -> Vote:
+    def change_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> Vote:
         """Change my vote: UpdateItem on RawVotes if the voter holds a vote."""
         return vote_from(self._write_ballot(
-            poll_id, user_id,
+            poll, user_id,
             update="SET #candidate = :candidate, votedAt = :now, updatedAt = :now ADD #version :one",
             condition="attribute_exists(#candidate)",
             values={":candidate": candidate, ":now": now.isoformat(), ":one": 1},
             refusal=_no_vote(),
         ))
 
-    def withdraw_vote(self, poll_id: str, user_id: str, now: datetime) -> None:
+    def withdraw_vote(self, poll: StoredPoll, user_id: str, now: datetime) -> None:
         """Withdraw my vote: UpdateItem leaving a tombstone (no candidate; version kept) if the voter holds a vote."""
         self._write_ballot(
-            poll_id, user_id,
+            poll, user_id,
             update="REMOVE #candidate, votedAt SET updatedAt = :now, withdrawnAt = :now ADD #version :one",
             condition="attribute_exists(#candidate)",
             values={":now": now.isoformat(), ":one": 1},
             refusal=_no_vote(),
         )
 
-    def get_vote(self, poll_id: str, user_id: str) -> Vote | None:
+    def get_vote(self, poll: StoredPoll, user_id: str) -> Vote | None:
         """My vote: GetItem on RawVotes, strongly consistent (a voter reads their own write); a tombstone is none."""
         item = (
             ddb.table(self.tables.raw_votes)
-            .get_item(Key={"pollId": poll_id, "userId": user_id}, ConsistentRead=True)
+            .get_item(Key=ballot_key(poll.poll.poll_id, poll.buckets, user_id), ConsistentRead=True)
             .get("Item")
         )
         return None if item is None or "candidate" not in item else vote_from(item)
 
     def _write_ballot(
-        self, poll_id: str, user_id: str, *, update: str, condition: str, values: dict[str, Any],
+        self, poll: StoredPoll, user_id: str, *, update: str, condition: str, values: dict[str, Any],
         refusal: Exception,
     ) -> dict[str, Any]:
         try:
             return ddb.update_conditional(
                 ddb.table(self.tables.raw_votes),
                 mark={"updatedAt": values[":now"]},  # every ballot write sets it: a retry finds its own
-                Key={"pollId": poll_id, "userId": user_id},
+                Key=ballot_key(poll.poll.poll_id, poll.buckets, user_id),
                 UpdateExpression=update,
                 ConditionExpression=condition,
                 ExpressionAttributeNames={"#candidate": "candidate", "#version": "version"},
@@ -237,51 +265,50 @@ class VotingRepository:
 
     # results and recount
 
-    def aggregates(self, poll_id: str, *, consistent: bool = False) -> Aggregates:
-        """Results: one Query over the poll's item collection in Votes (the poll and its aggregate segments)."""
-        poll: Poll | None = None
-        recount_version = 0
+    def aggregates(self, poll_id: str, buckets: int, *, consistent: bool = False) -> Aggregates:
+        """Results: one Query per aggregate segment of the poll (`pollId = <pollId>#<bucket>`, bucket 0..B-1), each
+        a few small items (the bucket's candidates and its applied counter), summed in code."""
         totals: Counter[str] = Counter()
         applied = 0
         snapshot = []
-        for item in _query_all(
-            self.tables.votes, KeyConditionExpression=Key("pollId").eq(poll_id), ConsistentRead=consistent
-        ):
-            if item["sk"] == POLL_SK:
-                poll = poll_from(item)
-                recount_version = int(item.get("recountVersion", 0))
-            elif item["sk"].startswith(TOTAL_PREFIX):
-                votes = int(item.get("votes", 0))
-                totals[item["candidate"]] += votes
-                snapshot.append((item["sk"], votes))
-            elif item["sk"].startswith(APPLIED_PREFIX):
-                changes = int(item.get("changes", 0))
-                applied += changes
-                snapshot.append((item["sk"], changes))
-        return Aggregates(poll, dict(totals), applied, recount_version, tuple(snapshot))
+        for bucket in range(buckets):
+            for item in _query_all(
+                self.tables.votes, KeyConditionExpression=Key("pollId").eq(segment_pk(poll_id, bucket)),
+                ConsistentRead=consistent,
+            ):
+                if item["sk"].startswith(TOTAL_PREFIX):
+                    votes = int(item.get("votes", 0))
+                    totals[item["sk"].removeprefix(TOTAL_PREFIX)] += votes
+                    snapshot.append((bucket, item["sk"], votes))
+                elif item["sk"] == APPLIED_SK:
+                    changes = int(item.get("changes", 0))
+                    applied += changes
+                    snapshot.append((bucket, item["sk"], changes))
+        return Aggregates(dict(totals), applied, tuple(snapshot))
 
-    def tally(self, poll_id: str) -> Tally:
-        """Recount: Query RawVotes on the poll's partition, strongly consistent, page by page."""
+    def tally(self, poll_id: str, buckets: int) -> Tally:
+        """Recount: Query RawVotes on each of the poll's buckets, strongly consistent, page by page."""
         totals: Counter[str] = Counter()
         accepted = 0
         last: str | None = None
-        for item in _query_all(
-            self.tables.raw_votes,
-            KeyConditionExpression=Key("pollId").eq(poll_id),
-            ProjectionExpression="#candidate, #version, updatedAt",
-            ExpressionAttributeNames={"#candidate": "candidate", "#version": "version"},
-            ConsistentRead=True,
-        ):
-            if "candidate" in item:
-                totals[item["candidate"]] += 1
-            accepted += int(item.get("version", 0))
-            if last is None or item["updatedAt"] > last:
-                last = item["updatedAt"]
+        for bucket in range(buckets):
+            for item in _query_all(
+                self.tables.raw_votes,
+                KeyConditionExpression=Key("pollBucket").eq(ballot_pk(poll_id, bucket)),
+                ProjectionExpression="#candidate, #version, updatedAt",
+                ExpressionAttributeNames={"#candidate": "candidate", "#version": "version"},
+                ConsistentRead=True,
+            ):
+                if "candidate" in item:
+                    totals[item["candidate"]] += 1
+                accepted += int(item.get("version", 0))
+                if last is None or item["updatedAt"] > last:
+                    last = item["updatedAt"]
         return Tally(dict(totals), accepted, None if last is None else datetime.fromisoformat(last))
 
     def correct(self, poll_id: str, corrections: Mapping[str, int], changes: int, recount_version: int) -> None:
-        """A recount's correction: ADD the drift to segment 1 of each candidate, and the accepted changes that will
-        never be applied to the applied counter, in one transaction with the poll's recount version."""
+        """A recount's correction: ADD the drift to bucket 0's segment of each candidate, and the accepted changes
+        that will never be applied to its applied counter, in one transaction with the poll's recount version."""
         actions: list[tuple[str, dict[str, Any]]] = [
             ("poll", {
                 "Update": {
@@ -297,10 +324,11 @@ class VotingRepository:
                 }
             })
         ]
+        segment = (poll_id, CORRECTION_BUCKET)
         for candidate, delta in sorted(corrections.items()):
-            actions.append(("total", _total_update(self.tables.votes, poll_id, candidate, 1, delta)))
+            actions.append(("total", _total_update(self.tables.votes, segment, candidate, delta)))
         if changes:
-            actions.append(("applied", _applied_update(self.tables.votes, poll_id, 1, changes)))
+            actions.append(("applied", _applied_update(self.tables.votes, segment, changes)))
         failed = ddb.transact_write(actions)  # only the poll's recountVersion has a condition
         if failed is not None:
             raise ConflictError(
@@ -321,20 +349,19 @@ class VotingRepository:
 
     def flush(self, shard: Shard, flush: Flush, now: datetime) -> int:
         """Apply a flush: one TransactWriteItems with a ConditionCheck per poll in `flush.checks` (it exists), an ADD
-        per (poll, candidate) segment and the shard checkpoint, conditioned on the checkpoint still being
-        `flush.expected`. Returns the number of items written. Raises MissingPollError naming the polls whose check
-        failed (found by the failed actions' names), CheckpointMovedError, TransactionConflictError."""
+        per (segment, candidate) and per segment's applied counter, and the shard checkpoint, conditioned on the
+        checkpoint still being `flush.expected`. Returns the number of items written. Raises MissingPollError naming
+        the polls whose check failed (found by the failed actions' names), CheckpointMovedError,
+        TransactionConflictError."""
         actions: list[tuple[str, dict[str, Any]]] = []
         for poll_id in flush.checks:
             actions.append((_poll_check_name(poll_id), _poll_check(self.tables.votes, poll_id)))
-        for poll_id in sorted(set(flush.deltas) | set(flush.changes)):
-            for candidate, delta in sorted(flush.deltas.get(poll_id, {}).items()):
+        for segment in sorted(set(flush.deltas) | set(flush.changes)):
+            for candidate, delta in sorted(flush.deltas.get(segment, {}).items()):
                 if delta:
-                    actions.append(("total", _total_update(self.tables.votes, poll_id, candidate, flush.segment, delta)))
-            if flush.changes.get(poll_id):
-                actions.append(
-                    ("applied", _applied_update(self.tables.votes, poll_id, flush.segment, flush.changes[poll_id]))
-                )
+                    actions.append(("total", _total_update(self.tables.votes, segment, candidate, delta)))
+            if flush.changes.get(segment):
+                actions.append(("applied", _applied_update(self.tables.votes, segment, flush.changes[segment])))
         actions.extend(("park", dict(action)) for action in flush.parks)
         writes = len(actions) - len(flush.checks) + 1  # a ConditionCheck writes nothing
         key = {"pollId": checkpoint_pk(shard.stream_arn, shard.shard_id), "sk": CHECKPOINT_SK}
@@ -380,8 +407,8 @@ class VotingRepository:
     # parked records (functions/shared/parked.py)
 
     def replay(self, replay: Replay, parked_update: Mapping[str, Any]) -> str:
-        """Replay a parked record: one TransactWriteItems with its deltas and applied changes on one segment, a
-        ConditionCheck that the poll exists and that no recount corrected it (`recountVersion` absent), and
+        """Replay a parked record: one TransactWriteItems with its deltas and applied changes on its bucket's segment,
+        a ConditionCheck that the poll exists and that no recount corrected it (`recountVersion` absent), and
         `parked_update` (the parked item leaves `pending`, conditioned on it being pending).
 
         Returns "replayed", "already-replayed" (another replay got there first) or "superseded" (a recount has
@@ -399,15 +426,12 @@ class VotingRepository:
             }),
             ("parked", dict(parked_update)),
         ]
+        segment = (replay.poll_id, replay.bucket)
         for candidate, delta in sorted(replay.deltas.items()):
             if delta:
-                actions.append(
-                    ("total", _total_update(self.tables.votes, replay.poll_id, candidate, replay.segment, delta))
-                )
+                actions.append(("total", _total_update(self.tables.votes, segment, candidate, delta)))
         if replay.changes:
-            actions.append(
-                ("applied", _applied_update(self.tables.votes, replay.poll_id, replay.segment, replay.changes))
-            )
+            actions.append(("applied", _applied_update(self.tables.votes, segment, replay.changes)))
         failed = ddb.transact_write(actions)
         if failed is None:
             return "replayed"
@@ -436,22 +460,22 @@ def _poll_check(table: str, poll_id: str) -> dict[str, Any]:
     }
 
 
-def _total_update(table: str, poll_id: str, candidate: str, segment: int, votes: int) -> dict[str, Any]:
+def _total_update(table: str, segment: Segment, candidate: str, votes: int) -> dict[str, Any]:
     return {
         "Update": {
             "TableName": table,
-            "Key": {"pollId": poll_id, "sk": total_sk(candidate, segment)},
+            "Key": {"pollId": segment_pk(*segment), "sk": total_sk(candidate)},
             "UpdateExpression": "SET candidate = :candidate ADD votes :votes",
             "ExpressionAttributeValues": {":candidate": candidate, ":votes": votes},
         }
     }
 
 
-def _applied_update(table: str, poll_id: str, segment: int, changes: int) -> dict[str, Any]:
+def _applied_update(table: str, segment: Segment, changes: int) -> dict[str, Any]:
     return {
         "Update": {
             "TableName": table,
-            "Key": {"pollId": poll_id, "sk": applied_sk(segment)},
+            "Key": {"pollId": segment_pk(*segment), "sk": APPLIED_SK},
             "UpdateExpression": "ADD changes :changes",
             "ExpressionAttributeValues": {":changes": changes},
         }
@@ -459,7 +483,7 @@ def _applied_update(table: str, poll_id: str, segment: int, changes: int) -> dic
 
 
 def _query_all(table_name: str, **query: Any) -> list[dict[str, Any]]:
-    """Every item of one key condition, following LastEvaluatedKey (bounded by the poll's own items)."""
+    """Every item of one key condition, following LastEvaluatedKey (bounded by the key's own items)."""
     items: list[dict[str, Any]] = []
     table = ddb.table(table_name)
     while True:

@@ -8,8 +8,8 @@ from datetime import datetime, timedelta, timezone
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
 from functions.voting.models import Poll, PollIn, Recount, Results, Vote
-from functions.voting.repository import VotingRepository
-from functions.voting.schema import SETTLED_AFTER_ENV
+from functions.voting.repository import StoredPoll, VotingRepository
+from functions.voting.schema import BUCKETS_ENV, DEFAULT_BUCKETS, MAX_BUCKETS, SETTLED_AFTER_ENV
 
 # How long after a poll's last change every stream record of it has either been applied or given up on: the
 # aggregator's maximum record age (6 h) plus its timeout and a margin for clock skew. CDK sets the real value.
@@ -27,6 +27,14 @@ def settled_after() -> timedelta:
     return timedelta(seconds=seconds) if seconds else DEFAULT_SETTLED_AFTER
 
 
+def configured_buckets() -> int:
+    """B for the polls created from now on (CDK sets it from `-c voteBuckets=N`; schema.py says how it is chosen)."""
+    buckets = settings().integer(BUCKETS_ENV, 0) or DEFAULT_BUCKETS
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise ValueError(f"{BUCKETS_ENV} must be 1..{MAX_BUCKETS}, not {buckets}")
+    return buckets
+
+
 def poll_not_found(poll_id: str) -> NotFoundError:
     return NotFoundError(f"no poll {poll_id}", code="POLL_NOT_FOUND")
 
@@ -37,38 +45,45 @@ class VotingService:
         repository: VotingRepository,
         clock: Callable[[], datetime] = utc_now,
         settled: timedelta | None = None,
+        buckets: int | None = None,
     ):
         self.repository = repository
         self._clock = clock
         self._settled_after = settled if settled is not None else settled_after()
+        self._buckets = buckets if buckets is not None else configured_buckets()
         # Poll definitions never change once created (PUT with another definition is a 409, and there is no
-        # delete), so a definition read once stays true: cached per container, only when found.
-        self._polls: dict[str, Poll] = {}
+        # delete), and neither does a poll's bucket count, so a definition read once stays true: cached per
+        # container, only when found.
+        self._polls: dict[str, StoredPoll] = {}
 
     # polls
 
     def create_poll(self, poll_id: str, request: PollIn) -> tuple[Poll, bool]:
         """Create a poll; the same definition again is a no-op (False), another one a 409 POLL_EXISTS."""
         asked = Poll(poll_id=poll_id, question=request.question, candidates=request.candidates, created_at=self._clock())
-        stored, created = self.repository.create_poll(asked)
-        if not created and (stored.question, stored.candidates) != (asked.question, asked.candidates):
+        stored, created = self.repository.create_poll(asked, self._buckets)
+        if not created and (stored.poll.question, stored.poll.candidates) != (asked.question, asked.candidates):
             raise ConflictError(
                 f"poll {poll_id} exists with another definition; polls cannot be changed", code="POLL_EXISTS"
             )
-        return stored, created
+        return stored.poll, created
 
     def poll(self, poll_id: str) -> Poll:
-        poll = self._polls.get(poll_id)
-        if poll is None:
-            poll = self.repository.get_poll(poll_id, consistent=True)
-            if poll is None:
+        return self._stored(poll_id).poll
+
+    def _stored(self, poll_id: str) -> StoredPoll:
+        """The poll's definition and bucket count, read once per container (404 POLL_NOT_FOUND when absent)."""
+        stored = self._polls.get(poll_id)
+        if stored is None:
+            stored = self.repository.get_poll(poll_id, consistent=True)
+            if stored is None:
                 raise poll_not_found(poll_id)
             if len(self._polls) >= POLL_CACHE_SIZE:
                 self._polls.clear()
-            self._polls[poll_id] = poll
-        return poll
+            self._polls[poll_id] = stored
+        return stored
 
-    def _candidate(self, poll_id: str, candidate: str) -> str:
+    def _candidate(self, poll_id: str, candidate: str) -> StoredPoll:
         """The candidate must be one of the poll's (409 UNKNOWN_CANDIDATE: the ballot is well formed, the poll's
         state refuses it, which no schema can say: docs/adr/0064-state-refusals-are-409-or-404-not-400.md); an
         unknown poll is a 404.
@@ -77,47 +92,45 @@ class VotingService:
         take part in a transaction on the poll item (concurrent transactions on one item conflict, which would
         turn a popular poll's item into the bottleneck that write sharding exists to avoid).
         """
-        if candidate not in self.poll(poll_id).candidates:
+        stored = self._stored(poll_id)
+        if candidate not in stored.poll.candidates:
             raise ConflictError(
                 f"{candidate!r} is not a candidate of poll {poll_id}",
                 code="UNKNOWN_CANDIDATE",
                 details=[{"field": "body.candidate", "message": "not a candidate of this poll"}],
             )
-        return candidate
+        return stored
 
-    # my ballot (the voter is always the signed-in caller)
+    # my ballot (the voter is always the signed-in caller; the poll, read once, names the voter's bucket)
 
     def vote(self, poll_id: str, voter: str, candidate: str) -> Vote:
-        return self.repository.cast_vote(poll_id, voter, self._candidate(poll_id, candidate), self._clock())
+        return self.repository.cast_vote(self._candidate(poll_id, candidate), voter, candidate, self._clock())
 
     def change_vote(self, poll_id: str, voter: str, candidate: str) -> Vote:
-        return self.repository.change_vote(poll_id, voter, self._candidate(poll_id, candidate), self._clock())
+        return self.repository.change_vote(self._candidate(poll_id, candidate), voter, candidate, self._clock())
 
     def withdraw(self, poll_id: str, voter: str) -> None:
-        self.poll(poll_id)
-        self.repository.withdraw_vote(poll_id, voter, self._clock())
+        self.repository.withdraw_vote(self._stored(poll_id), voter, self._clock())
 
     def my_vote(self, poll_id: str, voter: str) -> Vote:
-        vote = self.repository.get_vote(poll_id, voter)
+        vote = self.repository.get_vote(self._stored(poll_id), voter)  # an unknown poll: 404 POLL_NOT_FOUND
         if vote is None:
-            self.poll(poll_id)  # 404 POLL_NOT_FOUND rather than NO_VOTE for a poll that does not exist
             raise NotFoundError("you have no vote in this poll", code="NO_VOTE")
         return vote
 
     # results
 
     def results(self, poll_id: str) -> Results:
-        aggregates = self.repository.aggregates(poll_id)
-        if aggregates.poll is None:
-            raise poll_not_found(poll_id)
-        return _results(aggregates.poll, aggregates.totals)
+        stored = self._stored(poll_id)
+        aggregates = self.repository.aggregates(poll_id, stored.buckets)
+        return _results(stored.poll, aggregates.totals)
 
     def recount(self, poll_id: str) -> Recount:
         """Rebuild the poll's totals from RawVotes and correct the aggregates' drift, if it is drift.
 
         A vote accepted but not yet aggregated is not drift: "correcting" it would count it twice once the
         aggregator applies it. So the recount corrects only when nothing is in flight for the poll:
-        - caught up: the changes the aggregator applied (sum of the APPLIED counters, read *before* RawVotes)
+        - caught up: the changes the aggregator applied (sum of the segments' APPLIED counters, read *before* RawVotes)
           equal the changes accepted (sum of RawVotes `version`). Then every accepted change is applied, exactly
           once, and any difference is drift; or
         - settled: the poll's last change is older than the aggregator's maximum record age (plus its timeout), so
@@ -128,13 +141,14 @@ class VotingService:
         transaction with the poll's recount version (two recounts cannot both apply it).
         """
         for _ in range(RECOUNT_READS):
-            before = self.repository.aggregates(poll_id, consistent=True)
-            if before.poll is None:
+            poll = self.repository.get_poll(poll_id, consistent=True)  # its recount version, read fresh
+            if poll is None:
                 raise poll_not_found(poll_id)
-            tally = self.repository.tally(poll_id)
-            after = self.repository.aggregates(poll_id, consistent=True)
-            if (after.snapshot, after.recount_version) != (before.snapshot, before.recount_version):
-                continue  # a flush or another recount landed meanwhile: read again
+            before = self.repository.aggregates(poll_id, poll.buckets, consistent=True)
+            tally = self.repository.tally(poll_id, poll.buckets)
+            after = self.repository.aggregates(poll_id, poll.buckets, consistent=True)
+            if after.snapshot != before.snapshot:
+                continue  # a flush or another recount's correction landed meanwhile: read again
             pending = tally.accepted_changes - before.applied_changes
             settled = tally.last_change_at is None or self._clock() - tally.last_change_at >= self._settled_after
             if pending and not settled:
@@ -142,15 +156,15 @@ class VotingService:
                     f"{pending} accepted change(s) of poll {poll_id} are not aggregated yet; recount in a moment",
                     code="RECOUNT_BUSY",
                 )
-            candidates = set(before.poll.candidates) | set(before.totals) | set(tally.totals)
+            candidates = set(poll.poll.candidates) | set(before.totals) | set(tally.totals)
             corrected = {
                 c: tally.totals.get(c, 0) - before.totals.get(c, 0)
                 for c in sorted(candidates)
                 if tally.totals.get(c, 0) != before.totals.get(c, 0)
             }
             if corrected or pending:
-                self.repository.correct(poll_id, corrected, pending, before.recount_version)
-            results = _results(before.poll, tally.totals)
+                self.repository.correct(poll_id, corrected, pending, poll.recount_version)
+            results = _results(poll.poll, tally.totals)
             return Recount(
                 poll_id=poll_id, totals=results.totals, total_votes=results.total_votes, corrected=corrected
             )

@@ -12,7 +12,7 @@ A domain is its table specs (`functions/<domain>/schema.py`), its routes, its gr
 - the routes on the shared REST API, with one invoke permission for the function;
 - each stream consumer (`StreamConsumer`: DLQ, bounded retries, parked records), with its source table's and
   granted tables' names in its environment, and its grants;
-- the alarms on its consumers, parked records and tables (infra/constructs/monitoring.py).
+- the alarms on its consumers, and its dashboard section (infra/constructs/monitoring.py).
 
 The domain's constructs sit under a construct named after the domain inside its nested stack, so their logical
 ids are those they had when every domain shared one stack (`ContactsApiFunction…`, `ConnectedCarDealerTable…`):
@@ -35,7 +35,7 @@ from functions.shared.routes import Route
 from functions.shared.schema import EXPLAIN_ENV, IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
 from infra.constructs.api_function import ApiFunction, SharedCode, grant_secret_value
-from infra.constructs.monitoring import StageAlarms, Watched, watch_consumers, watch_parked, watch_tables
+from infra.constructs.monitoring import StageAlarms, Watched, parked_records_metric, watch_consumers, watch_tables
 from infra.constructs.nag import acknowledge
 from infra.constructs.rest_api import BlueprintsApi
 from infra.constructs.spec_table import IDEMPOTENCY_ACTIONS, SpecTable
@@ -167,9 +167,11 @@ class ApiDomain(Construct):
         self.watched = Watched(
             title=construct_id,
             service=service,
+            stage=shared.alarms.stage,
             consumers=watch_consumers(shared.alarms, self.consumers),
-            parked=watch_parked(shared.alarms, self, service) if self.consumers else None,
-            tables=watch_tables(shared.alarms, self.tables.values()),
+            parked=parked_records_metric(service, shared.alarms.stage) if self.consumers else None,
+            tables=watch_tables(self.tables.values()),
+            functions=[("API", self.api_function)] + [(name, c.function) for name, c in self.consumers.items()],
         )
 
     def table(self, spec: TableSpec) -> SpecTable:

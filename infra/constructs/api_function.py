@@ -13,7 +13,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from functions.shared.schema import METRICS_NAMESPACE
+from functions.shared.schema import METRICS_NAMESPACE, STAGE_ENV
 from infra.constructs.function_asset import stage_function_asset
 from infra.constructs.nag import acknowledge
 
@@ -45,8 +45,9 @@ class SharedCode(Construct):
     of the same directory: one asset hash, one upload.
     """
 
-    def __init__(self, scope: Construct, construct_id: str):
+    def __init__(self, scope: Construct, construct_id: str, *, stage: str = ""):
         super().__init__(scope, construct_id)
+        self.stage = stage  # every function's STAGE_ENV: the `stage` dimension of its metrics
         self._code: dict[str, lambda_.Code] = {}
         self._staged: tuple[Path, str] | None = None
         # The public SSM parameter names the layer ARN for this version; it resolves at deploy time,
@@ -116,6 +117,7 @@ class ApiFunction(Construct):
                 "POWERTOOLS_METRICS_NAMESPACE": METRICS_NAMESPACE,
                 "POWERTOOLS_LOG_LEVEL": "INFO",
                 "STACK_NAME": root_stack(self).stack_name,
+                **({STAGE_ENV: shared.stage} if shared.stage else {}),
                 **environment,
             },
         )

@@ -36,7 +36,14 @@ INVOKE_PERMISSION_ID = "ApiInvokePermission"
 # template may substitute ("Gateway responses for REST APIs in API Gateway"): API Gateway answers a path or method
 # that matches no method with MISSING_AUTHENTICATION_TOKEN, "Missing Authentication Token" (no route uses IAM auth).
 # $context.path is the request path with the stage ("/dev/contacts/x"), as in a request's requestContext.path.
-GATEWAY_MESSAGES = {"ROUTE_NOT_FOUND": "no route matches $context.httpMethod $context.path"}
+GATEWAY_MESSAGES = {
+    "ROUTE_NOT_FOUND": "no route matches $context.httpMethod $context.path",
+    # The Cognito authorizer tells API Gateway no reason ($context.error.message is "Unauthorized"); the local runtime
+    # puts the reason there (missing, malformed, bad signature, expired at..., wrong audience).
+    "UNAUTHORIZED": "$context.error.message: send an ID token of this stage's user pool as Authorization: Bearer "
+                    "<token> (make token USER=<name> prints one for make run, make token STAGE=<stage> USER=<name> "
+                    "for a deployed stage)",
+}
 
 
 def _error_template(code: str) -> str:
@@ -58,7 +65,12 @@ GATEWAY_RESPONSES = (
 )
 # A throttled client may retry: the stage's token bucket refills every second (the README promises Retry-After on
 # every 429; the functions send it on DynamoDB's throttling, and API Gateway's own 429 carries none by default).
-GATEWAY_RESPONSE_HEADERS = {"THROTTLED": {"Retry-After": "'1'"}}  # by code: jsii hands out a new ResponseType each time
+GATEWAY_RESPONSE_HEADERS = {  # by code: jsii hands out a new ResponseType each time
+    "THROTTLED": {"Retry-After": "'1'"},
+    # RFC 6750 section 3; API Gateway cannot tell a missing token from a bad one, the local runtime can (local/auth.py)
+    "UNAUTHORIZED": {"WWW-Authenticate": "'Bearer realm=\"blueprints\", error=\"invalid_token\", error_description="
+                                         "\"a valid ID token of this user pool is needed\"'"},
+}
 
 # API Gateway gzips an answer of at least this many bytes for a client that sends `Accept-Encoding: gzip` ("Payload
 # compression for REST APIs"): /docs' page with one domain's description and the styles inline (200 KB) leaves it as
@@ -144,6 +156,16 @@ class BlueprintsApi(Construct):
                 ),
             ),
         )
+        # The execution log group API Gateway writes the stage's ERROR logs to, by the name it uses
+        # (https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html), made by the stack with a
+        # retention before the stage exists: otherwise API Gateway makes it on its first log, kept forever and
+        # outside the stack.
+        self.execution_logs = logs.LogGroup(
+            self, "ExecutionLogs",
+            log_group_name=f"API-Gateway-Execution-Logs_{self.rest_api.rest_api_id}/{stage_name}",
+            retention=logs.RetentionDays.THREE_MONTHS, removal_policy=removal_policy,
+        )
+        self.rest_api.deployment_stage.node.add_dependency(self.execution_logs)
         self.authorizer = apigw.CognitoUserPoolsAuthorizer(
             self, "Authorizer", cognito_user_pools=[user_pool], identity_source="method.request.header.Authorization"
         )
@@ -172,8 +194,11 @@ class BlueprintsApi(Construct):
         methods = []
         for route in routes:
             first, _, rest = route.path.strip("/").partition("/")
-            top = self._top_level(scope, stack, first)
-            resource = top.resource_for_path(rest) if rest else top
+            if not first:  # GET /: a method on the API's root resource, made in this nested stack
+                resource = self._root_in(scope)
+            else:
+                top = self._top_level(scope, stack, first)
+                resource = top.resource_for_path(rest) if rest else top
             # AwsIntegration is what LambdaIntegration builds on (same AWS_PROXY integration, same URI), without
             # LambdaIntegration's permission per method.
             integration = apigw.AwsIntegration(
@@ -206,9 +231,9 @@ class BlueprintsApi(Construct):
         stage = self.rest_api.deployment_stage.node.default_child
         assert isinstance(stage, apigw.CfnStage)
         # The resource path of a method setting escapes "/" as "~1" (CloudFormation's AWS::ApiGateway::Stage
-        # MethodSetting, ResourcePath): /docs/swagger-ui.js -> /~1docs~1swagger-ui.js.
+        # MethodSetting, ResourcePath): /docs/swagger-ui.js -> /~1docs~1swagger-ui.js; the root is "/" alone.
         setting = apigw.CfnStage.MethodSettingProperty(
-            http_method=route.method, resource_path="/" + route.path.replace("/", "~1"),
+            http_method=route.method, resource_path="/" if route.path == "/" else "/" + route.path.replace("/", "~1"),
             throttling_rate_limit=PUBLIC_RATE_LIMIT, throttling_burst_limit=PUBLIC_BURST_LIMIT,
             logging_level=apigw.MethodLoggingLevel.ERROR.value, data_trace_enabled=False,
         )
@@ -221,6 +246,15 @@ class BlueprintsApi(Construct):
             reason = "A CORS preflight (OPTIONS) is anonymous by the Fetch standard; API Gateway answers it (MOCK)."
             acknowledge(options, "AwsSolutions-APIG4", reason)
             acknowledge(options, "AwsSolutions-COG4", reason)
+
+    def _root_in(self, scope: Construct) -> apigw.IResource:
+        """The root resource as seen from a nested stack (CDK's aws-apigateway guide: an imported RestApi), so that a
+        method on `/` lives in the domain's stack like every other route."""
+        routes = scope.node.try_find_child("Routes") or Construct(scope, "Routes")
+        imported = routes.node.try_find_child("Root") or apigw.RestApi.from_rest_api_attributes(
+            routes, "Root", rest_api_id=self.rest_api.rest_api_id,
+            root_resource_id=self.rest_api.rest_api_root_resource_id)
+        return imported.root
 
     def _top_level(self, scope: Construct, stack: Stack, path_part: str) -> apigw.IResource:
         existing = self.rest_api.root.get_resource(path_part)

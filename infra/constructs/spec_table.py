@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy
+from aws_cdk import CfnDeletionPolicy, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from constructs import Construct
@@ -23,7 +23,8 @@ def _attribute(key: KeyAttribute | None) -> dynamodb.Attribute | None:
 
 
 class SpecTable(Construct):
-    """On-demand, point-in-time recovery on, no physical name (CloudFormation names it per stack)."""
+    """On-demand, point-in-time recovery on, no physical name (CloudFormation names it per stack), kept when a key
+    change replaces it."""
 
     def __init__(self, scope: Construct, spec: TableSpec, *, removal_policy: RemovalPolicy, deletion_protection: bool):
         super().__init__(scope, spec.construct_id)
@@ -44,6 +45,11 @@ class SpecTable(Construct):
         )
         for index in spec.indexes:
             self.table.add_global_secondary_index(**_index_props(index))
+        # A key schema change replaces the table; the old one is kept, on every stage, for `make migrate` to copy
+        # from (tools/migrate.py, docs/adr/0113-key-changes-migrated-by-make-migrate.md). Deleting a stage still
+        # follows `removal_policy` (DeletionPolicy).
+        resource: dynamodb.CfnTable = self.table.node.default_child
+        resource.cfn_options.update_replace_policy = CfnDeletionPolicy.RETAIN
 
     def grant(self, grantee: iam.IGrantable, actions: list[str], *, indexes: tuple[str, ...] = ()) -> None:
         """Exactly these actions on the table, and Query on the named indexes (no `index/*` wildcard).

@@ -1,5 +1,6 @@
-"""Cart (seed 002, "Data Modeling Exercise #1"): four tables, the API function, the price notifier and the
-abandoned-carts consumer, routes and grants."""
+"""Cart (seed 002, "Data Modeling Exercise #1"): five tables, the API function, the price notifier and the Carts
+stream's consumer (abandoned carts, the holder index), routes and grants
+(docs/adr/0107-cart-one-item-holders-from-the-stream.md)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,11 @@ from constructs import Construct
 from functions.cart.routes import ROUTES
 from functions.cart.schema import (
     CART_TABLE,
-    CARTS_BY_SKU_INDEX,
     DEFAULT_IDLE_TTL_SECONDS,
-    HEADER_SK,
+    HOLDER_TABLE,
     IDLE_TTL_ENV,
     NOTIFICATION_TABLE,
+    OPEN,
     PRICE_TABLE,
     STATS_TABLE,
     TABLES,
@@ -23,10 +24,10 @@ from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
 # Exactly what functions/cart/repository.py calls for the API, table by table (the functional suite fails on a
 # missing or unused grant).
 GRANTS = [
-    # create (Put), get (Query), line and checkout changes (Update), line removal and clear (Delete)
-    Grant(CART_TABLE, ("Query", "PutItem", "UpdateItem", "DeleteItem")),
-    # a line needs a priced SKU (ConditionCheck); set (Update) and read (Get) prices
-    Grant(PRICE_TABLE, ("GetItem", "UpdateItem", "ConditionCheckItem")),
+    # create (Put), get (Get), every change (Update): a cart is one item
+    Grant(CART_TABLE, ("GetItem", "PutItem", "UpdateItem")),
+    # a line needs a priced SKU, and prices are read (Get); set (Update)
+    Grant(PRICE_TABLE, ("GetItem", "UpdateItem")),
     Grant(NOTIFICATION_TABLE, ("Query",)),
     Grant(STATS_TABLE, ("GetItem",)),
 ]
@@ -37,18 +38,20 @@ GRANTS = [
 # The notifier acts on MODIFY only: a first price (INSERT) is in no cart, no route deletes a price (REMOVE). A MODIFY
 # that leaves amount and currency as they were still reaches it: a filter cannot compare the old and new images.
 PRICE_CHANGES = {"eventName": ["MODIFY"]}
-# The abandoned-carts consumer acts on a header's REMOVE only: every line write and the header's INSERT and MODIFY
-# (every cart change refreshes it) are dropped. Every header REMOVE passes, TTL's or not: any removed header's lines
-# must go; only TTL's (userIdentity, checked by the consumer) count as abandoned.
-HEADER_REMOVALS = {"eventName": ["REMOVE"], "dynamodb": {"Keys": {"sk": {"S": [HEADER_SK]}}}}
+# The Carts stream's consumer counts REMOVEs (every one passes, TTL's or not; only TTL's, by userIdentity, checked by
+# the consumer, count as abandoned) and indexes an open cart's INSERT and MODIFY: a checked-out cart's writes are
+# dropped (a checkout adds no SKU). A change of quantities still passes: a filter cannot compare old and new lines.
+CART_REMOVALS = {"eventName": ["REMOVE"]}
+OPEN_CART_WRITES = {"eventName": ["INSERT", "MODIFY"], "dynamodb": {"NewImage": {"status": {"S": [OPEN]}}}}
 
-# Price changes → the carts holding the SKU (CartsBySkuIndex) → one notification per owner and price version.
+# Price changes -> the carts holding the SKU (CartHolders, then the carts) -> one notification per owner and version.
 PRICE_NOTIFIER = Consumer(
     "PriceNotifier",
     module="price_notifier",
     source=PRICE_TABLE,
     grants=(
-        Grant(CART_TABLE, ("BatchGetItem",), indexes=(CARTS_BY_SKU_INDEX,)),
+        Grant(HOLDER_TABLE, ("Query",)),
+        Grant(CART_TABLE, ("BatchGetItem",)),
         # markers read first (BatchGet), then each owner's marker and notification in one transaction
         Grant(NOTIFICATION_TABLE, ("BatchGetItem", "PutItem", "UpdateItem")),
     ),
@@ -59,18 +62,19 @@ PRICE_NOTIFIER = Consumer(
     filters=(PRICE_CHANGES,),
 )
 
-# TTL removals of cart headers → their lines deleted, abandoned carts counted per day.
+# The Carts stream's one reader (a stream shard takes two at most): TTL removals of carts -> abandoned carts counted
+# per day; open carts' new SKUs -> CartHolders (`<sku>#<n>`), the index the price notifier reads.
 ABANDONED_CARTS = Consumer(
     "AbandonedCarts",
     module="abandoned_carts",
     source=CART_TABLE,
     grants=(
-        Grant(CART_TABLE, ("Query", "BatchWriteItem")),
         Grant(STATS_TABLE, ("PutItem", "UpdateItem")),
+        Grant(HOLDER_TABLE, ("BatchWriteItem",)),
     ),
     batch_size=100,
-    max_record_age=Duration.hours(6),
-    filters=(HEADER_REMOVALS,),
+    max_record_age=Duration.hours(6),  # a change's old holders outlive it by a day at least (holder_expiry)
+    filters=(CART_REMOVALS, OPEN_CART_WRITES),
 )
 
 

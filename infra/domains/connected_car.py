@@ -10,6 +10,7 @@ from functions.connected_car.schema import (
     ACTIVE_CUSTOMER_INDEX,
     APPOINTMENT_TABLE,
     CUSTOMER_TABLE,
+    CUSTOMER_TABLE_DURING_UPGRADE,
     DEALER_TABLE,
     DEFAULT_EVENT_RETENTION_DAYS,
     EVENT_RETENTION_ENV,
@@ -23,6 +24,7 @@ from functions.connected_car.schema import (
     VEHICLE_REGISTRATION_INDEX,
     VEHICLE_TABLE,
 )
+from functions.shared.table_spec import TableSpec
 from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
 
 # Exactly what functions/connected_car/repository.py calls for the API, table by table.
@@ -49,9 +51,26 @@ ACTIVE_CUSTOMERS = Consumer(
 )
 
 
+# `cdk deploy -c keepRetiredIndexes=true`: the first deploy of a stage deployed before ADRs 0109 / 0110. CloudFormation
+# creates or deletes one GSI per table per update, so that deploy creates the new index and keeps the retired one;
+# the next deploy (without the flag) deletes it.
+KEEP_RETIRED_INDEXES = "keepRetiredIndexes"
+
+
+def keep_retired_indexes(scope: Construct) -> bool:
+    return str(scope.node.try_get_context(KEEP_RETIRED_INDEXES)).lower() == "true"
+
+
+def tables(scope: Construct) -> tuple[TableSpec, ...]:
+    """The domain's tables; on an upgrade's first deploy, the Customer table keeps its retired index (ADR 0109)."""
+    if not keep_retired_indexes(scope):
+        return TABLES
+    return tuple(CUSTOMER_TABLE_DURING_UPGRADE if spec is CUSTOMER_TABLE else spec for spec in TABLES)
+
+
 def connected_car(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "ConnectedCar", shared=shared, service="connected-car", package="functions.connected_car",
-        tables=TABLES, routes=ROUTES, grants=GRANTS, consumers=[ACTIVE_CUSTOMERS],
+        tables=tables(scope), routes=ROUTES, grants=GRANTS, consumers=[ACTIVE_CUSTOMERS],
         environment={EVENT_RETENTION_ENV: str(DEFAULT_EVENT_RETENTION_DAYS)},
     )

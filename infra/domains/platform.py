@@ -1,11 +1,11 @@
-"""Public routes of the whole API: GET /health, the OpenAPI docs (Swagger UI at GET /docs) and the model explorer
-(GET /explorer)."""
+"""Public routes of the whole API: GET / (where to go), GET /health, the OpenAPI docs (Swagger UI at GET /docs) and
+the model explorer (GET /explorer)."""
 
 from __future__ import annotations
 
 from constructs import Construct
 
-from functions.platform.routes import ROUTES
+from functions.platform.routes import EXPLORER_ENV, ROUTES
 from functions.shared.routes import Routes
 from infra.constructs.api_domain import ApiDomain, SharedInfra
 
@@ -20,4 +20,5 @@ def platform(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Platform", shared=shared, service="platform", package="functions.platform",
         routes=routes(explorer=shared.explorer), idempotency=False,
+        environment={EXPLORER_ENV: "on" if shared.explorer else "off"},  # GET / links the explorer only where it is
     )

@@ -7,9 +7,12 @@ from constructs import Construct
 
 from functions.voting.routes import ROUTES
 from functions.voting.schema import (
-    DEFAULT_SEGMENTS,
+    AGGREGATOR_BATCH_SIZE,
+    AGGREGATOR_BATCHING_WINDOW_SECONDS,
+    BUCKETS_ENV,
+    DEFAULT_BUCKETS,
+    MAX_BUCKETS,
     RAW_VOTES_TABLE,
-    SEGMENTS_ENV,
     SETTLED_AFTER_ENV,
     TABLES,
     VOTES_TABLE,
@@ -22,10 +25,10 @@ GRANTS = [
     Grant(VOTES_TABLE, ("GetItem", "PutItem", "Query", "UpdateItem")),  # polls, results, the correction
 ]
 
-# The aggregator's event source mapping. Big batches and a short batching window keep the writes per vote low
-# (a flush costs one write per distinct candidate) while results stay within a second or two of the votes.
-AGGREGATOR_BATCH_SIZE = 500
-AGGREGATOR_BATCHING_WINDOW = Duration.seconds(1)
+# The aggregator's event source mapping: batch size and window are declared in functions/voting/schema.py, where
+# bench/scale reads them to model the flushes. Big batches and a short batching window keep the writes per vote low
+# (a flush writes each changed candidate of each bucket once) while results stay within a second or two.
+AGGREGATOR_BATCHING_WINDOW = Duration.seconds(AGGREGATOR_BATCHING_WINDOW_SECONDS)
 AGGREGATOR_TIMEOUT = Duration.seconds(30)
 AGGREGATOR_MAX_RECORD_AGE = Duration.hours(6)
 # Only for the `shardId` Lambda then puts in each event (the state is unused): the longest window means the
@@ -39,7 +42,7 @@ SETTLED_AFTER = Duration.seconds(
 )
 
 
-def aggregator(segments: int) -> Consumer:
+def aggregator() -> Consumer:
     """Votes follows RawVotes (functions/voting/aggregator.py), exactly once per record."""
     return Consumer(
         "Aggregator",
@@ -48,7 +51,6 @@ def aggregator(segments: int) -> Consumer:
         # The checkpoint read; the transactional updates of aggregates, counters and checkpoint; the ConditionCheck
         # that a poll exists (in a flush, and in a parked record's replay).
         grants=(Grant(VOTES_TABLE, ("GetItem", "UpdateItem", "ConditionCheckItem")),),
-        environment={SEGMENTS_ENV: str(segments)},
         batch_size=AGGREGATOR_BATCH_SIZE,
         max_batching_window=AGGREGATOR_BATCHING_WINDOW,
         max_record_age=AGGREGATOR_MAX_RECORD_AGE,
@@ -58,11 +60,12 @@ def aggregator(segments: int) -> Consumer:
 
 
 def voting(scope: Construct, shared: SharedInfra) -> ApiDomain:
-    segments = int(scope.node.try_get_context("voteSegments") or DEFAULT_SEGMENTS)
-    if not 1 <= segments <= 64:
-        raise ValueError(f"voteSegments must be 1..64, not {segments}")
+    # B of the polls created from now on (functions/voting/schema.py: from a stated peak); a poll keeps its own.
+    buckets = int(scope.node.try_get_context("voteBuckets") or DEFAULT_BUCKETS)
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise ValueError(f"voteBuckets must be 1..{MAX_BUCKETS}, not {buckets}")
     return ApiDomain(
         scope, "Voting", shared=shared, service="voting", package="functions.voting",
-        tables=TABLES, routes=ROUTES, grants=GRANTS, consumers=[aggregator(segments)],
-        environment={SETTLED_AFTER_ENV: str(int(SETTLED_AFTER.to_seconds()))},
+        tables=TABLES, routes=ROUTES, grants=GRANTS, consumers=[aggregator()],
+        environment={SETTLED_AFTER_ENV: str(int(SETTLED_AFTER.to_seconds())), BUCKETS_ENV: str(buckets)},
     )

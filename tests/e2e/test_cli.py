@@ -58,6 +58,13 @@ def test_run_prints_ready_serves_the_seed_and_stops_on_sigterm(tmp_path):
         assert time.monotonic() < deadline
         example = process.stdout.readline()
         assert example.startswith("try: curl") and f":{port}/" in example
+        # And last, where to go: the API's links, the explorer, Swagger UI, the local DynamoDB and make admin
+        block = [process.stdout.readline() for _ in range(5)]
+        assert [line.split()[0] for line in block] == ["API", "explorer", "Swagger", "DynamoDB", "routes"], block
+        assert f"http://127.0.0.1:{port}/explorer" in block[1] and f"http://127.0.0.1:{port}/docs" in block[2]
+        assert "make admin" in block[3] and "VERBOSE=1" in block[4]
+        links = requests.get(f"http://127.0.0.1:{port}/", timeout=30).json()  # GET /: the same, as JSON
+        assert links["explorer"] == "/dev/explorer" and links["docs"] == "/dev/docs"
         # When a token from the token command asks the seed's question
         token = subprocess.run([sys.executable, "-m", "local", "token", "--user", "alice"], cwd=ROOT, env=env,
                                capture_output=True, text=True, check=True).stdout

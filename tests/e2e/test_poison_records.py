@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 import boto3
 import pytest
 
+from functions.voting.schema import DEFAULT_BUCKETS, ballot_pk, bucket_of
 from local.__main__ import main
 
 ADMIN = ("admin",)
@@ -118,9 +119,11 @@ def test_a_ballot_of_a_missing_poll_is_parked_and_replayed_once_the_poll_exists(
     ballots = [(poll, "u1", "Aurora"), (poll, "u2", "Borealis"), (ghost, "g1", "Aurora"), (poll, "u3", "Aurora"),
                (poll, "u4", "Cirrus")]
     write_batch(dynamodb, table(runtime, "RawVotesTable"), [
-        {"pollId": p, "userId": u, "candidate": c, "votedAt": NOW, "updatedAt": NOW, "version": 1}
+        {"pollBucket": ballot_pk(p, bucket_of(u, DEFAULT_BUCKETS)), "pollId": p, "userId": u, "candidate": c,
+         "votedAt": NOW, "updatedAt": NOW, "version": 1}
         for p, u, c in ballots
     ])
+    ghost_key = ballot_pk(ghost, bucket_of("g1", DEFAULT_BUCKETS))  # the ghost ballot's partition key
     assert runtime.streams.wait_idle(timeout=20)
 
     # Then the four others are counted exactly once (a recount finds the aggregator caught up, no drift)
@@ -129,13 +132,13 @@ def test_a_ballot_of_a_missing_poll_is_parked_and_replayed_once_the_poll_exists(
     recount = api.call("POST", f"/voting/polls/{poll}/recount", user="root", groups=ADMIN)
     assert recount.status_code == 200 and recount.json()["corrected"] == {}
     # and the ghost ballot is parked with its whole record, images included
-    (item,) = parked(capsys, runtime, "voting.aggregator", "pollId", ghost)
+    (item,) = parked(capsys, runtime, "voting.aggregator", "pollBucket", ghost_key)
     assert item["status"] == "pending" and item["errorType"] == "MissingPollError"
     assert item["record"]["dynamodb"]["NewImage"]["candidate"] == {"S": "Aurora"}
 
     # When the operator replays before the poll exists: still failing, still pending, nothing counted
     assert replay(capsys, runtime, "Aggregator")["stillFailing"] >= 1
-    assert [r["status"] for r in parked(capsys, runtime, "voting.aggregator", "pollId", ghost)] == ["pending"]
+    assert [r["status"] for r in parked(capsys, runtime, "voting.aggregator", "pollBucket", ghost_key)] == ["pending"]
 
     # When the operator creates the poll through the API and replays
     assert api.call("PUT", f"/voting/polls/{ghost}", user="root", groups=ADMIN, json=definition).status_code == 201
@@ -149,4 +152,4 @@ def test_a_ballot_of_a_missing_poll_is_parked_and_replayed_once_the_poll_exists(
     assert replay(capsys, runtime, "Aggregator")["replayed"] == 0
     assert api.call("GET", f"/voting/polls/{ghost}/results", user="observer").json()["totals"] == ghost_totals
     assert api.call("GET", f"/voting/polls/{poll}/results", user="observer").json()["totals"] == expected
-    assert [r["status"] for r in parked(capsys, runtime, "voting.aggregator", "pollId", ghost)] == ["replayed"]
+    assert [r["status"] for r in parked(capsys, runtime, "voting.aggregator", "pollBucket", ghost_key)] == ["replayed"]

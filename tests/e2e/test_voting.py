@@ -7,6 +7,10 @@ import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
+import boto3
+from boto3.dynamodb.conditions import Key
+
+from functions.voting.schema import DEFAULT_BUCKETS, ballot_pk, segment_pk
 from seeds import voting as seed
 from tests.support.waiting import eventually
 
@@ -29,6 +33,14 @@ def converge(api, poll_id: str, expected: dict[str, int], timeout: float = 5.0) 
     start = time.monotonic()
     eventually(reached, timeout=timeout)
     return time.monotonic() - start
+
+
+def table(runtime, construct_id: str):
+    """One of the runtime's tables, read over its AWS endpoint (test-side, as an operator would look)."""
+    (name,) = [t.name for stack in runtime.stacks for logical_id, t in stack.tables.items()
+               if logical_id.startswith(f"Voting{construct_id}")]
+    return boto3.resource("dynamodb", endpoint_url=runtime.aws_endpoint, region_name=runtime.region,
+                          aws_access_key_id="testing", aws_secret_access_key="testing").Table(name)
 
 
 def new_poll(api) -> str:
@@ -98,6 +110,17 @@ def test_200_concurrent_voters_with_duplicates_changes_and_withdrawals_converge_
     assert recount.status_code == 200, recount.text
     assert recount.json()["corrected"] == {} and recount.json()["totals"] == expected
     assert runtime.dlq_messages() == {arn: [] for arn in runtime.dlq_messages()}  # nothing given up on
+
+    # And the poll's ballots are under many partition keys (its voters' buckets), as are its aggregates
+    raw_votes, votes = table(runtime, "RawVotesTable"), table(runtime, "VotesTable")
+    per_bucket = {b: raw_votes.query(KeyConditionExpression=Key("pollBucket").eq(ballot_pk(poll_id, b)))["Items"]
+                  for b in range(DEFAULT_BUCKETS)}
+    assert sum(len(items) for items in per_bucket.values()) == 200  # tombstones included
+    assert len([b for b, items in per_bucket.items() if items]) >= 15
+    segments = {b: votes.query(KeyConditionExpression=Key("pollId").eq(segment_pk(poll_id, b)))["Items"]
+                for b in range(DEFAULT_BUCKETS)}
+    assert sum(int(i.get("votes", 0)) for items in segments.values() for i in items) == 185
+    assert {b for b, items in segments.items() if items} == {b for b, items in per_bucket.items() if items}
 
 
 def test_my_ballot_over_http_and_its_refusals(api):

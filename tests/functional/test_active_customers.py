@@ -16,10 +16,14 @@ from functions.connected_car.models import Vehicle
 from functions.connected_car.repository import ConnectedCarRepository
 from functions.connected_car.schema import (
     ACTIVE_CUSTOMER_INDEX,
-    ACTIVE_FLAG,
+    ACTIVE_SHARD,
+    ACTIVE_SHARDS,
     CUSTOMER_TABLE,
     REGISTRATION_TABLE,
+    RETIRED_ACTIVE_FLAG,
     VEHICLE_TABLE,
+    active_shard_of,
+    active_shards,
 )
 from functions.shared import ddb, parked
 from tests.functional.conftest import LambdaContext
@@ -81,10 +85,10 @@ def register(client, user: str, vin: str, status: str) -> None:
 
 
 def state(tables, user: str) -> tuple[bool, bool]:
-    """(isActive, in the sparse index) as stored."""
+    """(isActive, in the sparse index) as stored: in it means under the customer's own shard."""
     item = raw_item(tables[CUSTOMER_TABLE.env_var], {"username": user})
-    assert item.get("activeFlag") in (None, ACTIVE_FLAG)
-    return item["isActive"], "activeFlag" in item
+    assert item.get(ACTIVE_SHARD) in (None, active_shard_of(user)) and RETIRED_ACTIVE_FLAG not in item
+    return item["isActive"], ACTIVE_SHARD in item
 
 
 def active_list(client) -> list[str]:
@@ -129,9 +133,19 @@ def test_activation_and_deactivation(people, tables, stream, calls):
     assert state(tables, "alice") == (True, True)
     calls.clear()
     assert active_list(people) == ["alice"]
-    (params, _), = calls.of("Query")
-    assert (params["TableName"], params["IndexName"]) == (tables[CUSTOMER_TABLE.env_var], ACTIVE_CUSTOMER_INDEX)
-    assert calls.names() == ["Query"]
+    # one Query per shard of the index, nothing else
+    queries = [params for params, _ in calls.of("Query")]
+    assert {(params["TableName"], params["IndexName"]) for params in queries} == {
+        (tables[CUSTOMER_TABLE.env_var], ACTIVE_CUSTOMER_INDEX)}
+    assert sorted(params["ExpressionAttributeValues"][":v0"]["S"] for params in queries) == active_shards()
+    assert calls.names() == ["Query"] * ACTIVE_SHARDS
+
+    # a registration write that leaves alice active writes her customer item's regVersion only: the index's entry is
+    # not rewritten (regVersion is not projected) and the consumer writes nothing
+    register(people, "alice", VIN, "active")
+    calls.clear()
+    assert deliver(stream.new()) == NO_FAILURES
+    assert "UpdateItem" not in calls.names()
 
     register(people, "alice", VIN, "inactive")
     assert deliver(stream.new()) == NO_FAILURES
@@ -144,6 +158,8 @@ def test_active_customers_list_is_the_index_and_pages(people, tables, stream):
     for user, vin in (("alice", VIN), ("bob", VIN2), ("carol", VIN3)):
         register(people, user, vin, "active")
     deliver(stream.new())
+    # bob and carol share a shard, alice has her own: the list merges them in username order
+    assert active_shard_of("bob") == active_shard_of("carol") != active_shard_of("alice")
     assert active_list(people) == ["alice", "bob", "carol"]
     first = people.call("GET", f"{PREFIX}/customers?active=true&limit=2", user="root", groups=ADMIN).body
     rest = people.call("GET", f"{PREFIX}/customers?active=true&limit=2&cursor={first['nextCursor']}", user="root", groups=ADMIN).body

@@ -7,27 +7,25 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from functions.cart import api
 from functions.cart.repository import CartRepository
 from functions.cart.schema import (
     CART_TABLE,
-    CARTS_BY_SKU_INDEX,
-    HEADER_SK,
     MAX_LINES,
     PRICE_TABLE,
     STATS_TABLE,
 )
+from functions.shared import ddb
 from functions.shared.errors import ThrottledError
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     ADMIN,
     IDLE,
     atomic_moto,
+    cart_item,
     client,
     clock,
     error,
     new_cart,
     ok,
-    raw_item,
     raw_items,
     set_price,
     tables,
@@ -49,12 +47,17 @@ def lines_of(body) -> dict[str, int]:
 
 
 def header(tables, cart_id):
-    return raw_item(tables[CART_TABLE.env_var], {"cartId": cart_id, "sk": HEADER_SK})
+    """The cart's one item (docs/adr/0107-cart-one-item-holders-from-the-stream.md)."""
+    return cart_item(tables[CART_TABLE.env_var], cart_id)
+
+
+def skus(tables, cart_id) -> set[str]:
+    return set(header(tables, cart_id)["lines"])
 
 
 # --- carts -----------------------------------------------------------------------------------------------
 
-def test_a_user_creates_a_cart_fills_it_and_reads_it_back_in_one_query(shop, tables, clock, calls):
+def test_a_user_creates_a_cart_fills_it_and_reads_it_back_in_one_get(shop, tables, clock, calls):
     created = ok(shop.call("POST", CARTS, user="alice"), 201)
     assert (created["owner"], created["status"], created["lines"], created["lineCount"]) == ("alice", "OPEN", [], 0)
     assert created["expiresAt"] == int((clock.now + IDLE).timestamp())
@@ -62,14 +65,14 @@ def test_a_user_creates_a_cart_fills_it_and_reads_it_back_in_one_query(shop, tab
     ok(shop.call("PUT", f"{CARTS}/{cart_id}/lines/COFFEE", body={"quantity": 2}))
     filled = ok(shop.call("PUT", f"{CARTS}/{cart_id}/lines/MUG", body={"quantity": 1}))
     assert lines_of(filled) == {"COFFEE": 2, "MUG": 1} and filled["lineCount"] == 2
-    # the header keeps the seed's set of SKUs
-    assert header(tables, cart_id)["skus"] == {"COFFEE", "MUG"}
+    # one item holds the seed's set of SKUs, each with its quantity
+    assert skus(tables, cart_id) == {"COFFEE", "MUG"}
     calls.clear()
     got = ok(shop.call("GET", f"{CARTS}/{cart_id}"))
     assert got == filled
-    assert calls.names() == ["Query"]
-    (params, _), = calls.of("Query")
-    assert params["TableName"] == tables[CART_TABLE.env_var] and "IndexName" not in params
+    assert calls.names() == ["GetItem"]
+    (params, _), = calls.of("GetItem")
+    assert params["TableName"] == tables[CART_TABLE.env_var] and params["Key"] == {"cartId": {"S": cart_id}}
 
 
 def test_setting_a_line_sets_its_quantity_and_repeating_it_changes_nothing_else(shop, tables):
@@ -78,8 +81,8 @@ def test_setting_a_line_sets_its_quantity_and_repeating_it_changes_nothing_else(
     assert lines_of(again) == {"COFFEE": 2} and again["lineCount"] == 1
     changed = ok(shop.call("PUT", f"{CARTS}/{cart_id}/lines/COFFEE", body={"quantity": 5}))
     assert lines_of(changed) == {"COFFEE": 5} and changed["lineCount"] == 1
-    line = raw_item(tables[CART_TABLE.env_var], {"cartId": cart_id, "sk": "LINE#COFFEE"})
-    assert (line["lineSku"], line["owner"], line["quantity"]) == ("COFFEE", "alice", 5)
+    line = header(tables, cart_id)["lines"]["COFFEE"]
+    assert line["quantity"] == 5 and header(tables, cart_id)["owner"] == "alice"
 
 
 def test_every_change_refreshes_the_idle_ttl(shop, tables, clock):
@@ -114,7 +117,7 @@ def test_an_expired_cart_not_yet_removed_by_ttl_is_404_everywhere_and_unchanged(
     ):
         assert error(shop.call(method, f"{CARTS}/{cart_id}{path}", body=body)) == (404, "CART_NOT_FOUND"), path
     assert header(tables, cart_id) == before
-    assert len(raw_items(tables[CART_TABLE.env_var])) == 2
+    assert len(raw_items(tables[CART_TABLE.env_var])) == 1
 
 
 def test_another_users_cart_is_404_for_every_route_and_unchanged(shop, tables):
@@ -133,11 +136,20 @@ def test_another_users_cart_is_404_for_every_route_and_unchanged(shop, tables):
     assert raw_items(tables[CART_TABLE.env_var]) == before
 
 
-def test_only_priced_skus_go_in_a_cart(shop, tables):
+def test_only_priced_skus_go_in_a_cart(shop, tables, calls, clock):
     cart_id = new_cart(shop)
+    before = header(tables, cart_id)
     assert error(shop.call("PUT", f"{CARTS}/{cart_id}/lines/UNPRICED", body={"quantity": 1})) == (404, "SKU_NOT_FOUND")
     assert ok(shop.call("GET", f"{CARTS}/{cart_id}"))["lines"] == []
-    assert "skus" not in header(tables, cart_id) and header(tables, cart_id)["version"] == 1
+    assert header(tables, cart_id) == before  # nothing written
+    # a price set a moment ago is not refused (the check reads again, strongly consistent, before a no)
+    set_price(shop, "UNPRICED", "1.00")
+    assert [line["sku"] for line in ok(shop.call(
+        "PUT", f"{CARTS}/{cart_id}/lines/UNPRICED", body={"quantity": 1}))["lines"]] == ["UNPRICED"]
+    # a price is never deleted: once seen, a SKU's price is not read again by this container
+    calls.clear()
+    ok(shop.call("PUT", f"{CARTS}/{cart_id}/lines/UNPRICED", body={"quantity": 2}))
+    assert calls.names() == ["UpdateItem"]
 
 
 def test_a_cart_holds_at_most_max_lines_and_a_held_sku_can_still_change(client, tables):
@@ -147,9 +159,11 @@ def test_a_cart_holds_at_most_max_lines_and_a_held_sku_can_still_change(client, 
     full = client.call("PUT", f"{CARTS}/{cart_id}/lines/SKU-{MAX_LINES}", body={"quantity": 1})
     assert error(full) == (409, "CART_FULL")
     assert ok(client.call("PUT", f"{CARTS}/{cart_id}/lines/SKU-0", body={"quantity": 7}))["lineCount"] == MAX_LINES
-    # a full cart clears and checks out in one transaction (header + 50 lines ≤ 100 actions)
-    ok(client.call("POST", f"{CARTS}/{cart_id}/checkout"))
-    assert all("lineSku" not in item for item in raw_items(tables[CART_TABLE.env_var]))
+    # a removed line makes room again
+    assert client.call("DELETE", f"{CARTS}/{cart_id}/lines/SKU-1").status == 204
+    assert ok(client.call("PUT", f"{CARTS}/{cart_id}/lines/SKU-{MAX_LINES}", body={"quantity": 1}))["lineCount"] == (
+        MAX_LINES)
+    assert ok(client.call("POST", f"{CARTS}/{cart_id}/checkout"))["lineCount"] == MAX_LINES
 
 
 def test_remove_a_line_and_clear_a_cart_safe_to_repeat(shop, tables):
@@ -157,45 +171,48 @@ def test_remove_a_line_and_clear_a_cart_safe_to_repeat(shop, tables):
     assert shop.call("DELETE", f"{CARTS}/{cart_id}/lines/MUG").status == 204
     assert shop.call("DELETE", f"{CARTS}/{cart_id}/lines/MUG").status == 204
     assert lines_of(ok(shop.call("GET", f"{CARTS}/{cart_id}"))) == {"COFFEE": 1, "GRINDER": 1}
-    assert header(tables, cart_id)["skus"] == {"COFFEE", "GRINDER"}
+    assert skus(tables, cart_id) == {"COFFEE", "GRINDER"}
     assert shop.call("DELETE", f"{CARTS}/{cart_id}/lines").status == 204
     assert shop.call("DELETE", f"{CARTS}/{cart_id}/lines").status == 204
     assert ok(shop.call("GET", f"{CARTS}/{cart_id}"))["lines"] == []
-    assert [item["sk"] for item in raw_items(tables[CART_TABLE.env_var])] == [HEADER_SK]
-    assert "skus" not in header(tables, cart_id)
+    assert len(raw_items(tables[CART_TABLE.env_var])) == 1 and skus(tables, cart_id) == set()
 
 
-def test_clear_reads_again_when_a_line_arrives_between_its_read_and_its_write(shop, tables, clock, monkeypatch):
+def test_clear_removes_every_line_there_is_even_one_added_while_it_ran(shop, tables, clock, monkeypatch):
     cart_id = new_cart(shop, lines={"COFFEE": 1})
-    real_get = CartRepository.get_cart
+    real_update = ddb.update_conditional
     arrived = []
 
-    def get_then_someone_adds(self, wanted):
-        record = real_get(self, wanted)
-        if not arrived:  # another request adds a line after our read
-            arrived.append("MUG")
+    def someone_adds_first(table, **params):
+        if not arrived and params["UpdateExpression"].startswith("SET #lines = :empty"):
+            arrived.append("MUG")  # another request adds a line after the clear began, before its write
             expires = int((clock.now + IDLE).timestamp())
-            self.set_line(cart_id, "alice", "MUG", 1, clock.now, expires)
-        return record
+            CartRepository.set_line(api_repository(), cart_id, "alice", "MUG", 1, clock.now, expires)
+        return real_update(table, **params)
 
-    monkeypatch.setattr(CartRepository, "get_cart", get_then_someone_adds)
+    monkeypatch.setattr(ddb, "update_conditional", someone_adds_first)
     assert shop.call("DELETE", f"{CARTS}/{cart_id}/lines").status == 204
-    monkeypatch.setattr(CartRepository, "get_cart", real_get)
+    monkeypatch.setattr(ddb, "update_conditional", real_update)
     assert arrived and ok(shop.call("GET", f"{CARTS}/{cart_id}"))["lines"] == []
-    assert [item["sk"] for item in raw_items(tables[CART_TABLE.env_var])] == [HEADER_SK]  # no line left behind
+    assert skus(tables, cart_id) == set()  # no line left behind: the clear is one write of the item holding them
 
 
-def test_check_out_leaves_the_sku_index_refuses_changes_and_is_safe_to_repeat(shop, tables):
+def api_repository() -> CartRepository:
+    from functions.cart import api
+
+    return api.app.dependency_overrides[api.service]().repository
+
+
+def test_check_out_refuses_changes_and_is_safe_to_repeat(shop, tables):
     cart_id = new_cart(shop, lines={"COFFEE": 1, "MUG": 2})
     out = ok(shop.call("POST", f"{CARTS}/{cart_id}/checkout"))
     assert out["status"] == "CHECKED_OUT" and lines_of(out) == {"COFFEE": 1, "MUG": 2}
     assert ok(shop.call("POST", f"{CARTS}/{cart_id}/checkout")) == out  # a retry answers the same
-    lines = [item for item in raw_items(tables[CART_TABLE.env_var]) if item["sk"] != HEADER_SK]
-    assert len(lines) == 2 and all("lineSku" not in line for line in lines)
     for method, path, body in (("PUT", "/lines/MUG", {"quantity": 1}), ("DELETE", "/lines/MUG", None),
                                ("DELETE", "/lines", None)):
         assert error(shop.call(method, f"{CARTS}/{cart_id}{path}", body=body)) == (409, "CART_CHECKED_OUT")
     assert ok(shop.call("GET", f"{CARTS}/{cart_id}")) == out
+    assert error(shop.call("POST", f"{CARTS}/{cart_id}/checkout", user="bob")) == (404, "CART_NOT_FOUND")
     empty = new_cart(shop)
     assert error(shop.call("POST", f"{CARTS}/{empty}/checkout")) == (409, "CART_EMPTY")
 
@@ -215,7 +232,7 @@ def test_concurrent_line_changes_to_one_cart_lose_nothing(client, tables, monkey
     assert set(statuses) == {200}
     cart = ok(client.call("GET", f"{CARTS}/{cart_id}"))
     assert lines_of(cart) == dict.fromkeys(skus, 3) and cart["lineCount"] == 24
-    assert header(tables, cart_id)["skus"] == set(skus)
+    assert set(header(tables, cart_id)["lines"]) == set(skus)
 
 
 def test_a_retried_create_returns_the_same_cart_and_a_failed_one_is_forgotten(shop, tables, monkeypatch):
@@ -297,17 +314,3 @@ def test_abandoned_carts_of_a_day_are_read_by_admins_only(client, tables):
     assert error(client.call("GET", "/cart/abandoned?day=2026-02-30", user="root", groups=ADMIN)) == (
         400, "VALIDATION_FAILED")
     assert error(client.call("GET", "/cart/abandoned", user="root", groups=ADMIN)) == (400, "VALIDATION_FAILED")
-
-
-def test_the_sku_index_holds_open_carts_lines_only(shop, tables):
-    open_cart = new_cart(shop, lines={"COFFEE": 1})
-    bought = new_cart(shop, "bob", {"COFFEE": 2})
-    ok(shop.call("POST", f"{CARTS}/{bought}/checkout", user="bob"))
-    from boto3.dynamodb.conditions import Key
-
-    from functions.shared import ddb
-
-    indexed = ddb.table(tables[CART_TABLE.env_var]).query(
-        IndexName=CARTS_BY_SKU_INDEX, KeyConditionExpression=Key("lineSku").eq("COFFEE"))["Items"]
-    assert [(item["cartId"], item["owner"]) for item in indexed] == [(open_cart, "alice")]
-    assert api.service().repository.carts_holding("COFFEE")[0].cart_id == open_cart

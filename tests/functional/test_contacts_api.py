@@ -6,7 +6,7 @@ import boto3
 import pytest
 
 from functions.contacts import api
-from functions.contacts.schema import CONTACT_TABLE, PERSON_INDEX
+from functions.contacts.schema import CONTACT_TABLE, PERSON, PERSON_INDEX, TYPE_INDEX, TYPE_SHARDS, type_shard
 from functions.contacts.routes import ROUTES
 from seeds import contacts as seed
 from tests.functional.conftest import Client, make_table
@@ -407,3 +407,36 @@ def test_idempotency_key_is_validated(client):
     reply = client.call("POST", "/contacts/persons", body={"firstName": "A", "lastName": "B"}, groups=ADMIN,
                         headers={"Idempotency-Key": "x" * 200})
     assert reply.status == 400 and "header.idempotency-key" in [d["field"].lower() for d in reply.body["error"]["details"]]
+
+
+@pytest.mark.parametrize("limit", [1, 2, 3, 5, 13, 100])
+def test_all_persons_come_in_id_order_over_every_shard_of_the_type_index(client, calls, limit):
+    # Given 13 persons, spread by their (random) ids over the type index's shards
+    created = sorted(
+        client.call("POST", "/contacts/persons", body={"firstName": f"F{n}", "lastName": "Shard"}, groups=ADMIN).body["id"]
+        for n in range(13))
+    assert len({type_shard(PERSON, i) for i in created}) > 1
+    seen: list[str] = []
+    cursor = None
+    while True:
+        calls.clear()
+        reply = client.call("GET", f"/contacts/persons?limit={limit}" + (f"&cursor={cursor}" if cursor else ""))
+        assert reply.status == 200 and len(reply.body["items"]) <= limit
+        # each page: one Query per shard of the sharded index, merged
+        queries = [params for params, _ in calls.of("Query")]
+        assert [q["IndexName"] for q in queries] == [TYPE_INDEX] * TYPE_SHARDS
+        seen += [p["id"] for p in reply.body["items"]]
+        cursor = reply.body["nextCursor"]
+        if cursor is None:
+            break
+    # Then every person once, in Id order (the order the one-key index answered)
+    assert seen == created
+
+
+def test_a_cursor_of_the_single_type_index_still_resumes():
+    # A page given before the upgrade ended at a LastEvaluatedKey of ContactTypeIndex: the merged list resumes there.
+    from functions.contacts.repository import resume_after
+
+    assert resume_after({"Type": "Person", "Id": "b"}, "Id") == "b"
+    assert resume_after({"after": "c"}, "Id") == "c"
+    assert resume_after(None, "Id") is None

@@ -107,3 +107,34 @@ def test_an_api_answer_emits_the_server_timing_figures_the_dashboard_draws(seede
     assert requests and requests[-1] > 0
     for name in REQUEST_COST_METRICS:
         assert values(documents, name), name
+
+
+def test_calls_given_up_on_for_throttling_or_faults_are_counted_under_the_stage_alone_too(emitted, monkeypatch):
+    """What the stage's throttle and DynamoDB-faults alarms read (infra/constructs/monitoring.py): one count per call
+    the function gave up on, under `stage` and `service`, and under `stage` alone (one alarm a stage)."""
+    from botocore.exceptions import ClientError
+
+    from functions.shared import ddb
+    from functions.shared.errors import ServiceUnavailableError, ThrottledError
+    from functions.shared.schema import STAGE_ENV, THROTTLED_METRIC, UNAVAILABLE_METRIC
+
+    monkeypatch.setenv(STAGE_ENV, "dev")
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "voting")
+
+    def error(code: str) -> ClientError:
+        return ClientError({"Error": {"Code": code, "Message": code}}, "PutItem")
+
+    assert isinstance(ddb.translate_client_error(error("ProvisionedThroughputExceededException")), ThrottledError)
+    assert isinstance(ddb.translate_client_error(error("InternalServerError")), ServiceUnavailableError)
+    assert ddb.translate_client_error(error("ConditionalCheckFailedException")) is None  # a rule held: not counted
+    documents = emitted()
+    counted = {}
+    for document in documents:
+        (directive,) = document["_aws"]["CloudWatchMetrics"]
+        assert directive["Namespace"] == METRICS_NAMESPACE
+        assert directive["Dimensions"] == [["stage", "service"], ["stage"]]
+        assert (document["stage"], document["service"]) == ("dev", "voting")
+        for metric in directive["Metrics"]:
+            value = document[metric["Name"]]
+            counted[metric["Name"]] = counted.get(metric["Name"], 0) + sum(value if isinstance(value, list) else [value])
+    assert counted == {THROTTLED_METRIC: 1.0, UNAVAILABLE_METRIC: 1.0}

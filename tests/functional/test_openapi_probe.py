@@ -138,9 +138,13 @@ def test_a_body_that_is_not_the_documented_object_is_a_400(api, method, path):
     assert any(d["field"].startswith("body") for d in reply.body["error"]["details"])
 
 
-def test_every_operation_documenting_a_400_is_probed():
+def test_every_operation_documenting_a_400_for_its_inputs_is_probed():
     probed = {(m, p) for m, p, _, _ in PROBES} | set(BODY_OPERATIONS)
-    assert {(m, p) for m, p, op in OPERATIONS if "400" in op["responses"]} == probed
+    documented = {(m, p) for m, p, op in OPERATIONS
+                  if "details name the fields" in op["responses"].get("400", {}).get("description", "")}
+    assert documented == probed
+    # and every operation documents the unknown query parameter's 400 (probed below on each)
+    assert all("does not take" in op["responses"]["400"]["description"] for _, _, op in OPERATIONS)
 
 
 @pytest.mark.parametrize(("method", "path"), GROUP_ROUTES, ids=[f"{m} {p}" for m, p in GROUP_ROUTES])
@@ -150,3 +154,23 @@ def test_a_route_for_a_group_is_403_to_others_as_documented(api, method, path):
     assert (reply.status, reply.body["error"]["code"]) == (403, "FORBIDDEN")
     (group,) = required_groups(ROUTES[(method, path)])
     assert f"needs the '{group}' group" in SPEC["paths"][path][method.lower()]["responses"]["403"]["description"]
+
+
+def misspelt(op: dict[str, Any]) -> str:
+    """A query parameter the operation does not take: its first query parameter's name in lower case with a letter
+    dropped (`lastName` -> `lastnme`), or a made-up one where it takes none."""
+    names = [p["name"] for p in op.get("parameters", []) if p["in"] == "query"]
+    return (names[0].lower()[:-2] + names[0][-1].lower()) if names and len(names[0]) > 2 else "limt"
+
+
+@pytest.mark.parametrize(("method", "path", "op"), OPERATIONS, ids=[f"{m} {p}" for m, p, _ in OPERATIONS])
+def test_a_query_parameter_the_route_does_not_take_is_a_400_naming_it(api, method, path, op):
+    """Not ignored: `?lastname=Smith` would otherwise answer every person, `?limt=2` the whole list. Refused before
+    the route's own parameters are checked, whatever else is wrong with the request."""
+    name = misspelt(op)
+    url = re.sub(r"{\w+}", FILLER, path) + f"?{name}=1"
+    reply = api.call(method, url, body={} if "requestBody" in op else None, groups=("admin", "vehicle"))
+    assert (reply.status, reply.body["error"]["code"]) == (400, "VALIDATION_FAILED"), (url, reply.body)
+    assert [d["field"] for d in reply.body["error"]["details"]] == [f"query.{name}"]
+    assert f"unknown query parameter(s): {name}" in reply.body["error"]["message"]
+    assert "400" in op["responses"], "the description says the operation can answer 400"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
@@ -12,7 +13,7 @@ import pytest
 
 from functions.patterns import api
 from functions.patterns.models import IssueIn
-from functions.patterns.schema import PATTERNS_TABLE
+from functions.patterns.schema import FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared.auth import Caller
 from functions.patterns.routes import ROUTES
 from tests.functional.conftest import Client, make_table
@@ -475,17 +476,25 @@ def test_a_cursor_is_the_last_seen_key_signed_and_bound_to_its_list(client, tabl
 
 # --- the singleton -------------------------------------------------------------------------------------
 
-def test_the_featured_repos_are_one_singleton_item_read_by_its_fixed_key(client, table, calls):
+def test_the_featured_repos_are_a_singleton_read_from_one_of_its_replicas(client, table, calls):
     assert ok(client.call("GET", "/patterns/featured")) == {"repos": [], "updatedAt": None}
     body = {"repos": ["alexdebrie/dynamodb-book", "a/b", "alexdebrie/dynamodb-book"]}
     put = ok(client.call("PUT", "/patterns/featured", body=body, user="root", groups=ADMIN))
     assert put["repos"] == ["alexdebrie/dynamodb-book", "a/b"]
-    ok(client.call("PUT", "/patterns/featured", body={"repos": ["c/d"]}, user="root", groups=ADMIN))
     calls.clear()
-    assert ok(client.call("GET", "/patterns/featured"))["repos"] == ["c/d"]
-    (get, _), = calls.of("GetItem")
-    assert get["Key"] == {"PK": {"S": "FEATURED"}, "SK": {"S": "FEATURED"}}
-    assert [item["SK"] for item in items(table)] == ["FEATURED"]  # replaced, never a second item
+    ok(client.call("PUT", "/patterns/featured", body={"repos": ["c/d"]}, user="root", groups=ADMIN))
+    # one transaction writes every replica (and deletes the retired single item)
+    (write, _), = calls.of("TransactWriteItems")
+    assert len(write["TransactItems"]) == FEATURED_REPLICAS + 1
+    replicas = {json.dumps(featured_key(r)) for r in range(FEATURED_REPLICAS)}
+    for _ in range(3 * FEATURED_REPLICAS):
+        calls.clear()
+        assert ok(client.call("GET", "/patterns/featured"))["repos"] == ["c/d"]
+        (get, _), = calls.of("GetItem")  # one read, of one replica
+        assert json.dumps({k: v["S"] for k, v in get["Key"].items()}) in replicas
+    stored = [item for item in items(table) if item["SK"] == "FEATURED"]
+    assert sorted(item["PK"] for item in stored) == sorted(featured_key(r)["PK"] for r in range(FEATURED_REPLICAS))
+    assert {tuple(item["repos"]) for item in stored} == {("c/d",)}  # replaced, never a second list
     assert error(client.call("PUT", "/patterns/featured", body={"repos": ["c/d"]})) == (403, "FORBIDDEN")
     bad = client.call("PUT", "/patterns/featured", body={"repos": ["no#slash"]}, user="root", groups=ADMIN)
     assert error(bad) == (400, "VALIDATION_FAILED")

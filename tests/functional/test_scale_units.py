@@ -10,11 +10,11 @@ import boto3
 import pytest
 
 from bench.scale import workloads
-from functions.cart.schema import CART_TABLE, CARTS_BY_SKU_INDEX, PRICE_TABLE
+from functions.cart.schema import CART_TABLE, HOLDER_TABLE, PRICE_TABLE, holder_item
 from functions.measurements import api as measurements_api
 from functions.measurements.models import Reading
 from functions.measurements.repository import MeasurementsRepository
-from functions.measurements.schema import BIN_SECONDS, MEASUREMENTS_TABLE
+from functions.measurements.schema import MEASUREMENTS_TABLE
 from functions.measurements.service import MeasurementsService
 from functions.messaging import api as messaging_api
 from functions.messaging.repository import message_from
@@ -43,25 +43,25 @@ def test_a_line_change_and_a_cart_read_cost_what_the_cart_workload_counts(client
     for sku in skus:
         set_price(client, sku, "9.99")
     cart_id = new_cart(client, "alice", {sku: 1 for sku in skus[:4]})
+    before = raw_item(cart_table, {"cartId": cart_id})  # and the fifth SKU's price not read by this container yet
 
     # When the fifth line is added
     reply = client.call("PUT", f"/cart/carts/{cart_id}/lines/{skus[4]}", body={"quantity": 2}, user="alice")
     ok(reply)
     # Then the workload's units of a line change, from the items as they now stand, are the ones billed
-    header = raw_item(cart_table, {"cartId": cart_id, "sk": "#cart"})
-    line = raw_item(cart_table, {"cartId": cart_id, "sk": f"LINE#{skus[4]}"})
+    after = raw_item(cart_table, {"cartId": cart_id})
     price = raw_item(price_table, {"sku": skus[4]})
-    units = workloads.line_change_units(header, line, price)
+    holder = holder_item(skus[4], cart_id, int(after["expiresAt"]))  # what the Carts stream's consumer writes
+    units = workloads.line_change_units(before, after, price, holder)
     billed = timing(reply)
-    assert billed[f"ddb.{cart_table}"]["wcu"] == units["cart"]
-    assert billed[f"ddb.{price_table}"]["wcu"] == units["price"]
-    assert billed[f"ddb.{cart_table}.{CARTS_BY_SKU_INDEX}"]["wcu"] == units["index"] == 1
+    assert billed[f"ddb.{cart_table}"]["wcu"] == units["cart_wru"] == 1
+    assert billed[f"ddb.{price_table}"]["rcu"] == units["price_rru"] == 0.5
+    assert units["holder_wru"] == 1 and tables[HOLDER_TABLE.env_var] not in str(billed)  # written by the consumer
 
-    # And a read of the cart (header + 5 lines: the workload's cart) costs what the workload counts
+    # And a read of the cart (5 lines: the workload's cart) costs what the workload counts
     reply = client.call("GET", f"/cart/carts/{cart_id}", user="alice")
     ok(reply)
-    lines = [raw_item(cart_table, {"cartId": cart_id, "sk": f"LINE#{sku}"}) for sku in skus]
-    assert timing(reply)[f"ddb.{cart_table}"]["rcu"] == workloads.cart_read_units(header, lines)
+    assert timing(reply)[f"ddb.{cart_table}"]["rcu"] == workloads.cart_read_units(after) == 0.5
 
 
 class Clock:
@@ -75,7 +75,7 @@ class Clock:
 @pytest.fixture
 def measurements(aws, monkeypatch) -> tuple[Client, str]:
     table = make_table(MEASUREMENTS_TABLE, monkeypatch)
-    service = MeasurementsService(MeasurementsRepository(settings()), clock=Clock(NOW + BIN_SECONDS))
+    service = MeasurementsService(MeasurementsRepository(settings()), clock=Clock(NOW + 1))
     monkeypatch.setitem(measurements_api.app.dependency_overrides, measurements_api.service, lambda: service)
     return Client(measurements_api.lambda_handler, [route.path for route in MEASUREMENT_ROUTES]), table
 
@@ -84,18 +84,18 @@ def test_each_ingest_write_of_a_filling_bin_costs_what_the_time_series_workload_
     client, table = measurements
     stored: dict[str, Any] | None = None
     costs = []
-    for first in range(0, 60, 10):  # a device's readings, 10 seconds a write, as the workload batches them
-        readings = [Reading(device_id="1", epoch=NOW + s, temperature=21.4, pressure=1013.2)
-                    for s in range(first, first + 10)]
+    for first in range(0, 400, 100):  # a sensor every 10 ms, 10 readings a write, as the workload batches them
+        readings = [Reading(device_id="1", epoch_ms=NOW * 1000 + ms, temperature=21.4, pressure=1013.2)
+                    for ms in range(first, first + 100, workloads.READING_EVERY_MS)]
         reply = client.call("POST", "/measurements/readings", user="pipeline", groups=("admin",),
-                            body={"readings": [r.model_dump(by_alias=True) for r in readings]})
+                            body={"readings": [r.model_dump(by_alias=True, exclude_none=True) for r in readings]})
         assert reply.status == 200, reply.body
         expected_item, units = workloads.bin_update(stored, readings)
-        stored = boto3.resource("dynamodb").Table(table).get_item(Key={"DeviceId": "1", "bin": NOW})["Item"]
+        stored = boto3.resource("dynamodb").Table(table).get_item(Key={"DeviceId": "1", "bin": NOW * 1000})["Item"]
         assert stored == expected_item  # the workload's bin is the one the repository wrote
         assert timing(reply)[f"ddb.{table}"]["wcu"] == units
         costs.append(units)
-    assert costs[-1] > costs[0]  # an update pays for the bin so far
+    assert costs == [1, 1, 1, 1]  # the bin stays within one write unit to its last write
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """The RawVotes stream aggregator on moto, fed hand-built Lambda events: deltas, exactly-once under every kind of
-redelivery Lambda does, poison records parked and replayed, bounded writes, write sharding, and the recount as the
-judge after each scenario."""
+redelivery Lambda does, poison records parked and replayed, bounded writes, a poll spread over buckets, and the
+recount as the judge after each scenario."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from datetime import datetime, timedelta
 
 import boto3
 import pytest
-from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -29,7 +28,7 @@ from functions.voting.aggregator import (
 )
 from functions.voting.models import PollIn
 from functions.voting.repository import VotingRepository
-from functions.voting.schema import DEFAULT_SEGMENTS, checkpoint_pk
+from functions.voting.schema import DEFAULT_BUCKETS, bucket_of, checkpoint_pk, segment_pk, split_bucket, total_sk
 from tests.functional.conftest import LambdaContext
 from tests.functional.parked_support import (
     REPLAY,
@@ -67,7 +66,7 @@ def service(tables, clock):
 
 @pytest.fixture
 def aggregator(tables) -> Aggregator:
-    return Aggregator(VotingRepository(tables), DEFAULT_SEGMENTS, random.Random(4))
+    return Aggregator(VotingRepository(tables), random.Random(4))
 
 
 @pytest.fixture
@@ -133,13 +132,26 @@ def test_change_of_reads_the_images():
     record = aggregator_module.DynamoDBRecord({
         "eventName": "MODIFY",
         "dynamodb": {
-            "Keys": {"pollId": {"S": "p"}, "userId": {"S": "u"}},
+            "Keys": {"pollBucket": {"S": "p#13"}, "userId": {"S": "u"}},
             "OldImage": {"candidate": {"S": "A"}, "version": {"N": "1"}},
             "NewImage": {"candidate": {"S": "B"}, "version": {"N": "2"}},
             "SequenceNumber": "1",
         },
     })
-    assert change_of(record, "1".zfill(40)) == aggregator_module.Change("1".zfill(40), "p", "A", "B", 1)
+    assert change_of(record, "1".zfill(40)) == aggregator_module.Change("1".zfill(40), "p", "A", "B", 1, bucket=13)
+
+
+@pytest.mark.parametrize("keys", [
+    {"userId": {"S": "u"}},  # no partition key
+    {"pollBucket": {"S": "p"}, "userId": {"S": "u"}},  # no bucket
+    {"pollBucket": {"S": "p#x"}, "userId": {"S": "u"}},
+    {"pollBucket": {"S": "p#01"}, "userId": {"S": "u"}},  # not the key the API writes
+    {"pollId": {"S": "p"}, "userId": {"S": "u"}},  # RawVotes keyed as it was before buckets
+])
+def test_a_record_whose_key_is_not_a_polls_bucket_cannot_be_a_change(keys):
+    record = aggregator_module.DynamoDBRecord({"eventName": "INSERT", "dynamodb": {"Keys": keys, "SequenceNumber": "9"}})
+    with pytest.raises(aggregator_module.PermanentRecordError):
+        change_of(record, "1".zfill(40))
 
 
 # --- exactly once ------------------------------------------------------------------------------------------
@@ -386,7 +398,7 @@ def test_a_poison_record_that_cannot_be_parked_now_is_reported_for_a_retry(
     for n in range(3):
         ballots.vote(f"u{n}", "A")
     records = [dict(r) for r in ballots.records]
-    poison = {**records[1], "dynamodb": {**records[1]["dynamodb"], "Keys": {"userId": {"S": "u1"}}}}  # no pollId
+    poison = {**records[1], "dynamodb": {**records[1]["dynamodb"], "Keys": {"userId": {"S": "u1"}}}}  # no pollBucket
     batch = [records[0], poison, records[2]]
     real_park = parked.ParkedRecords.park
 
@@ -493,19 +505,24 @@ def test_records_out_of_order_fail_the_invocation(ballots, aggregator):
 
 # --- bounded writes, write sharding ------------------------------------------------------------------------
 
-def test_writes_grow_with_distinct_candidates_not_with_votes(service, ballots, aggregator, writes):
-    # Given 100 votes for 3 candidates, one of them taking 80%
-    for n in range(100):
-        ballots.vote(f"u{n}", "A" if n % 5 else "BC"[n % 2])
+def test_writes_grow_with_distinct_buckets_and_candidates_not_with_votes(tables, aggregator, writes):
+    # Given a poll of 4 buckets, and 100 votes for 3 candidates, one of them taking 80%
+    service = service_for(tables, buckets=4)
+    ballots = Ballots(service, f"poll-{uuid.uuid4().hex[:8]}")
+    choices = {f"u{n}": "A" if n % 5 else "BC"[n % 2] for n in range(100)}
+    for user, candidate in choices.items():
+        ballots.vote(user, candidate)
+    pairs = {(bucket_of(user, 4), candidate) for user, candidate in choices.items()}
+    assert len(pairs) == 12  # every candidate in every bucket
 
     deliver(aggregator, ballots.records)
 
-    # Then one transaction: 3 candidate segments + the poll's applied counter + the checkpoint, and the check that
-    # the poll exists (a ConditionCheck, made once: a poll is never deleted)
-    assert writes == [6]
+    # Then one transaction: each (bucket, candidate) total + each bucket's applied counter + the checkpoint, and the
+    # check that the poll exists (a ConditionCheck, made once: a poll is never deleted): 12 + 4 + 1 + 1
+    assert writes == [18]
     ballots.vote("late", "B")
     deliver(aggregator, ballots.records[-1:])
-    assert writes == [6, 3]  # B's segment, the applied counter, the checkpoint: no second check
+    assert writes == [18, 3]  # B in late's bucket, that bucket's applied counter, the checkpoint: no second check
     assert_exact(service, ballots)
 
 
@@ -537,23 +554,36 @@ def test_a_batch_beyond_a_transactions_100_items_is_flushed_in_chunks_each_with_
     deliver(aggregator, records)
 
     # Then each transaction stayed within 100 items, and every poll is exact
-    assert all(size <= 100 for size in writes) and len(writes) == 2
+    assert all(size <= 100 for size in writes) and len(writes) >= 2
     for poll in polls:
         assert service.results(poll.poll_id).totals == {"A": 1, "B": 1, "C": 1}
     assert_exact(service, polls[0])
     assert_exact(service, polls[-1])
 
 
-def test_a_hot_candidates_flushes_spread_over_the_segments_and_results_sum_them(service, ballots, tables):
-    aggregator = Aggregator(VotingRepository(tables), 4, random.Random(7))
-    for n in range(40):
-        ballots.vote(f"u{n}", "A")
-        deliver(aggregator, ballots.records[-1:])  # 40 flushes
-    items = boto3.resource("dynamodb").Table(tables.votes).query(
-        KeyConditionExpression=Key("pollId").eq(ballots.poll_id) & Key("sk").begins_with("TOTAL#A#")
-    )["Items"]
-    assert sorted(i["sk"] for i in items) == [f"TOTAL#A#{s}" for s in (1, 2, 3, 4)]
-    assert sum(int(i["votes"]) for i in items) == 40
+def test_a_polls_ballots_and_aggregates_land_under_many_partition_keys_and_results_sum_them(
+    service, ballots, aggregator, tables
+):
+    # Given 60 voters of one poll, all for one candidate, aggregated in three batches
+    voters = [f"voter-{n}" for n in range(60)]
+    for n, user in enumerate(voters):
+        ballots.vote(user, "A")
+        if n % 20 == 19:
+            deliver(aggregator, ballots.records[n - 19:n + 1])
+    assert ballots.buckets == DEFAULT_BUCKETS == 20
+
+    # Then the ballots are under one partition key per bucket of their voters, never one key for the poll
+    dynamodb = boto3.resource("dynamodb")
+    raw = dynamodb.Table(tables.raw_votes).scan(ConsistentRead=True)["Items"]  # test-side check only
+    buckets = {split_bucket(item["pollBucket"]) for item in raw}
+    assert buckets == {(ballots.poll_id, bucket_of(user, 20)) for user in voters}
+    assert len(buckets) >= 15  # 60 voters hashed over 20 buckets
+    # and each bucket's aggregates are a segment under a partition key of its own, A's votes spread over them
+    segments = [dynamodb.Table(tables.votes).get_item(Key={"pollId": segment_pk(*b), "sk": total_sk("A")})["Item"]
+                for b in sorted(buckets)]
+    assert len({s["pollId"] for s in segments}) == len(buckets)
+    assert sum(int(s["votes"]) for s in segments) == 60
+    assert all(int(s["votes"]) < 60 for s in segments)
     assert_exact(service, ballots)
 
 
@@ -565,7 +595,8 @@ def test_recount_corrects_drift_at_once_when_the_aggregator_is_caught_up(service
     deliver(aggregator, ballots.records)
     # Given an aggregate changed behind the aggregator's back
     boto3.resource("dynamodb").Table(tables.votes).update_item(
-        Key={"pollId": ballots.poll_id, "sk": "TOTAL#B#3"}, UpdateExpression="SET candidate = :c ADD votes :n",
+        Key={"pollId": segment_pk(ballots.poll_id, 3), "sk": total_sk("B")},
+        UpdateExpression="SET candidate = :c ADD votes :n",
         ExpressionAttributeValues={":c": "B", ":n": 2},
     )
     recount = service.recount(ballots.poll_id)
@@ -608,8 +639,8 @@ def test_recount_reads_again_when_a_flush_lands_while_it_counts(service, ballots
     real_tally = VotingRepository.tally
     delivered = []
 
-    def tally_while_flushing(self, poll_id):
-        result = real_tally(self, poll_id)
+    def tally_while_flushing(self, poll_id, buckets):
+        result = real_tally(self, poll_id, buckets)
         if not delivered:
             delivered.append(deliver(aggregator, ballots.records))  # lands between the two aggregate reads
         return result
@@ -649,7 +680,7 @@ def test_totals_always_equal_the_recount(service, tables, operations, plan, seed
         elif action == "withdraw" and holds:
             ballots.withdraw(f"u{user}")
     records = ballots.records
-    aggregator = Aggregator(VotingRepository(tables), 3, random.Random(seed))
+    aggregator = Aggregator(VotingRepository(tables), random.Random(seed))
     shard = f"shard-{uuid.uuid4().hex[:8]}"
 
     # When the shard is delivered as Lambda may: batches of any size, redeliveries of what was already

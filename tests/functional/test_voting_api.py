@@ -12,8 +12,9 @@ from functions.voting import api
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
 from functions.voting.routes import ROUTES
+from functions.voting.schema import BUCKETS_ENV, DEFAULT_BUCKETS, POLL_SK, ballot_pk, bucket_of, segment_pk, total_sk
 from seeds import voting as seed
-from tests.functional.conftest import Client
+from tests.functional.conftest import Client, fresh_containers
 from tests.functional.voting_support import MotoStream, make_tables
 from tests.support.events import claims_for
 
@@ -37,7 +38,7 @@ def client(tables) -> Client:
 
 @pytest.fixture
 def stream(tables) -> MotoStream:
-    return MotoStream(tables.raw_votes, Aggregator(VotingRepository(tables), 4, random.Random(1)))
+    return MotoStream(tables.raw_votes, Aggregator(VotingRepository(tables), random.Random(1)))
 
 
 @pytest.fixture
@@ -200,15 +201,48 @@ def test_results_follow_votes_changes_and_withdrawals(client, poll, stream):
     assert error(client.call("GET", "/voting/polls/nope/results")) == "POLL_NOT_FOUND"
 
 
-def test_results_are_one_query_of_the_polls_item_collection(client, poll, stream, calls):
+def test_results_are_one_query_per_segment_of_the_poll(client, poll, stream, calls):
     for n in range(30):
         client.call("POST", f"{poll}/votes", body={"candidate": "Tacos"}, user=f"v{n}")
-        stream.deliver()  # 30 flushes: segments of Tacos spread over the 4 items
+    stream.deliver()  # Tacos's votes land on the segments of their voters' buckets
     calls.clear()
     reply = client.call("GET", f"{poll}/results")
     assert reply.body["totals"]["Tacos"] == 30
-    ((operation, params, _),) = calls.recorded
-    assert operation == "Query" and "IndexName" not in params and "FilterExpression" not in params
+    # The poll's definition is cached (read by the first vote); then one Query per bucket's segment, each on its own
+    # partition key, on the table itself, unfiltered
+    assert [operation for operation, _, _ in calls.recorded] == ["Query"] * DEFAULT_BUCKETS
+    keys = [value["S"] for _, params, _ in calls.recorded for value in params["ExpressionAttributeValues"].values()]
+    assert keys == [segment_pk("lunch", b) for b in range(DEFAULT_BUCKETS)]
+    assert not any({"IndexName", "FilterExpression"} & set(params) for _, params, _ in calls.recorded)
+
+
+def test_a_polls_ballots_land_under_its_voters_buckets_which_a_poll_keeps_for_life(client, poll, tables, monkeypatch):
+    # Given the poll, created with the default bucket count, recorded on its item (never in an answer)
+    item = boto3.resource("dynamodb").Table(tables.votes).get_item(Key={"pollId": "lunch", "sk": POLL_SK})["Item"]
+    assert int(item["buckets"]) == DEFAULT_BUCKETS == 20
+    assert "buckets" not in client.call("GET", poll).body
+
+    # When 40 users vote, and the deployment then changes its bucket count for new polls
+    voters = [f"voter-{n}" for n in range(40)]
+    for user in voters:
+        assert client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user=user).status == 201
+
+    # Then each ballot is under its voter's bucket of the poll: many partition keys, none of them the poll's id
+    subs = {claims_for(user)["sub"] for user in voters}
+    keys = {item["pollBucket"] for item in raw_items(tables)}
+    assert keys == {ballot_pk("lunch", bucket_of(sub, 20)) for sub in subs}
+    assert len(keys) >= 15 and "lunch" not in keys
+    assert all(item["pollId"] == "lunch" for item in raw_items(tables))
+
+    # When the stage is deployed with another bucket count (`-c voteBuckets=4`): new polls get it, this one keeps 20
+    monkeypatch.setenv(BUCKETS_ENV, "4")
+    fresh_containers()
+    assert client.call("PUT", "/voting/polls/later", body=DEFINITION, groups=ADMIN).status == 201
+    later = boto3.resource("dynamodb").Table(tables.votes).get_item(Key={"pollId": "later", "sk": POLL_SK})["Item"]
+    assert int(later["buckets"]) == 4
+    assert client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="voter-0").status == 409
+    assert client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="late").status == 201
+    assert ballot_pk("lunch", bucket_of(claims_for("late")["sub"], 20)) in {i["pollBucket"] for i in raw_items(tables)}
 
 
 def test_recount_reports_no_drift_when_caught_up_and_is_busy_while_votes_are_in_flight(client, poll, stream):
@@ -227,7 +261,7 @@ def test_recount_corrects_drift_and_is_admin_only(client, poll, stream, tables):
     client.call("POST", f"{poll}/votes", body={"candidate": "Pizza"}, user="u1")
     stream.deliver()
     boto3.resource("dynamodb").Table(tables.votes).update_item(
-        Key={"pollId": "lunch", "sk": "TOTAL#Pizza#2"}, UpdateExpression="ADD votes :n",
+        Key={"pollId": segment_pk("lunch", 2), "sk": total_sk("Pizza")}, UpdateExpression="ADD votes :n",
         ExpressionAttributeValues={":n": 3},
     )
     assert client.call("GET", f"{poll}/results").body["totals"]["Pizza"] == 4

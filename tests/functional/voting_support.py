@@ -15,8 +15,8 @@ from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import Settings
 from functions.voting.aggregator import Aggregator, aggregate
 from functions.voting.models import PollIn
-from functions.voting.repository import TableNames, VotingRepository
-from functions.voting.schema import RAW_VOTES_TABLE, TABLES, VOTES_TABLE
+from functions.voting.repository import TableNames, VotingRepository, ballot_key
+from functions.voting.schema import DEFAULT_BUCKETS, RAW_VOTES_TABLE, TABLES, VOTES_TABLE
 from functions.voting.service import VotingService
 from local.streams import lambda_record
 from tests.functional.conftest import make_table
@@ -56,10 +56,10 @@ def event_of(records: Sequence[dict[str, Any]], shard_id: str = "shardId-0000000
     }
 
 
-def _image(poll_id: str, user_id: str, candidate: str | None, version: int) -> dict[str, Any]:
+def _image(key: dict[str, str], poll_id: str, candidate: str | None, version: int) -> dict[str, Any]:
     image: dict[str, Any] = {
-        "pollId": {"S": poll_id}, "userId": {"S": user_id}, "version": {"N": str(version)},
-        "updatedAt": {"S": "2026-11-22T12:00:00+00:00"},
+        "pollBucket": {"S": key["pollBucket"]}, "userId": {"S": key["userId"]}, "pollId": {"S": poll_id},
+        "version": {"N": str(version)}, "updatedAt": {"S": "2026-11-22T12:00:00+00:00"},
     }
     if candidate is not None:
         image["candidate"] = {"S": candidate}
@@ -79,6 +79,13 @@ class Ballots:
         self.state: dict[str, tuple[str | None, int]] = {}  # user -> (candidate, version), items that exist
         self._sequence = _SEQUENCES
         service.create_poll(poll_id, PollIn(question="Which one?", candidates=list(candidates)))
+        stored = service.repository.get_poll(poll_id)
+        assert stored is not None
+        self.buckets = stored.buckets
+
+    def key(self, user: str) -> dict[str, str]:
+        """The voter's ballot item's key: their bucket of the poll, their id."""
+        return ballot_key(self.poll_id, self.buckets, user)
 
     def vote(self, user: str, candidate: str) -> None:
         self.service.vote(self.poll_id, user, candidate)
@@ -95,9 +102,11 @@ class Ballots:
     def delete_item(self, user: str) -> None:
         """An item removed outside the API (an operator's clean-up): a REMOVE record with the old image."""
         table = boto3.resource("dynamodb").Table(self.service.repository.tables.raw_votes)
-        table.delete_item(Key={"pollId": self.poll_id, "userId": user})
+        table.delete_item(Key=self.key(user))
         old_candidate, old_version = self.state.pop(user)
-        self.records.append(self._record("REMOVE", user, old=_image(self.poll_id, user, old_candidate, old_version)))
+        self.records.append(
+            self._record("REMOVE", user, old=_image(self.key(user), self.poll_id, old_candidate, old_version))
+        )
 
     def truth(self) -> dict[str, int]:
         totals = dict.fromkeys(self.candidates, 0)
@@ -110,18 +119,18 @@ class Ballots:
         before = self.state.get(user)
         version = (before[1] if before else 0) + 1
         self.state[user] = (candidate, version)
-        new = _image(self.poll_id, user, candidate, version)
+        new = _image(self.key(user), self.poll_id, candidate, version)
         if before is None:
             self.records.append(self._record("INSERT", user, new=new))
         else:
             self.records.append(
-                self._record("MODIFY", user, old=_image(self.poll_id, user, before[0], before[1]), new=new)
+                self._record("MODIFY", user, old=_image(self.key(user), self.poll_id, before[0], before[1]), new=new)
             )
 
     def _record(self, name: str, user: str, *, old: dict | None = None, new: dict | None = None) -> dict[str, Any]:
         dynamodb: dict[str, Any] = {
             "ApproximateCreationDateTime": 1795000000.0,
-            "Keys": {"pollId": {"S": self.poll_id}, "userId": {"S": user}},
+            "Keys": {"pollBucket": {"S": self.key(user)["pollBucket"]}, "userId": {"S": user}},
             "SequenceNumber": str(next(self._sequence)),
             "SizeBytes": 120,
             "StreamViewType": "NEW_AND_OLD_IMAGES",
@@ -152,10 +161,11 @@ class AroundTheApi(Ballots):
         self.records = []
         self.state = {}
         self._sequence = _SEQUENCES
+        self.buckets = DEFAULT_BUCKETS  # what the API would give the poll, were it created now
 
     def vote(self, user: str, candidate: str, at: str = "2026-11-22T12:00:00+00:00") -> None:
         table = boto3.resource("dynamodb").Table(self.service.repository.tables.raw_votes)
-        table.put_item(Item={"pollId": self.poll_id, "userId": user, "candidate": candidate, "votedAt": at,
+        table.put_item(Item={**self.key(user), "pollId": self.poll_id, "candidate": candidate, "votedAt": at,
                              "updatedAt": at, "version": 1})
         self._emit(user, candidate)
 
@@ -192,5 +202,6 @@ class MotoStream:
         return len(records)
 
 
-def service_for(tables: TableNames, clock: Clock | None = None, settled: timedelta | None = None) -> VotingService:
-    return VotingService(VotingRepository(tables), clock=clock or Clock(), settled=settled)
+def service_for(tables: TableNames, clock: Clock | None = None, settled: timedelta | None = None,
+                buckets: int | None = None) -> VotingService:
+    return VotingService(VotingRepository(tables), clock=clock or Clock(), settled=settled, buckets=buckets)

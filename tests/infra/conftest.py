@@ -16,12 +16,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-import aws_cdk as cdk
 import pytest
 from aws_cdk.assertions import Template
-from cdk_nag import AwsSolutionsChecks
 
-from infra.stack import DOMAINS, BlueprintsStack, DomainBuilder, StageConfig
+from infra.stack import DOMAINS, BlueprintsStack, DomainBuilder
 
 NESTED_STACK_TYPE = "AWS::CloudFormation::Stack"
 
@@ -111,10 +109,12 @@ def synth(
     stage: str, outdir: Path, *, domains: Sequence[DomainBuilder] = DOMAINS, nag: bool = True,
     context: dict[str, Any] | None = None,
 ) -> Synth:
-    app = cdk.App(outdir=str(outdir), context={**cli_context(stage), **(context or {})})
-    stack = BlueprintsStack(app, f"Blueprints-{stage}", stage=StageConfig.named(stage), domains=domains)
-    if nag:
-        cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
+    from app import build_app
+
+    # app.py's own app: stages.toml's settings, termination protection and the region check as `make synth` has them
+    app = build_app({}, {**cli_context(stage), **(context or {})}, outdir=str(outdir), domains=domains, nag=nag)
+    stack = app.node.find_child(f"Blueprints-{stage}")
+    assert isinstance(stack, BlueprintsStack)
     assembly = app.synth()  # raises if cdk-nag reports an unacknowledged finding
     parent_file = Path(assembly.get_stack_by_name(stack.stack_name).template_full_path)
     result = Synth(stack, Path(outdir), parent_file, json.loads(parent_file.read_text()))

@@ -1,5 +1,5 @@
-"""Cart in the template: the Carts table (header + lines, TTL, OLD_IMAGE stream, the sparse CartsBySkuIndex
-projecting only the owner), Prices (streamed with both images), notifications and stats, the two consumers'
+"""Cart in the template: the Carts table (one item per cart, TTL, both images streamed, no index), the holder index
+(`<sku>#<n>` + cartId, TTL), Prices (streamed with both images), notifications and stats, the two consumers'
 mappings (and the records their filters let through), and the idle TTL from the stack's configuration."""
 
 from __future__ import annotations
@@ -23,16 +23,20 @@ def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
     return [(k["AttributeName"], k["KeyType"]) for k in schema]
 
 
-def test_carts_hold_header_and_lines_expire_by_ttl_and_stream_what_was_removed(dev):
+def test_a_cart_is_one_item_expiring_by_ttl_its_changes_streamed_with_both_images(dev):
     props = table(dev.merged, "CartTable")
-    assert keys(props["KeySchema"]) == [("cartId", "HASH"), ("sk", "RANGE")]
+    assert keys(props["KeySchema"]) == [("cartId", "HASH")]
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
-    assert props["StreamSpecification"] == {"StreamViewType": "OLD_IMAGE"}
+    assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
     assert props["BillingMode"] == "PAY_PER_REQUEST"
-    (index,) = props["GlobalSecondaryIndexes"]
-    assert index["IndexName"] == "CartsBySkuIndex"
-    assert keys(index["KeySchema"]) == [("lineSku", "HASH"), ("cartId", "RANGE")]
-    assert index["Projection"] == {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["owner"]}
+    assert "GlobalSecondaryIndexes" not in props
+
+
+def test_the_holder_index_is_a_table_keyed_by_sku_shard_and_cart_aging_out_by_ttl(dev):
+    props = table(dev.merged, "HolderTable")
+    assert keys(props["KeySchema"]) == [("holder", "HASH"), ("cartId", "RANGE")]
+    assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
+    assert not {"GlobalSecondaryIndexes", "StreamSpecification"} & set(props)
 
 
 def test_prices_stream_both_images_and_notifications_and_stats_are_keyed_reads(dev):
@@ -80,10 +84,11 @@ def test_each_cart_consumer_is_sent_only_the_records_its_code_acts_on(dev):
     abandoned = logical_id(raw, "AWS::Lambda::Function", "CartAbandonedCartsConsumerFunction")
     # Price changes only: a first price or a removed one is dropped before any invocation
     assert patterns.pop(notifier) == [{"eventName": ["MODIFY"]}]
-    # A cart header's REMOVE (TTL's or anyone's: its lines must go), the key in DynamoDB's typed form
-    assert patterns.pop(abandoned) == [{"eventName": ["REMOVE"], "dynamodb": {"Keys": {"sk": {"S": ["#cart"]}}}}]
-    # The other consumers act on every record of their streams
-    assert patterns and all(found == [] for found in patterns.values())
+    # A cart's REMOVE (TTL's or anyone's), and an open cart's writes (the holder index), in DynamoDB's typed form
+    assert patterns.pop(abandoned) == [
+        {"eventName": ["REMOVE"]},
+        {"eventName": ["INSERT", "MODIFY"], "dynamodb": {"NewImage": {"status": {"S": ["OPEN"]}}}},
+    ]
 
 
 def test_the_idle_ttl_reaches_the_api_function_from_the_stacks_configuration(dev):

@@ -7,12 +7,20 @@ from typing import Any
 import aws_cdk as cdk
 import pytest
 from aws_cdk import RemovalPolicy
+from aws_cdk.assertions import Template
 
-from functions.connected_car.schema import REGISTRATION_TABLE, TABLES, TIMESLOT_TABLE
+from functions.connected_car.schema import (
+    CUSTOMER_TABLE,
+    CUSTOMER_TABLE_DURING_UPGRADE,
+    REGISTRATION_TABLE,
+    TABLES,
+    TIMESLOT_TABLE,
+)
 from functions.shared.schema import PARKED_TABLE
 from infra.constructs.api_function import SharedCode
 from infra.constructs.spec_table import SpecTable
 from infra.constructs.stream_consumer import StreamConsumer
+from infra.domains.connected_car import KEEP_RETIRED_INDEXES, tables
 from tests.infra.test_stack import logical_id, resources
 
 
@@ -25,7 +33,8 @@ def test_seed_tables_keys_and_indexes(dev):
     expected = {
         "DealerTable": ([("dealerId", "HASH")], {}),
         "TimeslotTable": ([("dealerId", "HASH"), ("serviceDateHour", "RANGE")], {}),
-        "CustomerTable": ([("username", "HASH")], {"ActiveCustomerIndex": [("activeFlag", "HASH"), ("username", "RANGE")]}),
+        "CustomerTable": ([("username", "HASH")],
+                          {"ActiveCustomerShardIndex": [("activeShard", "HASH"), ("username", "RANGE")]}),
         "VehicleTable": ([("vin", "HASH")], {}),
         "RegistrationTable": (
             [("username", "HASH"), ("vin", "RANGE")],
@@ -90,10 +99,24 @@ def test_active_customers_consumer_has_bounded_retries_bisect_max_age_and_a_dlq(
     assert deny["Effect"] == "Deny" and deny["Condition"] == {"Bool": {"aws:SecureTransport": "false"}}
     assert raw["Resources"][queue]["Properties"]["SqsManagedSseEnabled"] is True
 
+def test_the_active_customer_index_projects_only_what_the_list_answers(dev):
+    raw = dev.merged
+    props = raw["Resources"][table_id(raw, "CustomerTable")]["Properties"]
+    (index,) = props["GlobalSecondaryIndexes"]
+    assert index["Projection"] == {"ProjectionType": "INCLUDE", "NonKeyAttributes": ["name", "email", "isActive"]}
 
 
-
-
+def test_an_upgrades_first_deploy_keeps_the_retired_index_beside_the_new_one():
+    # Given the flag of a stage deployed with the old keys (CloudFormation: one GSI created or deleted per update)
+    upgrading = cdk.Stack(cdk.App(context={KEEP_RETIRED_INDEXES: "true"}))
+    assert tables(cdk.Stack(cdk.App())) == TABLES
+    assert CUSTOMER_TABLE_DURING_UPGRADE in tables(upgrading) and CUSTOMER_TABLE not in tables(upgrading)
+    # When the Customer table is built from it, Then the template has both indexes: only one is created
+    SpecTable(upgrading, CUSTOMER_TABLE_DURING_UPGRADE, removal_policy=RemovalPolicy.DESTROY, deletion_protection=False)
+    (props,) = [r["Properties"] for r in Template.from_stack(upgrading).find_resources(
+        "AWS::DynamoDB::Table").values()]
+    assert [gsi["IndexName"] for gsi in props["GlobalSecondaryIndexes"]] == ["ActiveCustomerShardIndex",
+                                                                             "ActiveCustomerIndex"]
 
 
 # --- the StreamConsumer construct on its own -------------------------------------------------------------

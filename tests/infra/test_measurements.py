@@ -16,7 +16,7 @@ def test_device_measurements_is_keyed_by_device_and_numeric_bin_and_expires_by_t
     raw = dev.merged
     props = raw["Resources"][table_id(raw)]["Properties"]
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("DeviceId", "HASH"), ("bin", "RANGE")]
-    # a number: BETWEEN on bins compares epoch seconds, not strings
+    # a number: BETWEEN on bins compares epoch milliseconds (epoch seconds in a bin of the layout before), not strings
     assert {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]} == {"DeviceId": "S", "bin": "N"}
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}
     assert props["BillingMode"] == "PAY_PER_REQUEST"

@@ -21,14 +21,22 @@ from functions.shared.schema import (
     PARKED_RECORDS_METRIC,
     PARKED_TABLE,
     REQUEST_COST_METRICS,
+    STAGE_ENV,
+    THROTTLED_METRIC,
+    UNAVAILABLE_METRIC,
 )
 from functions.shared.table_spec import TableSpec
 from infra.constructs.monitoring import (
     ALARM_EMAIL_CONTEXT,
+    CONCURRENCY_THRESHOLD,
+    ERROR_RATE_MIN_REQUESTS,
+    ERROR_RATE_THRESHOLD,
     ITERATOR_AGE_THRESHOLD,
     LATENCY_P99_THRESHOLD,
     LATENCY_PERIODS,
+    MAX_ALARMS,
     PERIOD,
+    THROTTLED_THRESHOLD,
 )
 from infra.constructs.stream_consumer import DEFAULT_MAX_RECORD_AGE
 from infra.domains.cart import cart
@@ -94,75 +102,97 @@ def stage(request, dev, prod) -> Synth:
     return dev if request.param == "dev" else prod
 
 
-def test_every_alarm_treats_missing_data_as_not_breaching_and_without_an_email_notifies_nobody(stage):
+def alarm_metrics(alarm: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(namespace, metric, dimensions) of every metric an alarm reads, a single metric or a math expression's."""
+    if "MetricName" in alarm:
+        return [(alarm["Namespace"], alarm["MetricName"], dimensions(alarm))]
+    found = []
+    for query in alarm["Metrics"]:
+        if "MetricStat" in query:
+            metric = query["MetricStat"]["Metric"]
+            found.append((metric["Namespace"], metric["MetricName"], dimensions(metric)))
+    return found
+
+
+def expression(alarm: dict[str, Any]) -> str:
+    (math,) = [q["Expression"] for q in alarm["Metrics"] if "Expression" in q]
+    return math
+
+
+def test_every_alarm_treats_missing_data_as_not_breaching_and_none_notifies_by_itself(stage):
     every = alarms(stage)
-    assert len(every) > 50
+    assert 10 <= len(every) <= MAX_ALARMS  # fewer, better alarms: symptoms, not every table and index
     assert {a["TreatMissingData"] for a in every.values()} == {"notBreaching"}
     assert {a["ComparisonOperator"] for a in every.values()} == {"GreaterThanOrEqualToThreshold"}
-    # No `-c alarmEmail`: no topic, no key, no action
+    # Only the composite may notify, and without an alarmEmail nothing does: no topic, no key, no action
     assert not any(a.get("AlarmActions") or a.get("OKActions") for a in every.values())
     resources = stage.merged["Resources"]
+    (composite,) = of_type(resources, "AWS::CloudWatch::CompositeAlarm").values()
+    assert not composite["Properties"].get("AlarmActions")
     assert not of_type(resources, "AWS::SNS::Topic") and not of_type(resources, "AWS::KMS::Key")
 
 
-def test_every_stream_consumer_has_an_iterator_age_alarm_and_its_on_failure_queue_a_depth_alarm(stage):
+def test_stage_unhealthy_is_in_alarm_when_any_alarm_is(stage):
+    (composite,) = of_type(stage.parent["Resources"], "AWS::CloudWatch::CompositeAlarm").values()
+    rule = json.dumps(composite["Properties"]["AlarmRule"])
+    # Each alarm appears in the rule by its ARN: the parent's by GetAtt, a nested stack's through its output
+    assert rule.count("ALARM(") == len(alarms(stage))
+    for logical_id in of_type(stage.parent["Resources"], ALARM):
+        assert logical_id in rule
+
+
+def test_every_stream_consumer_has_an_iterator_age_alarm_and_one_on_its_failures(stage):
     found = consumers(stage)
     assert len(found) == sum(len(d.consumers) for d in stage.stack.domains.values()) >= 4
     for function, queue in found:
-        (age,) = alarms_on(stage, "IteratorAge", FunctionName={"Ref": function})
-        assert age["Namespace"] == "AWS/Lambda" and age["Statistic"] == "Maximum"
-        assert age["Threshold"] == ITERATOR_AGE_THRESHOLD.to_milliseconds()
+        (age,) = [a for a in alarms(stage).values()
+                  if alarm_metrics(a) == [("AWS/Lambda", "IteratorAge", {"FunctionName": {"Ref": function}})]]
+        assert age["Statistic"] == "Maximum" and age["Threshold"] == ITERATOR_AGE_THRESHOLD.to_milliseconds()
         queue_name = {"Fn::GetAtt": [queue, "QueueName"]}
-        (depth,) = alarms_on(stage, "ApproximateNumberOfMessagesVisible", QueueName=queue_name)
-        assert depth["Namespace"] == "AWS/SQS" and depth["Statistic"] == "Maximum" and depth["Threshold"] == 1
+        (failing,) = [a for a in alarms(stage).values()
+                      if ("AWS/SQS", "ApproximateNumberOfMessagesVisible", {"QueueName": queue_name})
+                      in alarm_metrics(a)]
+        assert sorted(alarm_metrics(failing), key=str) == sorted([
+            ("AWS/Lambda", "Errors", {"FunctionName": {"Ref": function}}),
+            ("AWS/Lambda", "Throttles", {"FunctionName": {"Ref": function}}),
+            ("AWS/SQS", "ApproximateNumberOfMessagesVisible", {"QueueName": queue_name})], key=str)
+        assert expression(failing) == "errors + throttles + queued" and failing["Threshold"] == 1
     # The iterator age alarms long before Lambda gives records up (their max record age)
     ages = [m["Properties"]["MaximumRecordAgeInSeconds"]
             for m in of_type(stage.merged["Resources"], "AWS::Lambda::EventSourceMapping").values()]
     assert ITERATOR_AGE_THRESHOLD.to_seconds() * 10 < min(ages) <= DEFAULT_MAX_RECORD_AGE.to_seconds()
 
 
-def test_each_domain_with_consumers_has_an_alarm_on_the_records_they_park(stage):
-    services = set()
-    for function, _ in consumers(stage):
+def test_every_function_writes_its_metrics_under_its_stage(stage):
+    functions = of_type(stage.merged["Resources"], "AWS::Lambda::Function")
+    assert len(functions) >= 18
+    for function in functions:
         env = environment(stage, function)
+        assert env[STAGE_ENV] == stage.stack.stack_name.removeprefix("Blueprints-")
         assert env["POWERTOOLS_METRICS_NAMESPACE"] == METRICS_NAMESPACE
-        services.add(env["POWERTOOLS_SERVICE_NAME"])
-    assert len(services) == len([d for d in stage.stack.domains.values() if d.consumers])
-    for service in services:
-        (parked,) = alarms_on(stage, PARKED_RECORDS_METRIC, service=service)
-        assert parked["Namespace"] == METRICS_NAMESPACE
-        assert parked["Statistic"] == "Sum" and parked["Threshold"] == 1 and parked["Period"] == 300
-    assert len([a for a in alarms(stage).values() if a.get("MetricName") == PARKED_RECORDS_METRIC]) == len(services)
 
 
-def test_every_table_and_every_gsi_of_every_spec_has_read_and_write_throttle_alarms(stage):
-    expected: list[tuple[str, str | None]] = []  # (table logical id, index name or None)
-    for domain, specs in {**specs_by_domain(), None: [IDEMPOTENCY_TABLE, PARKED_TABLE]}.items():
-        for spec in specs:
-            table = table_logical_id(stage, domain, spec)
-            expected += [(table, None)] + [(table, index.name) for index in spec.indexes]
-    # Every table and index in the templates comes from a spec
-    in_templates = []
-    for table, resource in of_type(stage.merged["Resources"], "AWS::DynamoDB::Table").items():
-        indexes = resource["Properties"].get("GlobalSecondaryIndexes", [])
-        in_templates += [(table, None)] + [(table, index["IndexName"]) for index in indexes]
-    assert sorted(in_templates, key=str) == sorted(expected, key=str)
-    assert len([e for e in expected if e[1]]) >= 15
-    for table, index in expected:
-        dims: dict[str, Any] = {"TableName": {"Ref": table}}
-        if index is not None:
-            dims["GlobalSecondaryIndexName"] = index
-        for metric in ("ReadThrottleEvents", "WriteThrottleEvents"):
-            (alarm,) = alarms_on(stage, metric, **dims)
-            assert alarm["Namespace"] == "AWS/DynamoDB" and alarm["Statistic"] == "Sum" and alarm["Threshold"] == 1
+def test_the_stage_alarms_on_what_its_functions_count_under_its_own_stage_dimension(stage):
+    name = stage.stack.stack_name.removeprefix("Blueprints-")
+    for metric, threshold in ((PARKED_RECORDS_METRIC, 1), (THROTTLED_METRIC, THROTTLED_THRESHOLD),
+                              (UNAVAILABLE_METRIC, 1)):
+        (alarm,) = alarms_on(stage, metric, stage=name)
+        assert alarm["Namespace"] == METRICS_NAMESPACE and alarm["Statistic"] == "Sum"
+        assert alarm["Threshold"] == threshold and alarm["Period"] == 300
+    # No alarm per table or index: DynamoDB's throttle events are graphs (the dashboard's), the symptom is one alarm
+    assert not [a for a in alarms(stage).values() if a.get("MetricName") in ("ReadThrottleEvents", "WriteThrottleEvents")]
+    (concurrency,) = alarms_on(stage, "ConcurrentExecutions")
+    assert concurrency["Namespace"] == "AWS/Lambda" and concurrency["Threshold"] == CONCURRENCY_THRESHOLD
 
 
-def test_the_api_stage_has_a_5xx_and_a_p99_latency_alarm(stage):
+def test_the_api_stage_alarms_on_its_5xx_rate_and_p99_latency(stage):
     (api_stage,) = of_type(stage.parent["Resources"], "AWS::ApiGateway::Stage")
     (rest_api,) = of_type(stage.parent["Resources"], "AWS::ApiGateway::RestApi").values()
     dims = {"ApiName": rest_api["Properties"]["Name"], "Stage": {"Ref": api_stage}}
-    (errors,) = alarms_on(stage, "5XXError", **dims)
-    assert errors["Namespace"] == "AWS/ApiGateway" and errors["Statistic"] == "Sum" and errors["Threshold"] == 1
+    (rate,) = [a for a in alarms(stage).values() if ("AWS/ApiGateway", "5XXError", dims) in alarm_metrics(a)]
+    assert ("AWS/ApiGateway", "Count", dims) in alarm_metrics(rate)
+    assert expression(rate) == f"IF(requests >= {ERROR_RATE_MIN_REQUESTS}, errors / requests, 0)"
+    assert rate["Threshold"] == ERROR_RATE_THRESHOLD
     (latency,) = alarms_on(stage, "Latency", **dims)
     assert latency["ExtendedStatistic"] == "p99"
     assert latency["Threshold"] == LATENCY_P99_THRESHOLD.to_milliseconds()
@@ -171,12 +201,20 @@ def test_the_api_stage_has_a_5xx_and_a_p99_latency_alarm(stage):
 
 def test_each_domains_alarms_live_in_its_nested_stack(stage):
     for name, nested in stage.nested.items():
-        domain = stage.stack.domains[name]
-        watched = len(domain.consumers) * 2 + (1 if domain.consumers else 0) + 2 * sum(
-            1 + len(t.spec.indexes) for t in domain.tables.values())
-        assert len(of_type(nested.raw["Resources"], ALARM)) == watched, name
-    # The parent: the API's two and the shared tables' (no index)
-    assert len(of_type(stage.parent["Resources"], ALARM)) == 2 + 2 * 2
+        assert len(of_type(nested.raw["Resources"], ALARM)) == 2 * len(stage.stack.domains[name].consumers), name
+    # The parent: the API's two and the stage's four
+    assert len(of_type(stage.parent["Resources"], ALARM)) == 2 + 4
+
+
+def test_the_stage_owns_its_api_execution_log_group_and_no_log_group_lives_forever(stage):
+    (api_stage_id, api_stage), = of_type(stage.parent["Resources"], "AWS::ApiGateway::Stage").items()
+    (rest_api,) = of_type(stage.parent["Resources"], "AWS::ApiGateway::RestApi")
+    name = {"Fn::Join": ["", ["API-Gateway-Execution-Logs_", {"Ref": rest_api}, "/" + api_stage["Properties"]["StageName"]]]}
+    (execution,) = [lid for lid, g in of_type(stage.parent["Resources"], "AWS::Logs::LogGroup").items()
+                    if g["Properties"].get("LogGroupName") == name]
+    assert execution in api_stage["DependsOn"]  # made before API Gateway could make it (with no retention)
+    groups = of_type(stage.merged["Resources"], "AWS::Logs::LogGroup").values()
+    assert groups and all(g["Properties"].get("RetentionInDays") for g in groups)
 
 
 # --- the dashboard -------------------------------------------------------------------------------------------------
@@ -199,41 +237,66 @@ def rendered(synthesized: Synth, value: Any) -> Any:
     return value
 
 
-def dashboard_metrics(synthesized: Synth) -> list[tuple[str, str, dict[str, str]]]:
-    """(namespace, metric, dimensions) of every metric the dashboard draws."""
+def dashboard_body(synthesized: Synth) -> dict[str, Any]:
     (dashboard,) = of_type(synthesized.parent["Resources"], "AWS::CloudWatch::Dashboard").values()
     # Dashboards are global to an account: the region is in the name
     name = rendered(synthesized, dashboard["Properties"]["DashboardName"])
     assert name == f"{synthesized.stack.stack_name}-AWS::Region"
     body = json.loads(rendered(synthesized, dashboard["Properties"]["DashboardBody"]))
     assert len(body["widgets"]) <= 500  # CloudWatch's most per dashboard (Dashboard Body Structure and Syntax)
+    return body
+
+
+def dashboard_metrics(synthesized: Synth) -> list[tuple[str, str, dict[str, str]]]:
+    """(namespace, metric, dimensions) of every metric the dashboard draws (in a metrics line, a dimension value
+    repeats the line above it as "..")."""
     found = []
-    for widget in body["widgets"]:
+    for widget in dashboard_body(synthesized)["widgets"]:
         for line in widget["properties"].get("metrics", []):
             namespace, name, *rest = [part for part in line if not isinstance(part, dict)]
             found.append((namespace, name, dict(zip(rest[::2], rest[1::2], strict=True))))
     return found
 
 
-def test_one_dashboard_draws_what_the_alarms_watch_and_what_server_timing_tells(stage):
+def plain(dims: dict[str, Any]) -> str:
+    """Dimensions as the dashboard's rendering writes them: a Ref as its logical id, a GetAtt as `<id>.<attr>`."""
+    out = {k: v["Ref"] if isinstance(v, dict) and "Ref" in v else v for k, v in dims.items()}
+    out = {k: f"{v['Fn::GetAtt'][0]}.{v['Fn::GetAtt'][1]}" if isinstance(v, dict) else v for k, v in out.items()}
+    return json.dumps(out, sort_keys=True)
+
+
+def test_one_dashboard_draws_what_the_alarms_watch_every_table_and_what_server_timing_tells(stage):
     drawn = dashboard_metrics(stage)
-    watched = set()
-    for alarm in alarms(stage).values():
-        dims = {k: v["Ref"] if isinstance(v, dict) and "Ref" in v else v for k, v in dimensions(alarm).items()}
-        dims = {k: f"{v['Fn::GetAtt'][0]}.{v['Fn::GetAtt'][1]}" if isinstance(v, dict) else v for k, v in dims.items()}
-        watched.add((alarm["Namespace"], alarm["MetricName"], json.dumps(dims, sort_keys=True)))
     drawn_keys = {(ns, name, json.dumps(dims, sort_keys=True)) for ns, name, dims in drawn}
+    watched = {(ns, name, plain(dims)) for alarm in alarms(stage).values() for ns, name, dims in alarm_metrics(alarm)}
     assert watched <= drawn_keys, sorted(watched - drawn_keys)
-    # Server-Timing's figures, per request, for each domain's service
+    # Every table and index: throttle events and consumed units (the project's cost story), as graphs
+    tables = [t for t, r in of_type(stage.merged["Resources"], "AWS::DynamoDB::Table").items()]
+    for table in tables:
+        for metric in ("ReadThrottleEvents", "WriteThrottleEvents", "ConsumedReadCapacityUnits",
+                       "ConsumedWriteCapacityUnits"):
+            assert ("AWS/DynamoDB", metric, {"TableName": table}) in drawn, (table, metric)
+    # Each function's errors, throttles and duration
+    for function in of_type(stage.merged["Resources"], "AWS::Lambda::Function"):
+        for metric in ("Errors", "Throttles", "Duration"):
+            assert ("AWS/Lambda", metric, {"FunctionName": function}) in drawn, (function, metric)
+    # Server-Timing's figures, per request, for each domain's service, under the stage
+    name = stage.stack.stack_name.removeprefix("Blueprints-")
     services = {environment(stage, lid)["POWERTOOLS_SERVICE_NAME"]
                 for lid in of_type(stage.merged["Resources"], "AWS::Lambda::Function")}
     for service in services:
-        for name in REQUEST_COST_METRICS:
-            assert (METRICS_NAMESPACE, name, {"service": service}) in drawn, (service, name)
+        for metric in REQUEST_COST_METRICS:
+            assert (METRICS_NAMESPACE, metric, {"stage": name, "service": service}) in drawn, (service, metric)
 
 
-def test_what_crosses_back_from_a_nested_stack_is_only_what_the_dashboard_draws(stage):
-    # docs/architecture.md: the names of the domain's tables, consumer functions and on-failure queues
+def test_the_dashboard_opens_on_every_alarms_state(stage):
+    (status,) = [w for w in dashboard_body(stage)["widgets"] if w["type"] == "alarm"]
+    assert status["y"] == 0 and status["width"] == 24
+    assert len(status["properties"]["alarms"]) == len(alarms(stage)) + 1  # and the composite
+
+
+def test_what_crosses_back_from_a_nested_stack_is_only_what_the_dashboard_and_the_composite_read(stage):
+    # docs/architecture.md: the names of the domain's tables, functions and on-failure queues, its alarms' ARNs
     assert sum(len(nested.raw.get("Outputs", {})) for nested in stage.nested.values()) >= 30
     for nested in stage.nested.values():
         resources = nested.raw["Resources"]
@@ -243,7 +306,8 @@ def test_what_crosses_back_from_a_nested_stack_is_only_what_the_dashboard_draws(
                 assert resources[value["Ref"]]["Type"] in {"AWS::DynamoDB::Table", "AWS::Lambda::Function"}
             else:
                 lid, attribute = value["Fn::GetAtt"]
-                assert (resources[lid]["Type"], attribute) == ("AWS::SQS::Queue", "QueueName")
+                assert (resources[lid]["Type"], attribute) in {("AWS::SQS::Queue", "QueueName"),
+                                                               ("AWS::CloudWatch::Alarm", "Arn")}
 
 
 # --- the topic -----------------------------------------------------------------------------------------------------
@@ -255,15 +319,15 @@ def notified(tmp_path_factory) -> Synth:
     return synth("dev", outdir, domains=[cart], context={ALARM_EMAIL_CONTEXT: EMAIL})
 
 
-def test_with_an_email_every_alarm_notifies_an_encrypted_ssl_only_topic_the_address_is_subscribed_to(notified):
+def test_with_an_email_stage_unhealthy_notifies_an_encrypted_ssl_only_topic_the_address_is_subscribed_to(notified):
     resources = notified.merged["Resources"]
     (topic_id, topic), = of_type(resources, "AWS::SNS::Topic").items()
     (key_id, key), = of_type(resources, "AWS::KMS::Key").items()
-    # Every alarm, parent and nested, tells the topic of ALARM and of OK
-    every = alarms(notified)
-    assert len(every) == 6 + len(of_type(notified.nested["Cart"].raw["Resources"], ALARM))
-    for alarm in every.values():
-        assert alarm["AlarmActions"] == [{"Ref": topic_id}] and alarm["OKActions"] == [{"Ref": topic_id}]
+    # The composite tells the topic of ALARM and of OK; no other alarm notifies anyone (one page, not twenty)
+    (composite,) = of_type(resources, "AWS::CloudWatch::CompositeAlarm").values()
+    assert composite["Properties"]["AlarmActions"] == [{"Ref": topic_id}]
+    assert composite["Properties"]["OKActions"] == [{"Ref": topic_id}]
+    assert not any(a.get("AlarmActions") or a.get("OKActions") for a in alarms(notified).values())
     (subscription,) = of_type(resources, "AWS::SNS::Subscription").values()
     assert subscription["Properties"] == {"Endpoint": EMAIL, "Protocol": "email", "TopicArn": {"Ref": topic_id}}
     # Encrypted with its own rotated key (AwsSolutions-SNS2), which CloudWatch may use to publish
@@ -282,14 +346,11 @@ def test_with_an_email_every_alarm_notifies_an_encrypted_ssl_only_topic_the_addr
     assert publish["Condition"] == {"StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}}}
 
 
-def test_the_topic_is_in_the_parent_and_nested_alarms_get_its_arn_as_a_parameter(notified):
+def test_the_topic_stays_in_the_parent_no_nested_stack_needs_it(notified):
     (topic_id,) = of_type(notified.parent["Resources"], "AWS::SNS::Topic")
     nested = notified.nested["Cart"]
-    passed = notified.parent["Resources"][nested.logical_id]["Properties"]["Parameters"]
-    refs = {name for name, value in passed.items() if value == {"Ref": topic_id}}
-    assert len(refs) == 1
-    for alarm in of_type(nested.raw["Resources"], ALARM).values():
-        assert alarm["Properties"]["AlarmActions"] == [{"Ref": next(iter(refs))}]
+    passed = notified.parent["Resources"][nested.logical_id]["Properties"].get("Parameters", {})
+    assert not [name for name, value in passed.items() if value == {"Ref": topic_id}]
 
 
 # --- the README's figures --------------------------------------------------------------------------------------------
@@ -302,5 +363,8 @@ def test_the_readme_states_the_thresholds_the_alarms_have():
     assert f"gives records up at {DEFAULT_MAX_RECORD_AGE.to_hours()} h" in part
     assert (f"p99 `Latency` ≥ {LATENCY_P99_THRESHOLD.to_seconds()} s for three periods in a row "
             f"({LATENCY_PERIODS * PERIOD.to_minutes()} minutes)") in part and LATENCY_PERIODS == 3
-    assert f"`{PARKED_RECORDS_METRIC}` (namespace `{METRICS_NAMESPACE}`, dimension `service`)" in part
-    assert f"`-c {ALARM_EMAIL_CONTEXT}=…`" in part
+    assert f"≥ {ERROR_RATE_THRESHOLD:.0%} of the requests, once there are {ERROR_RATE_MIN_REQUESTS}" in part
+    assert f"`{THROTTLED_METRIC}` Sum ≥ {THROTTLED_THRESHOLD}" in part
+    assert f"`ConcurrentExecutions` Maximum ≥ {CONCURRENCY_THRESHOLD:,}" in part
+    assert f"`{PARKED_RECORDS_METRIC}`" in part and f"namespace `{METRICS_NAMESPACE}`, dimension `stage`" in part
+    assert "`alarmEmail`" in part and f"at most {MAX_ALARMS}" in part

@@ -45,9 +45,9 @@ def test_every_public_route_has_its_own_throttle_and_no_other_route_does(dev, pr
         settings = stage_settings(synthesized.merged)
         public = {(m, p) for (m, p), props in template_routes(synthesized.merged).items()
                   if props["AuthorizationType"] == "NONE"}
-        own = {(s["HttpMethod"], s["ResourcePath"][1:].replace("~1", "/")): s for s in settings
-               if s["ResourcePath"] != "/*"}
-        assert set(own) == public and len(public) >= 3  # health, docs and its script; the explorer in dev
+        own = {(s["HttpMethod"], "/" if s["ResourcePath"] == "/" else s["ResourcePath"][1:].replace("~1", "/")): s
+               for s in settings if s["ResourcePath"] != "/*"}  # the root's setting is "/" alone
+        assert set(own) == public and len(public) >= 4  # GET /, health, docs and its script; the explorer in dev
         assert all((s["ThrottlingRateLimit"], s["ThrottlingBurstLimit"]) == (PUBLIC_RATE_LIMIT, PUBLIC_BURST_LIMIT)
                    and s["LoggingLevel"] == "ERROR" for s in own.values())
         (default,) = [s for s in settings if s["ResourcePath"] == "/*"]
@@ -84,7 +84,7 @@ def with_cors(tmp_path_factory) -> Synth:
 def test_cors_origins_give_every_resource_a_mock_preflight_for_the_allowed_origins(with_cors):
     routes = template_routes(with_cors.merged)
     paths = {path for _, path in routes}
-    assert paths and {path for method, path in routes if method == "OPTIONS"} == paths | {""}  # "": the root
+    assert paths and {path for method, path in routes if method == "OPTIONS"} == paths | {"/"}  # the root too
     for (method, _), props in routes.items():
         if method != "OPTIONS":
             continue

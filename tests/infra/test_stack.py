@@ -46,8 +46,9 @@ def test_contact_table_keeps_the_seed_keys_and_adds_sparse_indexes(dev):
         "BillingMode": "PAY_PER_REQUEST",
         "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
         "GlobalSecondaryIndexes": [
-            {"IndexName": "ContactTypeIndex", "Projection": {"ProjectionType": "ALL"},
-             "KeySchema": [{"AttributeName": "Type", "KeyType": "HASH"}, {"AttributeName": "Id", "KeyType": "RANGE"}]},
+            {"IndexName": "ContactTypeShardIndex", "Projection": {"ProjectionType": "ALL"},
+             "KeySchema": [{"AttributeName": "TypeShard", "KeyType": "HASH"},
+                           {"AttributeName": "Id", "KeyType": "RANGE"}]},
             {"IndexName": "ContactLastNameIndex", "Projection": {"ProjectionType": "ALL"},
              "KeySchema": [{"AttributeName": "LastName", "KeyType": "HASH"},
                            {"AttributeName": "FirstName", "KeyType": "RANGE"}]},
@@ -59,6 +60,21 @@ def test_contact_table_keeps_the_seed_keys_and_adds_sparse_indexes(dev):
     table = raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", "ContactsContactTable")]
     assert "TableName" not in table["Properties"]
     assert table["DeletionPolicy"] == "Delete"
+
+
+def test_an_upgrades_first_deploy_keeps_the_retired_contact_type_index():
+    # CloudFormation creates or deletes one GSI per update: the first deploy of a stage that has ContactTypeIndex adds
+    # the sharded index beside it (`-c keepRetiredIndexes=true`); the next one deletes it (ADR 0110).
+    import aws_cdk as cdk
+
+    from functions.contacts.schema import CONTACT_TABLE_DURING_UPGRADE, TABLES
+    from infra.domains.connected_car import KEEP_RETIRED_INDEXES
+    from infra.domains.contacts import tables
+
+    assert tables(cdk.Stack(cdk.App())) == TABLES
+    assert tables(cdk.Stack(cdk.App(context={KEEP_RETIRED_INDEXES: "true"}))) == (CONTACT_TABLE_DURING_UPGRADE,)
+    assert [index.name for index in CONTACT_TABLE_DURING_UPGRADE.indexes] == [
+        "ContactTypeShardIndex", "ContactLastNameIndex", "ContactPersonIndex", "ContactTypeIndex"]
 
 
 def test_idempotency_table_expires_records_by_ttl(dev):
@@ -103,6 +119,36 @@ def test_prod_retains_and_protects_data_tables(prod):
         assert table["Properties"]["DeletionProtectionEnabled"] is True
 
 
+API_GATEWAY_CREATES = ("AWS::ApiGateway::Method", "AWS::ApiGateway::Resource")
+
+
+def test_no_two_nested_stacks_create_api_gateway_methods_at_once(dev, prod):
+    """API Gateway's control plane answers concurrent creates on one REST API with 429 (PITFALLS 28): every nested
+    stack that creates methods or resources waits, through DependsOn in the parent, for the one before it."""
+    for synthesized in (dev, prod):
+        stacks = resources(synthesized.parent, "AWS::CloudFormation::Stack")
+        creating = [n.logical_id for n in synthesized.nested.values()
+                    if any(r["Type"] in API_GATEWAY_CREATES for r in n.raw["Resources"].values())]
+        assert len(creating) >= 14
+
+        def after(logical_id: str) -> set[str]:  # every stack this one waits for, transitively
+            direct = stacks[logical_id].get("DependsOn", [])
+            waits = set(direct if isinstance(direct, list) else [direct]) & set(stacks)
+            return waits.union(*(after(w) for w in waits))
+
+        for i, first in enumerate(creating):
+            for second in creating[i + 1:]:
+                assert first in after(second) or second in after(first), (first, second)
+
+
+def test_a_replaced_table_is_kept_on_every_stage_for_make_migrate(dev, prod):
+    """A key schema change replaces a table; tools/migrate.py copies from the old one, so no stage may delete it."""
+    for synthesized in (dev, prod):
+        tables = resources(synthesized.merged, "AWS::DynamoDB::Table")
+        assert tables and {t["UpdateReplacePolicy"] for t in tables.values()} == {"Retain"}
+    assert {t["DeletionPolicy"] for t in resources(dev.merged, "AWS::DynamoDB::Table").values()} == {"Delete"}
+
+
 def test_nothing_on_prod_outlives_a_failed_first_create(prod):
     """Plain Retain would leave deletion-protected tables and the user pool behind after every failed first deploy."""
     policies = {logical_id: (resource.get("DeletionPolicy"), resource.get("UpdateReplacePolicy"))
@@ -135,7 +181,7 @@ def template_routes(raw: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any]
         return ""  # the API root
 
     return {
-        (m["Properties"]["HttpMethod"], path_of(m["Properties"]["ResourceId"])): m["Properties"]
+        (m["Properties"]["HttpMethod"], path_of(m["Properties"]["ResourceId"]) or "/"): m["Properties"]
         for m in resources(raw, "AWS::ApiGateway::Method").values()
     }
 
@@ -193,12 +239,22 @@ def test_every_method_but_the_public_ones_needs_a_cognito_token(dev):
 
 def test_gateway_refusals_answer_in_the_api_error_shape(dev):
     template = dev.template
-    for kind, status in (("UNAUTHORIZED", "401"), ("THROTTLED", "429")):
-        template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
-            "ResponseType": kind,
-            "StatusCode": status,
-            "ResponseTemplates": {"application/json": Match.string_like_regexp(r'^\{"error": \{"code": "\w+", "message": \$context\.error\.messageString\}\}$')},
-        })
+    template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+        "ResponseType": "THROTTLED",
+        "StatusCode": "429",
+        "ResponseTemplates": {"application/json": Match.string_like_regexp(r'^\{"error": \{"code": "\w+", "message": \$context\.error\.messageString\}\}$')},
+    })
+    # a 401 says what API Gateway knows (its Cognito authorizer's "Unauthorized") and how to get a token, and carries
+    # an RFC 6750 challenge; locally $context.error.message is the reason (local/auth.py)
+    template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+        "ResponseType": "UNAUTHORIZED",
+        "StatusCode": "401",
+        "ResponseTemplates": {"application/json": Match.string_like_regexp(
+            r'^\{"error": \{"code": "UNAUTHORIZED", "message": "\$context\.error\.message: send an ID token .*'
+            r'make token STAGE=<stage> USER=<name> for a deployed stage\)"\}\}$')},
+        "ResponseParameters": Match.object_like({"gatewayresponse.header.WWW-Authenticate": Match.string_like_regexp(
+            r'^\'Bearer realm="blueprints", error="invalid_token", error_description=".+"\'$')}),
+    })
     # an unknown path or method says which matched nothing, not API Gateway's "Missing Authentication Token"
     template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
         "ResponseType": "MISSING_AUTHENTICATION_TOKEN",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from functions.voting.schema import DEFAULT_SEGMENTS
+from functions.voting.schema import DEFAULT_BUCKETS
 from infra.domains.voting import SETTLED_AFTER
 from tests.infra.test_stack import logical_id, resources
 
@@ -19,21 +19,22 @@ def variables(raw: dict[str, Any], prefix: str) -> dict[str, Any]:
     return function["Properties"]["Environment"]["Variables"]
 
 
-def test_raw_votes_is_keyed_by_poll_and_voter_and_streams_both_images(dev):
+def test_raw_votes_is_keyed_by_the_voters_bucket_of_the_poll_and_the_voter_and_streams_both_images(dev):
     raw = dev.merged
     props = raw["Resources"][table_id(raw, "RawVotesTable")]["Properties"]
-    assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("userId", "RANGE")]
+    assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [
+        ("pollBucket", "HASH"), ("userId", "RANGE")]
     assert props["StreamSpecification"] == {"StreamViewType": "NEW_AND_OLD_IMAGES"}
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert props["PointInTimeRecoverySpecification"] == {"PointInTimeRecoveryEnabled": True}
     assert "GlobalSecondaryIndexes" not in props
 
 
-def test_votes_holds_each_poll_as_one_item_collection_with_no_index_or_stream(dev):
+def test_votes_holds_polls_segments_and_checkpoints_with_no_index_or_stream(dev):
     raw = dev.merged
     props = raw["Resources"][table_id(raw, "VotesTable")]["Properties"]
     assert [(k["AttributeName"], k["KeyType"]) for k in props["KeySchema"]] == [("pollId", "HASH"), ("sk", "RANGE")]
-    # No LSI: DynamoDB may then split a hot poll's item collection across partitions by sort key (its segments)
+    # The same key schema as before buckets (only key values changed): an upgrade keeps the table and its polls
     assert not {"LocalSecondaryIndexes", "GlobalSecondaryIndexes", "StreamSpecification"} & set(props)
     assert props["TimeToLiveSpecification"] == {"AttributeName": "expiresAt", "Enabled": True}  # checkpoints only
 
@@ -63,12 +64,13 @@ def test_aggregator_mapping_has_a_tumbling_window_bounded_retries_bisect_max_age
     assert function["Handler"] == "functions.voting.aggregator.lambda_handler" and function["Timeout"] == 30
 
 
-def test_segments_and_the_recounts_settling_time_come_from_the_stacks_configuration(dev):
+def test_buckets_and_the_recounts_settling_time_come_from_the_stacks_configuration(dev):
     raw = dev.merged
     aggregator = variables(raw, "VotingAggregatorConsumerFunction")
-    assert aggregator["VOTE_SEGMENTS"] == str(DEFAULT_SEGMENTS) == "4"
+    assert "VOTE_SEGMENTS" not in aggregator and "VOTE_BUCKETS" not in aggregator  # a record's key names its segment
     assert aggregator["VOTES_TABLE_NAME"] == {"Ref": table_id(raw, "VotesTable")}
     api = variables(raw, "VotingApiFunction")
+    assert api["VOTE_BUCKETS"] == str(DEFAULT_BUCKETS) == "20"  # for the polls it creates
     # max record age (6 h) + the aggregator's timeout (30 s) + 5 minutes of clock skew
     assert api["VOTE_SETTLED_AFTER_SECONDS"] == str(int(SETTLED_AFTER.to_seconds())) == str(6 * 3600 + 30 + 300)
     assert "CURSOR_SECRET_ARN" not in api  # no list routes: no cursor key to read

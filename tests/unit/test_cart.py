@@ -12,14 +12,25 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 
 from functions.cart.abandoned_carts import expiry_day, removed_by_ttl
 from functions.cart.price_notifier import price_change
-from functions.cart.repository import CartRecord, header_refusal
-from functions.cart.schema import MAX_LINES
+from functions.cart.repository import CartRecord, cart_refusal
+from functions.cart.schema import (
+    HOLDER_BUCKET_SECONDS,
+    HOLDER_MARGIN_SECONDS,
+    HOLDER_SHARDS,
+    MAX_LINES,
+    HolderPeak,
+    holder_expiry,
+    holder_keys,
+    holder_shard,
+    holder_shards,
+)
 from functions.cart.service import check_day, visible
 from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
 from functions.shared.parked import PermanentRecordError
 
 NOW = 1_800_000_000
-HEADER = {"owner": "alice", "status": "OPEN", "expiresAt": NOW + 60, "skus": {"A"}, "version": 3}
+LINE = {"quantity": 1, "updatedAt": "2026-11-22T12:00:00+00:00"}
+CART = {"owner": "alice", "status": "OPEN", "expiresAt": NOW + 60, "lines": {"A": LINE}}
 
 
 def code(error) -> tuple[type, str] | None:
@@ -28,20 +39,20 @@ def code(error) -> tuple[type, str] | None:
 
 @pytest.mark.parametrize(("item", "kwargs", "expected"), [
     (None, {}, (NotFoundError, "CART_NOT_FOUND")),
-    ({**HEADER, "owner": "mallory"}, {}, (NotFoundError, "CART_NOT_FOUND")),
-    ({**HEADER, "expiresAt": NOW}, {}, (NotFoundError, "CART_NOT_FOUND")),  # expired at its expiresAt
-    ({**HEADER, "status": "CHECKED_OUT"}, {}, (ConflictError, "CART_CHECKED_OUT")),
-    ({**HEADER, "skus": {f"S{n}" for n in range(MAX_LINES)}}, {"sku": "NEW"}, (ConflictError, "CART_FULL")),
-    ({**HEADER, "skus": {f"S{n}" for n in range(MAX_LINES)}}, {"sku": "S1"}, None),  # a held SKU still changes
-    ({k: v for k, v in HEADER.items() if k != "skus"}, {"needs_lines": True}, (ConflictError, "CART_EMPTY")),
-    (HEADER, {}, None),  # nothing wrong with it now: the caller reads again
+    ({**CART, "owner": "mallory"}, {}, (NotFoundError, "CART_NOT_FOUND")),
+    ({**CART, "expiresAt": NOW}, {}, (NotFoundError, "CART_NOT_FOUND")),  # expired at its expiresAt
+    ({**CART, "status": "CHECKED_OUT"}, {}, (ConflictError, "CART_CHECKED_OUT")),
+    ({**CART, "lines": {f"S{n}": LINE for n in range(MAX_LINES)}}, {"sku": "NEW"}, (ConflictError, "CART_FULL")),
+    ({**CART, "lines": {f"S{n}": LINE for n in range(MAX_LINES)}}, {"sku": "S1"}, None),  # a held SKU still changes
+    ({**CART, "lines": {}}, {"needs_lines": True}, (ConflictError, "CART_EMPTY")),
+    (CART, {}, None),  # nothing wrong with it now: the caller retries
 ])
-def test_header_refusal(item, kwargs, expected):
-    assert code(header_refusal(item, "alice", NOW, **kwargs)) == expected
+def test_cart_refusal(item, kwargs, expected):
+    assert code(cart_refusal(item, "alice", NOW, **kwargs)) == expected
 
 
 def test_a_cart_is_visible_to_its_owner_until_its_expiry():
-    record = CartRecord("c", "alice", "OPEN", 1, "t", "t", NOW + 1, ())
+    record = CartRecord("c", "alice", "OPEN", "t", "t", NOW + 1, ())
     now = datetime.fromtimestamp(NOW, UTC)
     assert visible(record, "alice", now)
     assert not visible(record, "bob", now)
@@ -98,3 +109,24 @@ def test_a_day_must_be_a_real_calendar_day():
     for bad in ("2026-02-30", "2026-2-3", "yesterday"):
         with pytest.raises(InvalidInputError):
             check_day(bad)
+
+
+def test_the_holder_shards_come_from_the_stated_peak_and_spread_a_skus_carts():
+    # 10,000 adds of one SKU a second, one unit each, over keys kept at half of 1,000 WCU
+    assert holder_shards() == HOLDER_SHARDS == 20
+    assert holder_shards(HolderPeak(sku_adds_per_s=1_000)) == 2
+    keys = holder_keys("COFFEE")
+    assert keys[0] == "COFFEE#0" and len(set(keys)) == HOLDER_SHARDS
+    counts = [0] * HOLDER_SHARDS
+    for n in range(20_000):
+        counts[holder_shard(f"{n:032x}")] += 1
+    assert max(counts) < 1.1 * 20_000 / HOLDER_SHARDS  # even: no shard takes much more than its share
+    assert holder_shard("c0ffee0000000000000000000000a11c") == holder_shard("c0ffee0000000000000000000000a11c")
+
+
+@pytest.mark.parametrize("expires", [0, 1, HOLDER_BUCKET_SECONDS - 1, HOLDER_BUCKET_SECONDS, NOW, NOW + 123_457])
+def test_a_holder_outlives_its_carts_expiry_by_the_margin_until_the_week_moves(expires):
+    week_end = (expires // HOLDER_BUCKET_SECONDS + 1) * HOLDER_BUCKET_SECONDS
+    assert holder_expiry(expires) == week_end + HOLDER_MARGIN_SECONDS
+    # any later expiry in the same week keeps the holder valid past it: no rewrite is needed until the week moves
+    assert holder_expiry(week_end - 1) == holder_expiry(expires) > week_end - 1 + HOLDER_MARGIN_SECONDS - 1

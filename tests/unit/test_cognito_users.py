@@ -109,18 +109,19 @@ def test_token_without_a_password_says_how_to_get_one(session, deployed, tmp_pat
         cognito_users.stage_token("dev", "carol", passwords_dir=tmp_path, session=session)
 
 
-def test_the_cli_prints_the_password_once_then_the_token_alone(session, deployed, tmp_path, capsys, caplog,
-                                                              monkeypatch):
+def test_the_cli_prints_no_password_and_then_the_token_alone(session, deployed, tmp_path, capsys, caplog,
+                                                             monkeypatch):
     monkeypatch.setattr(cognito_users, "_session", lambda: session)
     caplog.set_level(logging.INFO, logger="cognito_users")
     monkeypatch.delenv("PASSWORD", raising=False)
     common = ["--stage", "dev", "--passwords-dir", str(tmp_path)]
-    # When `make user` creates zoe (no PASSWORD): the generated password is stdout's only line
+    # When `make user` creates zoe (no PASSWORD): the generated password goes to the 0600 file only, never to the
+    # terminal (stdout or the log)
     assert cognito_users.main(["user", "--user", "zoe", "--groups", "admin", *common]) == 0
     out = capsys.readouterr()
-    password = out.out.strip()
-    assert out.out.count("\n") == 1 and password == cognito_users.stored_password("dev", "zoe", tmp_path)
-    assert password not in caplog.text and "password kept in" in caplog.text
+    password = cognito_users.stored_password("dev", "zoe", tmp_path)
+    assert password and password not in out.out + out.err and password not in caplog.text
+    assert "password kept in" in caplog.text
     # Then `make token STAGE=dev USER=zoe` prints her ID token alone
     assert cognito_users.main(["token", "--user", "zoe", *common]) == 0
     out = capsys.readouterr()
@@ -152,6 +153,9 @@ def test_passwords_are_kept_under_dot_local_by_stage_and_user():
 
 @pytest.mark.parametrize(("args", "expected"), [
     (["token", "USER=alice"], "-m local token --user \"alice\""),
+    # Without USER= on the command line: alice, never the login name every shell exports as USER
+    (["token"], "-m local token --user \"alice\""),
+    (["token", "STAGE=dev"], "-m tools.cognito_users token --stage \"dev\" --user \"alice\""),
     (["token", "USER=alice", "STAGE=dev"], "-m tools.cognito_users token --stage \"dev\" --user \"alice\""),
     (["user", "USER=smoke-admin", "STAGE=dev", "GROUPS=admin"],
      "-m tools.cognito_users user --stage \"dev\" --user \"smoke-admin\" --groups \"admin\""),
@@ -159,7 +163,7 @@ def test_passwords_are_kept_under_dot_local_by_stage_and_user():
 ])
 def test_the_make_targets_call_the_tools(args, expected):
     """Without STAGE= on the command line `make token` is the local one; with it, the deployed stage's."""
-    env = {k: v for k, v in os.environ.items() if k not in ("STAGE", "MAKEFLAGS", "PASSWORD")}
+    env = {k: v for k, v in os.environ.items() if k not in ("STAGE", "MAKEFLAGS", "PASSWORD")} | {"USER": "root"}
     dry = subprocess.run(["make", "-n", "-s", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     (line,) = [line for line in dry.stdout.splitlines() if " -m local " in line or " -m tools." in line]
     assert expected in line, dry.stdout

@@ -86,3 +86,25 @@ def test_the_region_is_the_one_the_cdk_cli_deploys_to(monkeypatch):
     assert preflight.caller_session().region_name == "eu-central-1"
     monkeypatch.delenv("AWS_REGION")
     assert preflight.caller_session().region_name == "us-east-1"
+
+
+def test_a_new_accounts_reduced_lambda_concurrency_is_named_in_one_line(session, monkeypatch):
+    # moto has no GetAccountSettings: the answer a new account gets, stubbed as botocore's Stubber checks it
+    from botocore.stub import Stubber
+
+    publish_layer()
+    set_cloudwatch_role(session)
+    lambda_client = session.client("lambda")
+    stubber = Stubber(lambda_client)
+    settings = {"AccountLimit": {"ConcurrentExecutions": 10, "UnreservedConcurrentExecutions": 10,
+                                 "TotalCodeSize": 80530636800, "CodeSizeUnzipped": 262144000, "CodeSizeZipped": 52428800}}
+    stubber.add_response("get_account_settings", settings)
+    stubber.add_response("get_account_settings", settings)
+    client = session.client
+    monkeypatch.setattr(session, "client", lambda name, **kw: lambda_client if name == "lambda" else client(name, **kw))
+    with stubber:
+        line = preflight.problem(session, functions=30)
+        assert preflight.problem(session, functions=10) is None
+    assert line == (f"Lambda in {REGION} lets this account run 10 function environments at once (a new account's "
+                    "reduced quota; the default is 1,000), fewer than the stage's 30 functions: ask for more "
+                    "'Concurrent executions' (Service Quotas, AWS Lambda)")

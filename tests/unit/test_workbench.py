@@ -95,7 +95,7 @@ def test_every_sample_item_has_its_table_keys_and_every_entity_a_facet(domain: s
                 assert set(item[attr.name]) == {attr.type}, (table["TableName"], attr.name, item)
         items += len(table["TableData"])
         for facet in table["TableFacets"]:
-            facets.add(facet["FacetName"])
+            facets.add(facet["FacetName"].removesuffix(f" ({table['TableName']})"))  # a name two tables share
             # A facet shows items of its table, none twice across facets.
             assert all(item in table["TableData"] for item in facet["TableData"])
         placed = [json.dumps(i, sort_keys=True) for f in table["TableFacets"] for i in f["TableData"]]
@@ -111,3 +111,16 @@ def test_the_explorer_links_each_domain_to_its_model() -> None:
     for domain in DOMAINS:
         linked = explorer.domain(domain)["workbench"]
         assert (workbench.ROOT / linked).is_file(), linked
+
+
+@pytest.mark.parametrize("domain", workbench.domains())
+def test_the_model_keeps_workbenchs_import_rules(domain: str) -> None:
+    """NoSQL Workbench's import wants facet names unique across a model, and every attribute a facet lists defined on
+    its table, as a key or a non-key attribute (the import refuses a model that breaks either)."""
+    model = json.loads(workbench.path_of(domain).read_text(encoding="utf-8"))  # the committed one: what users import
+    names = [facet["FacetName"] for table in model["DataModel"] for facet in table["TableFacets"]]
+    assert len(names) == len(set(names)), names
+    for table in model["DataModel"]:
+        defined = {a["AttributeName"] for a in table["NonKeyAttributes"]}
+        for facet in table["TableFacets"]:
+            assert set(facet["NonKeyAttributes"]) <= defined, (table["TableName"], facet["FacetName"])

@@ -113,3 +113,36 @@ def test_token_command_prints_only_the_token(
     claims = verify_token(out.strip(), keys_dir=keys_dir)
     assert claims["cognito:groups"] == ["admin", "vehicle"]
     assert claims["exp"] - claims["iat"] == 120
+
+
+@pytest.mark.parametrize(("token", "reason", "says"), [
+    ("", "missing", "no ID token"),
+    ("not-a-jwt", "malformed", "not a JWT"),
+])
+def test_a_token_refused_before_its_signature_says_why(keys_dir, token, reason, says):
+    with pytest.raises(InvalidToken, match=says) as refused:
+        verify_token(token, keys_dir=keys_dir)
+    assert refused.value.reason == reason
+
+
+def test_each_refusal_names_its_reason_in_words_a_json_template_and_a_header_can_carry(keys_dir, tmp_path):
+    from local.auth import www_authenticate
+
+    good = id_token_claims("alice")
+    other_keys = tmp_path / "other"
+    cases = {
+        "expired": sign({**id_token_claims("alice", ttl=60, now=1_700_000_000)}, load_keys(keys_dir)),
+        "bad signature": sign(good, load_keys(other_keys)),
+        "wrong audience": sign({**good, "aud": "another-client"}, load_keys(keys_dir)),
+        "wrong issuer": sign({**good, "iss": "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_other"},
+                             load_keys(keys_dir)),
+        "not an ID token": sign({**good, "token_use": "access"}, load_keys(keys_dir)),
+    }
+    for reason, token in cases.items():
+        with pytest.raises(InvalidToken) as refused:
+            verify_token(token, keys_dir=keys_dir)
+        assert refused.value.reason == reason, (reason, str(refused.value))
+        assert '"' not in str(refused.value) and "\\" not in str(refused.value)
+        assert www_authenticate(refused.value).startswith('Bearer realm="blueprints", error="invalid_token"')
+    with pytest.raises(InvalidToken, match="expired at 2023-11-14T22:14:20Z"):
+        verify_token(cases["expired"], keys_dir=keys_dir)

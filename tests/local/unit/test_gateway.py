@@ -42,6 +42,8 @@ class FakeFunctions:
 
 
 def verify(token: str) -> Mapping[str, Any]:
+    if not token:
+        raise InvalidToken("no ID token", "missing")
     if token != GOOD_TOKEN:
         raise InvalidToken("bad signature")
     return CLAIMS
@@ -87,14 +89,24 @@ def test_path_parameters_and_a_bare_token_without_bearer(functions: FakeFunction
     assert functions.calls[0][1]["pathParameters"] == {"personId": "p1"}
 
 
-@pytest.mark.parametrize("headers", [{}, {"Authorization": ""}, {"Authorization": "Bearer "},
-                                     {"Authorization": "Bearer nope"}])
-def test_missing_or_invalid_token_is_401_and_the_function_is_not_called(functions: FakeFunctions,
-                                                                        headers: dict[str, str]) -> None:
+@pytest.mark.parametrize(("headers", "why", "challenge"), [
+    ({}, "no ID token", 'Bearer realm="blueprints"'),
+    ({"Authorization": ""}, "no ID token", 'Bearer realm="blueprints"'),
+    # the header stripped is the word Bearer alone: taken as the token, as API Gateway takes it
+    ({"Authorization": "Bearer "}, "bad signature",
+     'Bearer realm="blueprints", error="invalid_token", error_description="bad signature"'),
+    ({"Authorization": "Bearer nope"}, "bad signature",
+     'Bearer realm="blueprints", error="invalid_token", error_description="bad signature"'),
+])
+def test_missing_or_invalid_token_is_401_saying_why_and_the_function_is_not_called(
+        functions: FakeFunctions, headers: dict[str, str], why: str, challenge: str) -> None:
     response = client(functions).get("/contacts/persons", headers=headers)
     assert response.status_code == 401
-    assert response.json["error"] == {"code": "UNAUTHORIZED", "message": "Unauthorized", "type": "UNAUTHORIZED",
+    # The template's message with the reason where API Gateway puts "Unauthorized" ($context.error.message), and an
+    # RFC 6750 challenge: without a token no error code, with a bad one invalid_token and why
+    assert response.json["error"] == {"code": "UNAUTHORIZED", "message": why, "type": "UNAUTHORIZED",
                                       "id": response.headers["x-amzn-RequestId"]}
+    assert response.headers["WWW-Authenticate"] == challenge
     assert functions.calls == []
 
 

@@ -19,8 +19,8 @@ from local.resources import Clients, StackResources
 from local.template import load_assembly, synth_context
 
 ROOT = Path(__file__).resolve().parents[3]
-MONITORING = ("AWS::CloudWatch::Alarm", "AWS::CloudWatch::Dashboard", "AWS::SNS::Topic", "AWS::SNS::TopicPolicy",
-              "AWS::SNS::Subscription", "AWS::KMS::Key")
+MONITORING = ("AWS::CloudWatch::Alarm", "AWS::CloudWatch::CompositeAlarm", "AWS::CloudWatch::Dashboard",
+              "AWS::SNS::Topic", "AWS::SNS::TopicPolicy", "AWS::SNS::Subscription", "AWS::KMS::Key")
 
 
 @pytest.fixture(scope="module")
@@ -57,12 +57,16 @@ def test_alarms_dashboard_and_topic_are_read_created_for_nothing_and_resolve(ass
     assert aws["dynamodb"].list_tables()["TableNames"] and aws["sqs"].list_queues()["QueueUrls"]
     assert aws["sns"].list_topics()["Topics"] == [] and aws["kms"].list_keys()["Keys"] == []
 
-    # And every reference in them resolves: the nested alarms reach the parent's topic through their parameter,
-    # the dashboard reaches the nested stack's functions, queues and tables through its outputs
+    # And every reference in them resolves: the composite reaches the topic and the nested alarms' ARNs through
+    # the nested stack's outputs, the dashboard the nested stack's functions, queues and tables
     topic = resources.ref(found["AWS::SNS::Topic"][0][1])
     for stack, lid in found["AWS::CloudWatch::Alarm"]:
         props = stack.resolver.resolve(stack.stack.resources[lid]["Properties"], lid)
-        assert props["AlarmActions"] == props["OKActions"] == [topic]
+        assert "AlarmActions" not in props
+    ((stack, composite),) = found["AWS::CloudWatch::CompositeAlarm"]
+    props = stack.resolver.resolve(stack.stack.resources[composite]["Properties"], composite)
+    assert props["AlarmActions"] == props["OKActions"] == [topic]
+    assert props["AlarmRule"].count("ALARM(") == len(found["AWS::CloudWatch::Alarm"])
     (dashboard_lid,) = [lid for _, lid in found["AWS::CloudWatch::Dashboard"]]
     body = json.loads(resources.resolver.resolve(parent.resources[dashboard_lid]["Properties"], dashboard_lid)
                       ["DashboardBody"])
