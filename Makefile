@@ -120,6 +120,7 @@ lint-template: synth
 # Synth once (stages.toml's settings), the preflight (tools/preflight.py: one line saying what to do), the deploy of
 # exactly that assembly, then the key migrations (tools/deploy.py). CONTEXT="key=value ...": for this deploy only.
 deploy: setup
+	@test -z "$(ALARM_EMAIL)" || { echo "ALARM_EMAIL is a stage setting now: set alarmEmail in stages.toml's [$(STAGE)] and commit it (CONTEXT=\"alarmEmail=...\" for this deploy only)" >&2; exit 2; }
 	@$(PY) -m tools.deploy --stage "$(STAGE)" $(foreach pair,$(CONTEXT),-c "$(pair)")
 
 # What `make deploy` would change on the stage (stages.toml's settings, as deploy synthesizes them).

@@ -70,7 +70,9 @@ def build_app(environ: dict[str, str] | None = None, context: dict[str, object] 
     stack = BlueprintsStack(
         app, f"Blueprints-{stage.name}", stage=stage, description="Blueprints: DynamoDB data models",
         # prod cannot be deleted by accident: `make destroy STAGE=prod` says how to turn this off first
-        termination_protection=stage.name == "prod", domains=domains,
+        # (not during a first create: the CLI turns it on before the create runs, and a failed create must stay
+        # deletable for the next `make deploy` to create it again: docs/adr/0114-a-first-create-that-rolls-back.md)
+        termination_protection=stage.name == "prod" and not first_create, domains=domains,
     )
     require_powertools_region(stack, deploy_region=environ.get("CDK_DEFAULT_REGION"))
     if nag:

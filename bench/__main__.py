@@ -24,6 +24,7 @@ this order; `--help` lists them. Each section is a module of bench/ over the sha
    Powertools' validation: the floor), with a verdict against 1.3x the floor (exits non-zero when one is over).
 11. Cost tables and scale audit (bench/cost.py, alone: `make cost`): every GET route and each domain's main writes,
    their DynamoDB bill with the seeds only and with +20,000 unrelated items per domain; the seeds' figures beside ours.
+12. `make run`'s start (bench/startup.py): seconds to `ready`, three starts in a row, with the runtime's phases.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from bench import cart, coldstart, contacts, cost, load, order_entry, runtime, voting, workshop
+from bench import cart, coldstart, contacts, cost, load, order_entry, runtime, startup, voting, workshop
 
 # name -> the section's entry point, in the order `make bench` runs them.
 SECTIONS: dict[str, Callable[[], None]] = {
@@ -45,6 +46,7 @@ SECTIONS: dict[str, Callable[[], None]] = {
     "load": load.run,
     "coldstart": coldstart.run,
     "cost": cost.run,
+    "startup": startup.run,
 }
 
 

@@ -147,5 +147,6 @@ def verify_token(token: str, *, keys_dir: Path | None = None) -> dict[str, Any]:
 
 
 def _plain(value: Any) -> str:
-    """A value for a message that goes into JSON and a header as is: no quotes, no backslashes."""
-    return str(value).replace('"', "'").replace("\\", "/")
+    """A value for a message that goes into a JSON template and a WWW-Authenticate header as is: only the characters
+    RFC 6750 allows in error_description (%x20-21 / %x23-5B / %x5D-7E), anything else as `?`."""
+    return "".join(c if 0x20 <= ord(c) <= 0x7E and c not in '"\\' else "?" for c in str(value))

@@ -22,6 +22,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from infra.constructs.rest_api import (
+    EXECUTION_LOG_GROUP_CONTEXT,
+    EXECUTION_LOG_RETENTION_DAYS,
+    execution_log_group_name,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 ASSEMBLY = ROOT / "cdk.out"
 Runner = Callable[[Sequence[str]], int]
@@ -36,8 +42,9 @@ def stack_exists(cloudformation: Any, stack: str) -> bool:
         if "does not exist" in str(error):
             return False
         raise
-    # A first create that failed and rolled back leaves a stack that can only be deleted: still a first create
-    return any(s["StackStatus"] not in ("ROLLBACK_COMPLETE", "DELETE_COMPLETE") for s in stacks)
+    # A first create that failed and rolled back leaves a stack that can only be deleted, and a change set never run
+    # leaves one under review: either way still a first create (as the CDK CLI sees it)
+    return any(s["StackStatus"] not in ("ROLLBACK_COMPLETE", "DELETE_COMPLETE", "REVIEW_IN_PROGRESS") for s in stacks)
 
 
 def count_functions(assembly: Path, stack: str) -> int:
@@ -69,6 +76,9 @@ def deploy(stage: str, context: Sequence[str], session: Any, run: Runner, *, ass
     first = not stack_exists(cloudformation, stack)
     retired = [] if first else migrate.retiring(session.client("dynamodb"), migrate.stage_tables(cloudformation, stack),
                                                 list(migrate.migrations()))
+    external_logs = None if first else external_execution_logs(session, stack, stage)
+    if external_logs:
+        context = [*context, f"{EXECUTION_LOG_GROUP_CONTEXT}=external"]
     flags = [word for pair in (f"stage={stage}", *context) for word in ("-c", pair)]
     synth = cdk("synth", "--quiet", "-o", str(assembly), *flags)
     deploy_it = cdk("deploy", "--app", str(assembly), stack)
@@ -87,13 +97,48 @@ def deploy(stage: str, context: Sequence[str], session: Any, run: Runner, *, ass
               *(["deletion protection on"] if first and stage == "prod" else [])]
     steps: list[Callable[[], int]] = [lambda: run(deploy_it)]
     if retired:
+        # the new indexes are built after CloudFormation moves on: wait, then fill them, then drop the old ones
+        steps.append(lambda: _wait_for_indexes(session, stack, {name.split(".")[0] for name in retired}))
         steps.append(lambda: migrate.main(["run", "--stage", stage]))
     if second:
         steps += [lambda: _say(f"second pass: {' and '.join(second)}"), lambda: run(synth), lambda: run(deploy_it)]
     steps.append(lambda: migrate.main(["run", "--stage", stage]))
+    if external_logs:
+        steps.append(lambda: _retain(session, external_logs))
     for step in steps:
         if code := step():
             return code
+    return 0
+
+
+def external_execution_logs(session: Any, stack: str, stage: str) -> str | None:
+    """The stage's API Gateway execution log group when it exists outside the stack (API Gateway made it before the
+    stack had one): its name, or None. The stack cannot create a group of that name then; the deploy keeps it out
+    of the template and sets its retention instead."""
+    cloudformation = session.client("cloudformation")
+    resources = [r for page in cloudformation.get_paginator("list_stack_resources").paginate(StackName=stack)
+                 for r in page["StackResourceSummaries"]]
+    if any(r["ResourceType"] == "AWS::Logs::LogGroup" and
+           str(r.get("PhysicalResourceId", "")).startswith("API-Gateway-Execution-Logs_") for r in resources):
+        return None  # the stack owns it
+    api = next((r["PhysicalResourceId"] for r in resources if r["ResourceType"] == "AWS::ApiGateway::RestApi"), None)
+    if api is None:
+        return None
+    name = execution_log_group_name(api, stage)
+    groups = session.client("logs").describe_log_groups(logGroupNamePrefix=name)["logGroups"]
+    return name if any(g["logGroupName"] == name for g in groups) else None
+
+
+def _retain(session: Any, group: str) -> int:
+    session.client("logs").put_retention_policy(logGroupName=group, retentionInDays=EXECUTION_LOG_RETENTION_DAYS)
+    return _say(f"{group}: kept {EXECUTION_LOG_RETENTION_DAYS} days (it was made by API Gateway, outside the stack)")
+
+
+def _wait_for_indexes(session: Any, stack: str, constructs: set[str]) -> int:
+    from tools import migrate
+
+    tables = migrate.stage_tables(session.client("cloudformation"), stack)
+    migrate.wait_for_indexes(session.client("dynamodb"), [tables[c] for c in sorted(constructs) if c in tables])
     return 0
 
 

@@ -34,7 +34,8 @@ import importlib
 import json
 import os
 import pkgutil
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -209,7 +210,8 @@ def stage_tables(cloudformation: Any, stack: str) -> dict[str, str]:
         definition = resources.get(summary["LogicalResourceId"], {})
         if summary["ResourceType"] == "AWS::CloudFormation::Stack" and summary.get("PhysicalResourceId"):
             out.update(stage_tables(cloudformation, summary["PhysicalResourceId"]))
-        elif summary["ResourceType"] == "AWS::DynamoDB::Table" and summary.get("PhysicalResourceId"):
+        elif (summary["ResourceType"] == "AWS::DynamoDB::Table" and summary.get("PhysicalResourceId")
+              and summary.get("ResourceStatus") != "DELETE_COMPLETE"):  # a rolled-back create's tables are gone
             path = definition.get("Metadata", {}).get("aws:cdk:path", "")
             parts = path.split("/")
             if len(parts) >= 3 and parts[-2:] == ["Table", "Resource"]:
@@ -237,9 +239,40 @@ def record(cloudformation: Any, stage: str) -> dict[str, str]:
             raise
         tables = {}
     path = stage_dir(stage) / "tables-before.json"
+    # A copy a deploy started and did not finish (stopped, failed) must still find its source on the next deploy:
+    # a table recorded under another name than it has now keeps its recorded (old) name until its copy is done.
+    previous = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    unfinished = {m.table for m in migrations()
+                  if not m.in_place and not _load_progress(progress_path(stage, m))["done"]}
+    for construct_id, old in previous.items():
+        if construct_id in unfinished and tables.get(construct_id) not in (None, old):
+            tables[construct_id] = old
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(tables, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return tables
+
+
+def progress_path(stage: str, migration: Migration) -> Path:
+    return stage_dir(stage) / "migrations" / f"{_slug(migration.name)}.json"
+
+
+def wait_for_indexes(dynamodb: Any, table_names: Iterable[str], *, poll_seconds: float = 15.0,
+                     timeout_seconds: float = 6 * 3600) -> None:
+    """Until every index of these tables is ACTIVE and not backfilling: CloudFormation moves on while a new index
+    is still being built, a Query on it fails until then, and the table takes no other index change meanwhile."""
+    import time
+
+    deadline = time.monotonic() + timeout_seconds
+    for name in table_names:
+        while True:
+            indexes = dynamodb.describe_table(TableName=name)["Table"].get("GlobalSecondaryIndexes", [])
+            building = [i["IndexName"] for i in indexes if i.get("IndexStatus") != "ACTIVE" or i.get("Backfilling")]
+            if not building:
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name}: indexes {', '.join(building)} still building")
+            print(f"{name}: waiting for {', '.join(building)} to be built", file=sys.stderr)
+            time.sleep(poll_seconds)
 
 
 KEEP_RETIRED_INDEXES = "keepRetiredIndexes"  # the context infra/domains/*.py read (ADRs 0109, 0110)
@@ -296,7 +329,7 @@ def main(argv: list[str] | None = None) -> int:
         print("nothing to migrate")
     for migration, source in work:
         counts = run(migration, source=source, targets=now,
-                     progress=stage_dir(args.stage) / "migrations" / f"{_slug(migration.name)}.json")
+                     progress=progress_path(args.stage, migration))
         print(f"{migration.name}: {source} -> {now[migration.table]}: "
               + ", ".join(f"{counts.get(k, 0)} {k}" for k in COUNTS[:4])
               + (" (done before)" if counts.get("skipped") else ""))

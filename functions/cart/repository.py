@@ -363,7 +363,7 @@ def _batch_put(table_name: str, items: Iterable[Mapping[str, Any]]) -> None:
             if not pending:
                 break
         else:
-            raise ThrottledError("The database is busy; retry with backoff (what was written stays written).")
+            raise ddb.throttled("The database is busy; retry with backoff (what was written stays written).")
 
 
 def _epoch(moment: datetime) -> int:

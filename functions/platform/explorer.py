@@ -102,9 +102,16 @@ def domain(name: str) -> dict[str, Any]:
     catalog = importlib.import_module(f"functions.{name}.catalog")
     patterns: list[dict[str, Any]] = []
     previous: list[dict[str, str]] = []
+    routes = {(r.method, r.path): r for r in importlib.import_module(f"functions.{name}.routes").ROUTES}
     for access in catalog.PATTERNS:
         patterns.append(pattern(access, previous))
         previous = patterns[-1]["requests"] or previous
+        if not patterns[-1]["who"] and patterns[-1]["requests"]:  # a page without a "who" column: from the route
+            first = patterns[-1]["requests"][0]
+            declared = routes.get((first["method"], first["path"]))
+            if declared is not None:
+                patterns[-1]["who"] = (f"the {declared.group} group" if declared.group else
+                                       "anyone" if declared.public else "any signed-in user")
     entities = getattr(catalog, "ENTITIES", None)
     demos: tuple[StreamDemo, ...] = getattr(catalog, "STREAMS", ())
     runnable = {p["name"] for p in patterns if p["requests"]}

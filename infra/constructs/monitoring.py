@@ -203,7 +203,10 @@ def watch_consumers(alarms: StageAlarms, consumers: Mapping[str, StreamConsumer]
         # One alarm for "it failed": an invocation error, a throttle, or a batch given up to the on-failure queue
         # (whose records are no longer retried, and which the stream drops after 24 h).
         failing = cloudwatch.MathExpression(
-            expression="errors + throttles + queued", label=f"{name}: errors + throttles + given up", period=PERIOD,
+            # FILL: a series with no point in a period (no invocation, an empty queue) counts 0 there, rather than
+            # dropping the period from the sum
+            expression="FILL(errors, 0) + FILL(throttles, 0) + FILL(queued, 0)",
+            label=f"{name}: errors + throttles + given up", period=PERIOD,
             using_metrics={"errors": consumer.function.metric_errors(statistic="Sum", period=PERIOD),
                            "throttles": consumer.function.metric_throttles(statistic="Sum", period=PERIOD),
                            "queued": depth},
@@ -260,7 +263,8 @@ def watch_api(alarms: StageAlarms, api: apigw.RestApi) -> None:
     """The API stage's 5xx rate and p99 latency (children of the RestApi's construct)."""
     stage = api.deployment_stage
     rate = cloudwatch.MathExpression(
-        expression=f"IF(requests >= {ERROR_RATE_MIN_REQUESTS}, errors / requests, 0)", label="5XXError rate",
+        expression=f"IF(FILL(requests, 0) >= {ERROR_RATE_MIN_REQUESTS}, FILL(errors, 0) / requests, 0)",
+        label="5XXError rate",
         period=PERIOD, using_metrics={"errors": stage.metric_server_error(statistic="Sum", period=PERIOD),
                                       "requests": stage.metric_count(statistic="Sum", period=PERIOD)},
     )

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from typing import Any
 
 from aws_cdk import Duration, RemovalPolicy, Size, Stack
 from aws_cdk import aws_apigateway as apigw
@@ -44,6 +45,15 @@ GATEWAY_MESSAGES = {
                     "<token> (make token USER=<name> prints one for make run, make token STAGE=<stage> USER=<name> "
                     "for a deployed stage)",
 }
+
+
+EXECUTION_LOG_GROUP_CONTEXT = "executionLogGroup"
+EXECUTION_LOG_RETENTION_DAYS = 90  # logs.RetentionDays.THREE_MONTHS, as the stack sets its own group
+
+
+def execution_log_group_name(rest_api_id: str, stage_name: str) -> str:
+    """The group API Gateway writes a stage's execution logs to (developerguide/set-up-logging.html)."""
+    return f"API-Gateway-Execution-Logs_{rest_api_id}/{stage_name}"
 
 
 def _error_template(code: str) -> str:
@@ -160,12 +170,15 @@ class BlueprintsApi(Construct):
         # (https://docs.aws.amazon.com/apigateway/latest/developerguide/set-up-logging.html), made by the stack with a
         # retention before the stage exists: otherwise API Gateway makes it on its first log, kept forever and
         # outside the stack.
-        self.execution_logs = logs.LogGroup(
-            self, "ExecutionLogs",
-            log_group_name=f"API-Gateway-Execution-Logs_{self.rest_api.rest_api_id}/{stage_name}",
-            retention=logs.RetentionDays.THREE_MONTHS, removal_policy=removal_policy,
-        )
-        self.rest_api.deployment_stage.node.add_dependency(self.execution_logs)
+        # A stage deployed before this group was part of the stack may have it already (API Gateway made it): there
+        # `make deploy` passes `-c executionLogGroup=external` and sets its retention itself (tools/deploy.py).
+        if self.node.try_get_context(EXECUTION_LOG_GROUP_CONTEXT) != "external":
+            self.execution_logs = logs.LogGroup(
+                self, "ExecutionLogs",
+                log_group_name=execution_log_group_name(self.rest_api.rest_api_id, stage_name),
+                retention=logs.RetentionDays.THREE_MONTHS, removal_policy=removal_policy,
+            )
+            self.rest_api.deployment_stage.node.add_dependency(self.execution_logs)
         self.authorizer = apigw.CognitoUserPoolsAuthorizer(
             self, "Authorizer", cognito_user_pools=[user_pool], identity_source="method.request.header.Authorization"
         )
@@ -194,28 +207,28 @@ class BlueprintsApi(Construct):
         methods = []
         for route in routes:
             first, _, rest = route.path.strip("/").partition("/")
-            if not first:  # GET /: a method on the API's root resource, made in this nested stack
-                resource = self._root_in(scope)
-            else:
-                top = self._top_level(scope, stack, first)
-                resource = top.resource_for_path(rest) if rest else top
             # AwsIntegration is what LambdaIntegration builds on (same AWS_PROXY integration, same URI), without
             # LambdaIntegration's permission per method.
             integration = apigw.AwsIntegration(
                 proxy=True, service="lambda", path=f"2015-03-31/functions/{function.function_arn}/invocations"
             )
-            if route.public:
-                methods.append(
-                    resource.add_method(route.method, integration, authorization_type=apigw.AuthorizationType.NONE)
-                )
-                self._throttle_public(route)
+            auth: dict[str, Any] = {"authorization_type": apigw.AuthorizationType.NONE} if route.public else {
+                "authorizer": self.authorizer, "authorization_type": apigw.AuthorizationType.COGNITO}
+            resource: apigw.IResource
+            if not first:
+                # GET /: a method on the API's own root resource, built in this nested stack (as every route is), so
+                # that it joins the Deployment's logical id like the others (a method on an imported API would not)
+                resource = self.rest_api.root
+                routes_scope = scope.node.try_find_child("Routes") or Construct(scope, "Routes")
+                methods.append(apigw.Method(routes_scope, f"Root{route.method}", resource=resource,
+                                            http_method=route.method, integration=integration,
+                                            options=apigw.MethodOptions(**auth)))
             else:
-                methods.append(resource.add_method(
-                    route.method,
-                    integration,
-                    authorizer=self.authorizer,
-                    authorization_type=apigw.AuthorizationType.COGNITO,
-                ))
+                top = self._top_level(scope, stack, first)
+                resource = top.resource_for_path(rest) if rest else top
+                methods.append(resource.add_method(route.method, integration, **auth))
+            if route.public:
+                self._throttle_public(route)
             parent: apigw.IResource | None = resource
             while self.cors_origins and isinstance(parent, apigw.Resource):  # each resource on the way has one
                 self._acknowledge_preflight(parent)
@@ -246,15 +259,6 @@ class BlueprintsApi(Construct):
             reason = "A CORS preflight (OPTIONS) is anonymous by the Fetch standard; API Gateway answers it (MOCK)."
             acknowledge(options, "AwsSolutions-APIG4", reason)
             acknowledge(options, "AwsSolutions-COG4", reason)
-
-    def _root_in(self, scope: Construct) -> apigw.IResource:
-        """The root resource as seen from a nested stack (CDK's aws-apigateway guide: an imported RestApi), so that a
-        method on `/` lives in the domain's stack like every other route."""
-        routes = scope.node.try_find_child("Routes") or Construct(scope, "Routes")
-        imported = routes.node.try_find_child("Root") or apigw.RestApi.from_rest_api_attributes(
-            routes, "Root", rest_api_id=self.rest_api.rest_api_id,
-            root_resource_id=self.rest_api.rest_api_root_resource_id)
-        return imported.root
 
     def _top_level(self, scope: Construct, stack: Stack, path_part: str) -> apigw.IResource:
         existing = self.rest_api.root.get_resource(path_part)

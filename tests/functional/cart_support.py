@@ -157,3 +157,14 @@ def atomic_moto(monkeypatch) -> None:
                 return __original(self, *args, **kwargs)
 
         monkeypatch.setattr(DynamoDBBackend, name, locked)
+    # and the answer's serialization: moto turns the item it returns into JSON after the backend call, while another
+    # thread's update may be changing that very item (one request, one lock, as DynamoDB answers it)
+    from moto.dynamodb.responses import DynamoHandler
+
+    original_call = DynamoHandler.call_action
+
+    def locked_call(self, *args, **kwargs):
+        with _moto_lock:
+            return original_call(self, *args, **kwargs)
+
+    monkeypatch.setattr(DynamoHandler, "call_action", locked_call)

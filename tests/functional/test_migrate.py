@@ -122,3 +122,41 @@ def test_a_stages_tables_are_found_by_construct_id_and_a_replaced_one_is_planned
     assert migrate.plan({"BallotsTable": "old"}, {"BallotsTable": "new"}, [COPY]) == [(COPY, "old")]
     assert migrate.plan({"BallotsTable": "same"}, {"BallotsTable": "same"}, [COPY]) == []
     assert migrate.plan({}, {"BallotsTable": "now"}, [REWRITE]) == [(REWRITE, "now")]
+
+
+def test_a_stopped_copy_keeps_its_source_across_the_next_deploys_record(tmp_path, monkeypatch):
+    """`make deploy` records the table names before each deploy: a copy a deploy started and did not finish must
+    still read from the old table on the next one, not from what is now live."""
+    monkeypatch.setattr(migrate, "stage_dir", lambda stage: tmp_path / stage)
+    monkeypatch.setattr(migrate, "migrations", lambda: iter([COPY]))
+    with mock_aws():
+        cloudformation = boto3.client("cloudformation")
+        cloudformation.create_stack(StackName="Blueprints-dev", TemplateBody=json.dumps(TEMPLATE))
+        live = migrate.stage_tables(cloudformation, "Blueprints-dev")["BallotsTable"]
+        (tmp_path / "dev").mkdir()
+        (tmp_path / "dev" / "tables-before.json").write_text(json.dumps({"BallotsTable": "the-old-one"}))
+        # the copy has not finished (no progress, or progress not done): the old name stays
+        assert migrate.record(cloudformation, "dev") == {"BallotsTable": "the-old-one"}
+        # once it has, the next record is what is live
+        progress = migrate.progress_path("dev", COPY)
+        progress.parent.mkdir(parents=True)
+        progress.write_text(json.dumps({"done": True, "last_key": None}))
+        assert migrate.record(cloudformation, "dev") == {"BallotsTable": live}
+
+
+def test_the_deploy_waits_until_a_new_index_is_built(monkeypatch):
+    class Table:
+        def __init__(self):
+            self.calls = 0
+
+        def describe_table(self, TableName):  # noqa: N803 (boto3's argument name)
+            self.calls += 1
+            status = "CREATING" if self.calls < 3 else "ACTIVE"
+            return {"Table": {"GlobalSecondaryIndexes": [{"IndexName": "New", "IndexStatus": status},
+                                                          {"IndexName": "Old", "IndexStatus": "ACTIVE"}]}}
+
+    dynamodb = Table()
+    migrate.wait_for_indexes(dynamodb, ["contacts"], poll_seconds=0)
+    assert dynamodb.calls == 3
+    with pytest.raises(TimeoutError, match="New still building"):
+        migrate.wait_for_indexes(Table(), ["contacts"], poll_seconds=0, timeout_seconds=-1)

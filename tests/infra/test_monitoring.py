@@ -156,7 +156,8 @@ def test_every_stream_consumer_has_an_iterator_age_alarm_and_one_on_its_failures
             ("AWS/Lambda", "Errors", {"FunctionName": {"Ref": function}}),
             ("AWS/Lambda", "Throttles", {"FunctionName": {"Ref": function}}),
             ("AWS/SQS", "ApproximateNumberOfMessagesVisible", {"QueueName": queue_name})], key=str)
-        assert expression(failing) == "errors + throttles + queued" and failing["Threshold"] == 1
+        assert expression(failing) == "FILL(errors, 0) + FILL(throttles, 0) + FILL(queued, 0)"
+        assert failing["Threshold"] == 1
     # The iterator age alarms long before Lambda gives records up (their max record age)
     ages = [m["Properties"]["MaximumRecordAgeInSeconds"]
             for m in of_type(stage.merged["Resources"], "AWS::Lambda::EventSourceMapping").values()]
@@ -191,7 +192,7 @@ def test_the_api_stage_alarms_on_its_5xx_rate_and_p99_latency(stage):
     dims = {"ApiName": rest_api["Properties"]["Name"], "Stage": {"Ref": api_stage}}
     (rate,) = [a for a in alarms(stage).values() if ("AWS/ApiGateway", "5XXError", dims) in alarm_metrics(a)]
     assert ("AWS/ApiGateway", "Count", dims) in alarm_metrics(rate)
-    assert expression(rate) == f"IF(requests >= {ERROR_RATE_MIN_REQUESTS}, errors / requests, 0)"
+    assert expression(rate) == f"IF(FILL(requests, 0) >= {ERROR_RATE_MIN_REQUESTS}, FILL(errors, 0) / requests, 0)"
     assert rate["Threshold"] == ERROR_RATE_THRESHOLD
     (latency,) = alarms_on(stage, "Latency", **dims)
     assert latency["ExtendedStatistic"] == "p99"

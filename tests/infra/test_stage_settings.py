@@ -75,3 +75,13 @@ def test_both_clients_hide_whether_a_user_exists(tmp_path):
     assert {c["Properties"]["PreventUserExistenceErrors"] for c in clients} == {"ENABLED"}
     assert {c["Properties"]["IdTokenValidity"] for c in clients} == {60}
     assert {c["Properties"]["TokenValidityUnits"]["IdToken"] for c in clients} == {"minutes"}
+
+
+def test_the_stage_owns_its_execution_log_group_unless_api_gateway_made_it_before(tmp_path):
+    def groups(template: dict) -> list[dict]:
+        return [g for g in of_type(template, "AWS::Logs::LogGroup")
+                if "API-Gateway-Execution-Logs_" in json.dumps(g["Properties"].get("LogGroupName", ""))]
+
+    (owned,) = groups(synth("dev", tmp_path / "owned")["template"])
+    assert owned["Properties"]["RetentionInDays"] == 90
+    assert groups(synth("dev", tmp_path / "external", executionLogGroup="external")["template"]) == []

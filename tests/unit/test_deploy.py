@@ -22,6 +22,8 @@ def steps(monkeypatch, tmp_path):
     monkeypatch.setattr(preflight, "problem", lambda session, functions=0: done.append(f"preflight {functions}"))
     monkeypatch.setattr(migrate, "record", lambda cloudformation, stage: done.append(f"record {stage}"))
     monkeypatch.setattr(migrate, "main", lambda argv: done.append("migrate " + " ".join(argv)) or 0)
+    monkeypatch.setattr(migrate, "wait_for_indexes", lambda dynamodb, names: done.append(
+        "wait " + ("ContactTable" if names and all("ContactTable" in n for n in names) else repr(names))))
     assembly = tmp_path / "cdk.out"
     assembly.mkdir()
     (assembly / "Blueprints-prod.template.json").write_text(json.dumps({"Resources": {
@@ -83,10 +85,31 @@ def test_an_upgrade_that_retires_an_index_keeps_it_migrates_then_drops_it(steps)
     assert done == [
         "npx cdk synth --quiet -o cdk.out -c stage=dev -c keepRetiredIndexes=true",
         "preflight 0", "record dev", "npx cdk deploy --app cdk.out Blueprints-dev",
+        "wait ContactTable",  # until the new index is built
         "migrate run --stage dev",  # the new index filled while the old still answers
         "npx cdk synth --quiet -o cdk.out -c stage=dev", "npx cdk deploy --app cdk.out Blueprints-dev",
         "migrate run --stage dev",
     ]
+
+
+API = {"Resources": {"Api": {"Type": "AWS::ApiGateway::RestApi", "Properties": {"Name": "blueprints"}}}}
+
+
+def test_an_execution_log_group_api_gateway_made_before_stays_outside_the_stack_and_gets_a_retention(steps):
+    """A stage deployed before the stack owned its execution log group may have it already (API Gateway makes it on
+    its first log): CloudFormation could not create it, so the deploy keeps it out of the template and sets its
+    retention itself."""
+    with mock_aws():
+        session = boto3.Session(region_name="us-east-1")
+        session.client("cloudformation").create_stack(StackName="Blueprints-dev", TemplateBody=json.dumps(API))
+        (api,) = session.client("apigateway").get_rest_apis()["items"]
+        name = f"API-Gateway-Execution-Logs_{api['id']}/dev"
+        assert deploy.external_execution_logs(session, "Blueprints-dev", "dev") is None  # none yet: the stack makes it
+        session.client("logs").create_log_group(logGroupName=name)
+        assert deploy.external_execution_logs(session, "Blueprints-dev", "dev") == name
+        deploy._retain(session, name)
+        (group,) = session.client("logs").describe_log_groups(logGroupNamePrefix=name)["logGroups"]
+        assert group["retentionInDays"] == 90
 
 
 def test_a_preflight_problem_stops_before_anything_is_deployed(steps, monkeypatch, capsys):

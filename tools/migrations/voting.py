@@ -13,9 +13,11 @@ buckets.md). What an upgrade of a deployed stage does:
   segments exactly once (+1 to its candidate, its `version` to the applied counter). When the stream has drained,
   every poll's totals equal its ballots and the recount finds it caught up; nothing is counted twice, because the
   old totals are never added to the new ones.
-- A voter who votes, changes or withdraws through the new API before their old ballot is copied keeps the newer
-  ballot: the copy is conditioned on the item not existing, so it is skipped ("already"), and only the newer ballot
-  is ever counted.
+- A voter who votes through the new API before their old ballot is copied keeps the newer ballot: the copy is
+  conditioned on the item not existing, so it is skipped ("already"), and only the newer ballot is ever counted.
+  Until the copy, changing or withdrawing the old ballot answers 404 NO_VOTE (there is none in the new table yet):
+  a withdrawal tried in that window does not happen, and the copied ballot counts. Run `make migrate` before
+  reopening a poll to voters, or ask them to withdraw again after it.
 - Records parked under the old layout (keyed `pollId`, `userId`) are marked superseded by a replay, never applied:
   their ballots were copied and aggregated from the new table (functions/voting/aggregator.py `before_buckets`).
 """
