@@ -47,4 +47,4 @@ def test_an_unknown_section_is_refused_before_anything_runs(monkeypatch, capsys)
 def test_every_section_module_of_bench_is_listed() -> None:
     listed = {section.__module__ for section in entry.SECTIONS.values()}
     assert listed == {"bench.contacts", "bench.voting", "bench.workshop", "bench.cart", "bench.order_entry",
-                      "bench.load", "bench.coldstart", "bench.cost"}
+                      "bench.load", "bench.coldstart", "bench.cost", "bench.startup"}
