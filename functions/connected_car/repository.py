@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, ConditionBase, Key
+from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
@@ -54,6 +54,7 @@ from functions.shared.errors import ConflictError, NotFoundError, ThrottledError
 from functions.shared.models import from_item, to_item
 from functions.shared.pagination import Page, read_page
 from functions.shared.settings import TableName, Tables
+from functions.shared.sharded import ShardedIndex, merged_shards, resume_after
 
 StartKey = dict[str, Any] | None
 _REGISTRATION_ATTEMPTS = 3
@@ -243,7 +244,8 @@ class ConnectedCarRepository:
         ActiveCustomerShardIndex (`activeShard = "1#<n>" AND username > :after`, only active customers are in it)
         and merge them (ADR 0109). The cursor's key is the last username returned."""
         index = ShardedIndex(ACTIVE_CUSTOMER_INDEX, ACTIVE_SHARD, active_shards(), "username")
-        page = merged_shards(self.tables.customer, index, limit=limit, after=resume_after(start_key, "username"))
+        page = merged_shards(ddb.table(self.tables.customer), index, limit=limit,
+                             after=resume_after(start_key, "username"))
         listed: list[Any] = [from_item(Customer, item) for item in page.items]
         return Page(items=listed, last_key=page.last_key)
 
@@ -507,54 +509,6 @@ class ConnectedCarRepository:
 
 
 # --- low-level helpers ------------------------------------------------------------------------------
-
-AFTER = "after"  # a merged list's cursor key: the sort key of the last item it returned
-
-
-def resume_after(start_key: StartKey, sort_attribute: str) -> str | None:
-    """Where a merged list resumes: its own cursor's `after`, or the sort key of a LastEvaluatedKey from the single
-    index it replaced (a cursor given before the upgrade keeps working)."""
-    if not start_key:
-        return None
-    value = start_key.get(AFTER, start_key.get(sort_attribute))
-    return value if isinstance(value, str) else None
-
-
-@dataclass(frozen=True)
-class ShardedIndex:
-    """An index whose partition key is write-sharded: read every partition, merge by the sort key."""
-
-    name: str
-    partition_attribute: str
-    partitions: Sequence[str]
-    sort_attribute: str
-
-
-def merged_shards(table_name: str, index: ShardedIndex, *, limit: int, after: str | None) -> Page:
-    """Up to `limit` items of every partition of a sharded index, in sort key order (unique across them): one Query per
-    partition (`partition = p AND sort > :after`, at most `limit` items each), merged. A Query that stopped early
-    (Limit or 1 MB) bounds what is known: nothing past its last item is returned until the next page. A page costs at
-    most len(partitions) x limit items read."""
-    table = ddb.table(table_name)
-    candidates: list[dict[str, Any]] = []
-    bound: str | None = None
-    sort_attribute = index.sort_attribute
-    for partition in index.partitions:
-        key: ConditionBase = Key(index.partition_attribute).eq(partition)
-        if after is not None:
-            key = key & Key(sort_attribute).gt(after)
-        response = table.query(IndexName=index.name, KeyConditionExpression=key, Limit=limit)
-        items = response.get("Items", [])
-        candidates += items
-        if "LastEvaluatedKey" in response and items:
-            last = str(items[-1][sort_attribute])
-            bound = last if bound is None else min(bound, last)
-    candidates.sort(key=lambda item: str(item[sort_attribute]))
-    known = [item for item in candidates if bound is None or str(item[sort_attribute]) <= bound]
-    page = known[:limit]
-    more = len(candidates) > len(page) or bound is not None
-    return Page(items=page, last_key={AFTER: str(page[-1][sort_attribute])} if more and page else None)
-
 
 def _page(table_name: str, model: type[BaseModel], limit: int, start_key: StartKey, **query: Any) -> Page:
     return read_page(ddb.table(table_name).query, lambda item: from_item(model, item), limit=limit, start_key=start_key, **query)
