@@ -430,7 +430,7 @@ def other_origin() -> Iterator[int]:
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Page(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        def do_GET(self) -> None:
             body = b"<!doctype html><title>another origin</title><p>a page that is not the API"
             self.send_response(200)
             self.send_header("Content-Type", "text/html")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager

@@ -12,13 +12,13 @@ import pytest
 
 from functions.connected_car import active_customers, api
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
+from functions.connected_car.routes import ROUTES
 from functions.connected_car.schema import REGISTRATION_TABLE, TABLES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import ddb
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
-from functions.connected_car.routes import ROUTES
 from tests.functional.conftest import Client, LambdaContext
 
 ADMIN = ("admin",)

@@ -8,9 +8,9 @@ import boto3
 import pytest
 
 from functions.contacts import api as contacts_api
+from functions.contacts.routes import ROUTES as CONTACTS_ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.voting import api as voting_api
-from functions.contacts.routes import ROUTES as CONTACTS_ROUTES
 from functions.voting.routes import ROUTES as VOTING_ROUTES
 from tests.functional import connected_car_support, voting_support
 from tests.functional.conftest import Client, make_table

@@ -9,7 +9,6 @@ import json
 from datetime import UTC, datetime
 
 import pytest
-from aws_lambda_powertools.utilities.batch.exceptions import BatchProcessingError
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
 from functions.cart import abandoned_carts, price_notifier
@@ -31,8 +30,8 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     ADMIN,
     IDLE,
     Stream,
-    atomic_moto,
     abandoned,
+    atomic_moto,
     by_ttl,
     cart_item,
     client,

@@ -10,6 +10,7 @@ import pytest
 
 from functions.connected_car import api
 from functions.connected_car.models import Appointment, AppointmentIn, Dealer, Vehicle
+from functions.connected_car.routes import ROUTES
 from functions.connected_car.schema import (
     APPOINTMENT_TABLE,
     CUSTOMER_TABLE,
@@ -21,7 +22,6 @@ from functions.connected_car.schema import (
 )
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
-from functions.connected_car.routes import ROUTES
 from tests.functional.connected_car_support import (  # noqa: F401 (client, tables: shared fixtures)
     ADMIN,
     DEALER,

@@ -13,10 +13,10 @@ import pytest
 from functions.ecommerce import api
 from functions.ecommerce.models import OrderIn, SignUpIn
 from functions.ecommerce.repository import MAX_ADDRESSES
+from functions.ecommerce.routes import ROUTES
 from functions.ecommerce.schema import ECOMMERCE_TABLE, customer_key, email_key
 from functions.ecommerce.service import MAX_ORDER_ITEMS
 from functions.shared.errors import ConflictError
-from functions.ecommerce.routes import ROUTES
 from seeds import ecommerce as seed
 from tests.functional.conftest import Client, make_table
 

@@ -22,13 +22,13 @@ from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 
 from functions.catalog.schema import DOCUMENTS_TABLE
 from functions.contacts import api as contacts_api
+from functions.contacts.routes import ROUTES as CONTACT_ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import ddb
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.voting import api as voting_api
-from functions.voting.schema import VOTES_TABLE
-from functions.contacts.routes import ROUTES as CONTACT_ROUTES
 from functions.voting.routes import ROUTES as VOTING_ROUTES
+from functions.voting.schema import VOTES_TABLE
 from tests.functional import catalog_support
 from tests.functional.catalog_support import raw_document
 from tests.functional.conftest import Client, make_table

@@ -11,6 +11,7 @@ import pytest
 
 from functions.measurements import api
 from functions.measurements.repository import MeasurementsRepository
+from functions.measurements.routes import ROUTES
 from functions.measurements.schema import (
     BIN_MS,
     LEGACY_BINS,
@@ -25,7 +26,6 @@ from functions.measurements.schema import (
 from functions.measurements.service import MeasurementsService
 from functions.shared.capacity import item_size, write_units
 from functions.shared.settings import settings
-from functions.measurements.routes import ROUTES
 from seeds import measurements as seed
 from tests.functional.conftest import Client, make_table
 

@@ -11,6 +11,7 @@ import pytest
 from functions.messaging import api
 from functions.messaging.models import MAX_BODY_BYTES
 from functions.messaging.repository import message_item
+from functions.messaging.routes import ROUTES
 from functions.messaging.schema import (
     HEADER_ATTRIBUTES,
     INBOX_INDEX,
@@ -19,7 +20,6 @@ from functions.messaging.schema import (
 )
 from functions.shared.capacity import item_size, read_units
 from functions.shared.http import MAX_BODY_BYTES as MAX_REQUEST_BYTES
-from functions.messaging.routes import ROUTES
 from seeds import messaging as seed
 from tests.functional.conftest import Client, make_table
 

@@ -149,7 +149,7 @@ def test_the_deploy_waits_until_a_new_index_is_built(monkeypatch):
         def __init__(self):
             self.calls = 0
 
-        def describe_table(self, TableName):  # noqa: N803 (boto3's argument name)
+        def describe_table(self, TableName):
             self.calls += 1
             status = "CREATING" if self.calls < 3 else "ACTIVE"
             return {"Table": {"GlobalSecondaryIndexes": [{"IndexName": "New", "IndexStatus": status},

@@ -6,7 +6,6 @@ tables; the API and the notifier answer what the old layout answered."""
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 
@@ -29,10 +28,10 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     set_price,
     tables,
 )
+from tests.support.old_layouts import old_layout
 from tools import migrate
 from tools.migrations.cart import MIGRATIONS, OLD_CART_TABLE
 
-OLD_LAYOUT = Path(__file__).parent / "data" / "cart_old_layout.json"
 FROZEN_AT = datetime.fromisoformat("2026-11-27T12:00:00+00:00")  # when the fixture was made (its `_about`)
 (MIGRATION,) = MIGRATIONS
 ALICE, BOB = "c0ffee0000000000000000000000a11c", "c0ffee00000000000000000000000b0b"
@@ -44,7 +43,7 @@ CAROL, DAVE, ERIN = "c0ffee000000000000000000000ca201", "c0ffee00000000000000000
 def stage(tables, clock) -> str:
     """The stage after the upgrade's deploy: the new, empty Carts and CartHolders tables beside the retained old Carts
     table with its items; the tables whose keys did not change hold theirs. The clock an hour after the freeze."""
-    old = json.loads(OLD_LAYOUT.read_text(encoding="utf-8"))
+    old = old_layout("cart")
     client = boto3.client("dynamodb")
     client.create_table(**OLD_CART_TABLE.create_table_kwargs("old-CartTable"))
     for item in old[CART_TABLE.construct_id]:

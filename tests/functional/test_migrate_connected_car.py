@@ -4,10 +4,8 @@ the sharded index; the active-customers list answers what the old index held."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import boto3
 import pytest
 from boto3.dynamodb.conditions import Key
 
@@ -24,10 +22,10 @@ from functions.connected_car.schema import (
 from functions.shared import ddb
 from functions.shared.settings import Settings
 from tests.functional.connected_car_support import ADMIN, PREFIX, connected_car_client, make_tables
+from tests.support.old_layouts import put_old_items
 from tools import migrate
 from tools.migrations.connected_car import MIGRATIONS
 
-OLD_LAYOUT = Path(__file__).parent / "data" / "connected_car_old_layout.json"
 (MIGRATION,) = MIGRATIONS
 
 
@@ -36,9 +34,7 @@ def customers(aws, monkeypatch) -> str:
     """The stage after the upgrade's first deploy: the Customer table with both indexes, holding the old items."""
     specs = tuple(CUSTOMER_TABLE_DURING_UPGRADE if spec is CUSTOMER_TABLE else spec for spec in TABLES)
     name = make_tables(monkeypatch, "migrate", specs)[CUSTOMER_TABLE.env_var]
-    client = boto3.client("dynamodb")
-    for item in json.loads(OLD_LAYOUT.read_text(encoding="utf-8"))[CUSTOMER_TABLE.construct_id]:
-        client.put_item(TableName=name, Item=item)
+    put_old_items("connected_car", CUSTOMER_TABLE.construct_id, name)
     return name
 
 

@@ -4,10 +4,8 @@ sharded type index; every person list answers what the old index did, in the sam
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import boto3
 import pytest
 from boto3.dynamodb.conditions import Key
 
@@ -16,10 +14,10 @@ from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE_DURING_UPGRADE, PERSON, RETIRED_TYPE_INDEX, TYPE_SHARD, type_shard
 from functions.shared import ddb
 from tests.functional.conftest import Client, make_table
+from tests.support.old_layouts import put_old_items
 from tools import migrate
 from tools.migrations.contacts import MIGRATIONS
 
-OLD_LAYOUT = Path(__file__).parent / "data" / "contacts_old_layout.json"
 (MIGRATION,) = MIGRATIONS
 
 
@@ -28,9 +26,7 @@ def contacts(aws, monkeypatch) -> str:
     """The stage after the upgrade's first deploy: the Contact table with both type indexes, holding the old items."""
     name = make_table(CONTACT_TABLE_DURING_UPGRADE, monkeypatch)
     api.service.cache_clear()
-    client = boto3.client("dynamodb")
-    for item in json.loads(OLD_LAYOUT.read_text(encoding="utf-8"))[CONTACT_TABLE_DURING_UPGRADE.construct_id]:
-        client.put_item(TableName=name, Item=item)
+    put_old_items("contacts", CONTACT_TABLE_DURING_UPGRADE.construct_id, name)
     yield name
     api.service.cache_clear()
 

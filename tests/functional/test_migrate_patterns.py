@@ -3,10 +3,8 @@ example data before ADR 0111 (tests/functional/data/patterns_old_layout.json), m
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import boto3
 import pytest
 
 from functions.patterns import api
@@ -14,10 +12,10 @@ from functions.patterns.routes import ROUTES
 from functions.patterns.schema import FEATURED_KEY, FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared import ddb
 from tests.functional.conftest import Client, make_table
+from tests.support.old_layouts import put_old_items
 from tools import migrate
 from tools.migrations.patterns import MIGRATIONS
 
-OLD_LAYOUT = Path(__file__).parent / "data" / "patterns_old_layout.json"
 (MIGRATION,) = MIGRATIONS
 ADMIN = ("admin",)
 
@@ -26,9 +24,7 @@ ADMIN = ("admin",)
 def patterns(aws, monkeypatch) -> str:
     name = make_table(PATTERNS_TABLE, monkeypatch)
     api.service.cache_clear()
-    client = boto3.client("dynamodb")
-    for item in json.loads(OLD_LAYOUT.read_text(encoding="utf-8"))[PATTERNS_TABLE.construct_id]:
-        client.put_item(TableName=name, Item=item)
+    put_old_items("patterns", PATTERNS_TABLE.construct_id, name)
     yield name
     api.service.cache_clear()
 

@@ -5,7 +5,6 @@ stream, answers what the old layout answered; a second run writes nothing; a run
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,11 @@ from seeds import voting as seed
 from tests.functional.conftest import LambdaContext
 from tests.functional.parked_support import REPLAY, parked_items
 from tests.functional.voting_support import MotoStream, make_tables, service_for
+from tests.support.old_layouts import old_layout
 from tools import migrate
 from tools.migrations.voting import MIGRATIONS, OLD_RAW_VOTES_TABLE
 
-OLD_LAYOUT = json.loads((Path(__file__).parent / "data" / "voting_old_layout.json").read_text())
+OLD_LAYOUT = old_layout("voting")
 OLD_RAW_VOTES = "old-RawVotesTable"  # the table the deploy replaced, retained with the ballots
 (MIGRATION,) = MIGRATIONS
 

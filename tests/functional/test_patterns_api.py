@@ -13,9 +13,9 @@ import pytest
 
 from functions.patterns import api
 from functions.patterns.models import IssueIn
+from functions.patterns.routes import ROUTES
 from functions.patterns.schema import FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared.auth import Caller
-from functions.patterns.routes import ROUTES
 from tests.functional.conftest import Client, make_table
 
 ADMIN = ("admin",)

@@ -16,8 +16,8 @@ from functions.shared import cost
 from functions.shared.capacity import item_size
 from functions.shared.schema import EXPLAIN_ENV
 from functions.voting import api
-from functions.voting.schema import POLL_SK, VOTES_TABLE
 from functions.voting.routes import ROUTES
+from functions.voting.schema import POLL_SK, VOTES_TABLE
 from tests.functional.conftest import Client
 from tests.functional.test_cost_header import bill
 from tests.functional.voting_support import make_tables

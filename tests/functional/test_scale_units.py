@@ -14,14 +14,14 @@ from functions.cart.schema import CART_TABLE, HOLDER_TABLE, PRICE_TABLE, holder_
 from functions.measurements import api as measurements_api
 from functions.measurements.models import Reading
 from functions.measurements.repository import MeasurementsRepository
+from functions.measurements.routes import ROUTES as MEASUREMENT_ROUTES
 from functions.measurements.schema import MEASUREMENTS_TABLE
 from functions.measurements.service import MeasurementsService
 from functions.messaging import api as messaging_api
 from functions.messaging.repository import message_from
+from functions.messaging.routes import ROUTES as MESSAGING_ROUTES
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE
 from functions.shared.settings import settings
-from functions.measurements.routes import ROUTES as MEASUREMENT_ROUTES
-from functions.messaging.routes import ROUTES as MESSAGING_ROUTES
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     client,
     clock,

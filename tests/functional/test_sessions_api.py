@@ -8,10 +8,10 @@ import boto3
 import pytest
 
 from functions.sessions import api
+from functions.sessions.routes import ROUTES
 from functions.sessions.schema import SESSION_TABLE, USER_INDEX
 from functions.shared import ddb
 from functions.shared.ddb import BATCH_WRITE_MAX_ITEMS, BATCH_WRITE_ROUNDS
-from functions.sessions.routes import ROUTES
 from seeds import sessions as seed
 from tests.functional.conftest import Client, make_table
 

@@ -14,8 +14,8 @@ from functions.shared import ddb
 from functions.shared.errors import ConflictError, ThrottledError
 from functions.users import api
 from functions.users.models import SignUpIn, User
-from functions.users.schema import USERS_EMAIL_INDEX, USERS_TABLE, email_marker_key
 from functions.users.routes import ROUTES
+from functions.users.schema import USERS_EMAIL_INDEX, USERS_TABLE, email_marker_key
 from seeds import users as seed
 from tests.functional.conftest import Client, make_table
 

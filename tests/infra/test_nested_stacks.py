@@ -13,9 +13,9 @@ import pytest
 
 from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import pagination
+from functions.shared.routes import Route
 from functions.voting.schema import VOTES_TABLE
 from infra.constructs.api_domain import CURSOR_SECRET_ENV, ApiDomain, Grant
-from functions.shared.routes import Route
 from infra.domains import connected_car as connected_car_domain
 from infra.domains.platform import platform
 from infra.stack import DOMAINS, BlueprintsStack, StageConfig

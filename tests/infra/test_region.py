@@ -93,5 +93,5 @@ def test_the_rule_says_where_blueprints_deploys_and_the_list_is_the_published_ta
         f"published: {', '.join(POWERTOOLS_LAYER_REGIONS)}.")
     data = json.loads(REGIONS_FILE.read_text())
     assert (data["architecture"], data["runtime"]) == (ARCHITECTURE.name, RUNTIME.name) == ("arm64", "python3.13")
-    assert POWERTOOLS_LAYER_REGIONS == tuple(data["regions"]) and len(set(data["regions"])) == len(data["regions"])
+    assert tuple(data["regions"]) == POWERTOOLS_LAYER_REGIONS and len(set(data["regions"])) == len(data["regions"])
     assert "_layer_homepage_arm64.md" in data["_source"]
