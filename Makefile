@@ -51,12 +51,23 @@ smoke: setup
 	@$(PY) -m tools.smoke $(if $(URL),--url "$(URL)") $(if $(AWS_STAGE),--stage "$(AWS_STAGE)") \
 		$(if $(filter 0 no false,$(EXAMPLES)),--no-examples,$(if $(EXAMPLES),--examples))
 
+# What the stream consumers gave up on and parked (JSON): the running `make run`'s, or with STAGE= on the command line
+# the deployed stage's, and only that stage's (tools/parked.py: found through its stack, your AWS credentials).
 dlq: setup
+ifeq ($(AWS_STAGE),)
 	@$(PY) -m local dlq
+else
+	@$(PY) -m tools.parked dlq --stage "$(AWS_STAGE)"
+endif
 
-# Replays the records the stream consumers parked (FUNCTION=Aggregator for one of them), through `make run`.
+# Replays the records the stream consumers parked (FUNCTION=Aggregator for one of them), through `make run`, or with
+# STAGE= on the command line through Lambda's Invoke of that stage's consumers (tools/parked.py).
 replay: setup
+ifeq ($(AWS_STAGE),)
 	@$(PY) -m local replay $(if $(FUNCTION),--function "$(FUNCTION)")
+else
+	@$(PY) -m tools.parked replay --stage "$(AWS_STAGE)" $(if $(FUNCTION),--function "$(FUNCTION)")
+endif
 
 test: setup lint
 	$(PY) -m pytest -n 2
@@ -154,9 +165,11 @@ cost: setup
 	$(PY) -m bench.cost
 
 # Every model's partition load at the rates its seed quotes (bench/scale/): the hottest key against DynamoDB's 3,000 RCU /
-# 1,000 WCU per key, partitions, throttling and the monthly bill; writes .artifacts/scale.json and functions/platform/scale-figures.json.
+# 1,000 WCU per key, partitions, throttling and the monthly bill; writes .artifacts/scale.json and
+# functions/platform/scale-figures.json and scale-basis.json. MODEL=voting RATE=5000: that model's rows at that rate, as
+# the explorer's what-if answers them (writes nothing).
 scale: setup
-	$(PY) -m bench.scale
+	$(PY) -m bench.scale $(if $(MODEL),--model "$(MODEL)") $(if $(RATE),--rate "$(RATE)")
 
 clean:
 	rm -rf $(VENV) node_modules cdk.out .local .build .pytest_cache .mypy_cache .ruff_cache

@@ -3,13 +3,11 @@ the seed's daily Scan, and the seed's monthly estimate recomputed beside ours fr
 below. In-process on moto (item counts), sizes and units by DynamoDB's rules (functions/shared/capacity.py: moto's
 ConsumedCapacity is a constant, whatever the item sizes).
 
-Prices used (US East (N. Virginia), on-demand, Standard table class):
-- $0.625 per million write request units, $0.125 per million read request units: not found on AWS's own pricing page
-  in the stored pages available here; taken from airbyte.com, "Amazon DynamoDB Pricing: On-Demand & Provisioned Plans"
-  (dated July 21, 2025), which gives them as the prices after AWS's November 2024 on-demand reduction;
-- $0.25 per GB-month of storage (first 25 GB free): aws.amazon.com/dynamodb/pricing ("Pricing at a glance"; the
-  stored copy is undated). Check both against https://aws.amazon.com/dynamodb/pricing/on-demand/ before quoting them.
-The seed's ~$6,300 and ~$22 were provisioned-capacity estimates of its day; the figures below are on-demand.
+Prices used (US East (N. Virginia), on-demand, Standard table class): $0.625 per million write request units, $0.125
+per million read request units, $0.25 per GB-month of storage (first 25 GB free), defined once, with where each was
+read, in functions/platform/scale/model.py (WRU_PRICE, RRU_PRICE, STORAGE_PRICE, PRICES_NOTE), which `make scale` and
+the explorer's what-if price by too. The seed's ~$6,300 and ~$22 were provisioned-capacity estimates of its day; the
+figures below are on-demand.
 
 The write mix (what the seed's "10K writes" are; the seed gives none of it, each figure says where it comes from):
 - SKU_CHANGE_SHARE: half the writes add or remove a SKU (the least the design review asked to assume), the rest
@@ -34,13 +32,13 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import TYPE_CHECKING, Any
 
-WRU_PRICE = 0.625 / 1_000_000
-RRU_PRICE = 0.125 / 1_000_000
-STORAGE_PRICE = 0.25  # per GB-month
-PRICES_NOTE = ("on-demand us-east-1: $0.625/M WRU, $0.125/M RRU (airbyte.com, 2025-07-21, after AWS's 2024-11 "
-               "reduction); storage $0.25/GB-month (aws.amazon.com/dynamodb/pricing)")
-SECONDS_PER_MONTH = 730 * 3600
+from functions.platform.scale.model import PRICES_NOTE, RRU_PRICE, SECONDS_PER_MONTH, STORAGE_PRICE, WRU_PRICE
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb.service_resource import Table
+
 SEED_CARTS = 100_000_000
 SEED_RATE = 10_000  # reads and writes per second
 SKUS_PER_CART = 5
@@ -163,15 +161,17 @@ def unit_costs(cart_id: str = "0" * 32, sku: str = "SKU-000000", owner: str = "u
         "quantity": {"price_rru": price_read, "cart_wru": cart_write},
         "checkout": {"cart_wru": write_units(item_size(full))},
         # a transaction bills two units per item written (functions/cart/repository.py count_abandoned, notify)
-        "abandoned": {"marker_wru": 2 * write_units(item_size(stats_marker)), "day_wru": 2 * write_units(item_size(day))},
+        "abandoned": {"marker_wru": 2 * write_units(item_size(stats_marker)),
+                      "day_wru": 2 * write_units(item_size(day))},
         "refresh": {"holder_wru": write_units(item_size(holder))},
         "notification": {"marker_rru": 0.5, "marker_wru": 2 * write_units(item_size(marker)),
                          "note_wru": 2 * write_units(item_size(note))},
         # a price change reads every holder of the SKU (N Queries; stale ones too) and each holder's cart
         "price change": {"holder_query_rru": HOLDER_SHARDS * read_units([item_size(holder)] * max(1, round(per_shard))),
                          "cart_rru": holders_per_sku * read_units([item_size(full)])},
-        "_sizes": {"cart": item_size(full), "holder": item_size(holder), "seed": item_size(_seed_item(cart_id, set(skus))),
-                   "note": item_size(note) + item_size(marker), "stats": item_size(stats_marker)},
+        "_sizes": {"cart": item_size(full), "holder": item_size(holder),
+                   "seed": item_size(_seed_item(cart_id, set(skus))), "note": item_size(note) + item_size(marker),
+                   "stats": item_size(stats_marker)},
     }
 
 
@@ -208,7 +208,6 @@ def ours_stored_bytes(mix: Mix | None = None) -> dict[str, float]:
 
 def notification_cost(sizes: tuple[int, ...] = (100, 1_000, 10_000), holders: int = HOLDERS) -> None:
     import boto3
-    from boto3.dynamodb.conditions import Attr
     from moto import mock_aws
 
     from functions.cart import price_notifier
@@ -267,27 +266,34 @@ def notification_cost(sizes: tuple[int, ...] = (100, 1_000, 10_000), holders: in
             # each Query (one per holder shard) costs its items, at least half a unit; each item read in a batch too
             ours_rru = sum(read_units([item_size(i) for i in r["parsed"]["Items"]]) for r in read
                            if r["op"] == "Query") + sum(read_units([item_size(h)]) for h in headers)
-            assert notified == holders
-
-            # The seed's job: read every cart, keep those holding the SKU (a Scan with a filter reads them all).
-            scanned, sizes_read, start = 0, [], None
-            while True:
-                kwargs = {"FilterExpression": Attr("skus").contains("HOT")}
-                if start:
-                    kwargs["ExclusiveStartKey"] = start
-                page = seed.scan(**kwargs)
-                scanned += page["ScannedCount"]
-                start = page.get("LastEvaluatedKey")
-                if not start:
-                    break
-            for item in seed.scan()["Items"]:
-                sizes_read.append(item_size(item))
-            seed_rru = read_units(sizes_read)
+            if notified != holders:
+                raise RuntimeError(f"the price change notified {notified} carts, not the {holders} holding the SKU")
+            scanned, seed_rru = _seed_scan(seed, "HOT")
             print(f"   {n:>8} {len(index_items) + len(headers):>17} {ours_rru:>10.1f} {written:>20} "
                   f"{scanned:>22} {seed_rru:>15.1f}")
         ddb.resource.cache_clear()
     print("   ours grows with the carts holding the SKU (their holders over N shards + the carts); the seed's with all "
           "carts")
+
+
+def _seed_scan(seed: Table, sku: str) -> tuple[int, float]:
+    """The seed's job for a price change: read every cart, keep those holding the SKU (a Scan with a filter reads
+    them all). Items scanned, and the read units of reading them all."""
+    from boto3.dynamodb.conditions import Attr
+
+    from functions.shared.capacity import item_size, read_units
+
+    scanned, start = 0, None
+    while True:
+        kwargs: dict[str, Any] = {"FilterExpression": Attr("skus").contains(sku)}
+        if start:
+            kwargs["ExclusiveStartKey"] = start
+        page = seed.scan(**kwargs)
+        scanned += page["ScannedCount"]
+        start = page.get("LastEvaluatedKey")
+        if not start:
+            break
+    return scanned, read_units([item_size(item) for item in seed.scan()["Items"]])
 
 
 def monthly_estimate(echo: bool = True) -> dict:

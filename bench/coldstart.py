@@ -102,7 +102,8 @@ def cpu_once(module: str, *, traced: bool = False) -> float:
     if traced:
         env["LAMBDA_TASK_ROOT"] = str(ROOT)
     code = PROBE.format(root=str(ROOT), module=module)
-    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", code],  # noqa: S603  this interpreter and our own probe, no shell
+                         env=env, cwd=ROOT, capture_output=True, text=True, check=True)
     return float(out.stdout.strip().splitlines()[-1])
 
 

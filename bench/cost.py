@@ -84,7 +84,8 @@ def _calls() -> dict[str, list[Call]]:
         ],
         "connected-car": [
             Call(b + "/dealers/{dealerId}", b + "/dealers/denver-downtown"),
-            Call(b + "/dealers/{dealerId}/timeslots", b + "/dealers/denver-downtown/timeslots?from={tomorrow}&to={tomorrow}"),
+            Call(b + "/dealers/{dealerId}/timeslots",
+                 b + "/dealers/denver-downtown/timeslots?from={tomorrow}&to={tomorrow}"),
             Call(b + "/dealers/{dealerId}/timeslots/{serviceDateHour}/appointments",
                  b + "/dealers/denver-downtown/timeslots/{tomorrow}T09/appointments"),
             Call(b + "/customers/{username}", b + "/customers/alice"),
@@ -110,7 +111,8 @@ def _calls() -> dict[str, list[Call]]:
         "catalog": [
             Call("/catalog/products/{productId}", "/catalog/products/2"),
             Call("/catalog/products/{productId}/children/{childKind}", "/catalog/products/2/children/track"),
-            Call("/catalog/products/{productId}/children/{childKind}/{childId}", "/catalog/products/2/children/track/2"),
+            Call("/catalog/products/{productId}/children/{childKind}/{childId}",
+                 "/catalog/products/2/children/track/2"),
             Call("/catalog/documents/{productId}", "/catalog/documents/3"),
             Call("/catalog/products/{productId}", "/catalog/products/900", method="PUT",
                  body={"kind": "book", "title": "Bench {size}"}),
@@ -132,7 +134,8 @@ def _calls() -> dict[str, list[Call]]:
                  groups=()),
         ],
         "measurements": [
-            Call("/measurements/devices/{deviceId}/readings", "/measurements/devices/1/readings?from={two_days_ago}&to={now}"),
+            Call("/measurements/devices/{deviceId}/readings",
+                 "/measurements/devices/1/readings?from={two_days_ago}&to={now}"),
             Call("/measurements/readings", "/measurements/readings", method="POST", body="{readings}"),
         ],
         "messaging": [
@@ -395,7 +398,8 @@ def figures(rows: list[Row]) -> dict[str, dict[str, dict[str, float]]]:
     found: dict[str, dict[str, dict[str, float]]] = {}
     for row in rows:
         name = f"{row.call.method} {row.call.route}"
-        assert name not in found.get(row.domain, {}), f"two measured calls are {row.domain} {name}"
+        if name in found.get(row.domain, {}):
+            raise RuntimeError(f"two measured calls are {row.domain} {name}")
         small = row.bills["small"]
         found.setdefault(row.domain, {})[name] = {field: float(getattr(small, field)) for field in FIELDS}
     return found
@@ -445,12 +449,7 @@ def run(*, seeds_only: bool = False) -> None:
             return session.get(runtime.url + url, headers={"Authorization": f"Bearer {token('alice', ADMIN)}"},
                                timeout=30).json()
 
-        described = {path for path, operations in get("/docs?format=json")["paths"].items() if "get" in operations}
-        covered = {c.route for domain in calls.values() for c in domain if c.method == "GET"}
-        if missing := sorted(described - covered):
-            failures.append(f"GET routes of the OpenAPI description without an entry in bench/cost.py: {missing}")
-        if unknown := sorted(covered - described):
-            failures.append(f"entries in bench/cost.py that the OpenAPI description does not have: {unknown}")
+        failures += _coverage_failures(get("/docs?format=json"), calls)
 
         # Set-up, not measured: the appointment to read (alice's, from the seed) and a poll of the bench's own to
         # vote in (a vote in the seed's poll would add to the results the audit reads).
@@ -463,27 +462,53 @@ def run(*, seeds_only: bool = False) -> None:
         loader = Loader(runtime)
         rows = [Row(domain, call) for domain, domain_calls in calls.items() for call in domain_calls]
         context = {**_context("small"), "appointment": appointment}
-        for row in rows:  # reads first: the writes go to other entities, but nothing they set off is read
-            if row.call.method == "GET":
-                row.bills["small"] = _measure(session, runtime.url, row.call, context, token)
-        for row in rows:
-            if row.call.method != "GET":
-                row.bills["small"] = _measure(session, runtime.url, row.call, context, token)
+        # reads first: the writes go to other entities, but nothing they set off is read
+        ordered = sorted(rows, key=lambda row: row.call.method != "GET")
+        for row in ordered:
+            row.bills["small"] = _measure(session, runtime.url, row.call, context, token)
         runtime.streams.wait_idle(timeout=30)  # what the writes set off is done before the load
         t0 = time.perf_counter()
         for domain in () if seeds_only else DOMAINS:
             loader.add(domain, LARGE)
         load_seconds = time.perf_counter() - t0
         context = {**_context("large"), "appointment": appointment}
-        for row in rows:
-            if row.call.method == "GET" and not seeds_only:
-                row.bills["+20k"] = _measure(session, runtime.url, row.call, context, token)
+        for row in [] if seeds_only else [row for row in rows if row.call.method == "GET"]:
+            row.bills["+20k"] = _measure(session, runtime.url, row.call, context, token)
 
     for row in rows:
         row.verdict = _verdict(row.call, row.bills)
     if not seeds_only:
         print(f"   added per domain ({load_seconds:.0f} s, straight into moto): "
               + ", ".join(f"{d} {n:,}" for d, n in loader.written.items()))
+    failures += _report(rows, context)
+    if all(200 <= row.bills["small"].status < 300 for row in rows):
+        write_figures(figures(rows))
+        print(f"\n   figures written to {FIGURES.relative_to(ROOT)} (`make docs` renders the ones the docs quote)")
+    if not seeds_only:
+        seed_figures({(r.domain, r.call.method, r.call.route): r.bills for r in rows})
+    print(f"\n   section took {time.perf_counter() - started:.0f} s")
+    if failures:
+        print("\n   FAILURES:")
+        for failure in failures:
+            print(f"   - {failure}")
+        raise SystemExit(f"bench: the cost audit found {len(failures)} failure(s)")
+
+
+def _coverage_failures(description: dict[str, Any], calls: dict[str, list[Call]]) -> list[str]:
+    """Every GET route of the OpenAPI description has a call here, and every call's route is described."""
+    described = {path for path, operations in description["paths"].items() if "get" in operations}
+    covered = {c.route for domain in calls.values() for c in domain if c.method == "GET"}
+    failures = []
+    if missing := sorted(described - covered):
+        failures.append(f"GET routes of the OpenAPI description without an entry in bench/cost.py: {missing}")
+    if unknown := sorted(covered - described):
+        failures.append(f"entries in bench/cost.py that the OpenAPI description does not have: {unknown}")
+    return failures
+
+
+def _report(rows: list[Row], context: dict[str, Any]) -> list[str]:
+    """Prints each domain's table of bills; returns the rows whose cost grew with the table."""
+    failures = []
     print("   per request: req = DynamoDB requests, read = items DynamoDB read, ans = items answered, "
           "RCU and WCU; a/b = seeds only / +20k (one figure: the same)")
     print("   writes are measured on the seeds only: DynamoDB bills a write by the item's size, not the table's, and "
@@ -496,22 +521,13 @@ def run(*, seeds_only: bool = False) -> None:
             s, g = row.bills["small"], row.bills.get("+20k", row.bills["small"])
             name = f"{row.call.method} {row.call.route}"
             print(f"   {name[:64]:<64} {_pair(s.requests, g.requests):>5} {_pair(s.items, g.items):>7} "
-                  f"{_pair(s.answered, g.answered):>6} {_pair(s.rcu, g.rcu):>8} {_pair(s.wcu, g.wcu):>4}  {row.verdict}")
+                  f"{_pair(s.answered, g.answered):>6} {_pair(s.rcu, g.rcu):>8} {_pair(s.wcu, g.wcu):>4}  "
+                  f"{row.verdict}")
             if row.verdict.startswith("FAIL"):
                 failures.append(f"{name} ({_fill(row.call.url, context)}): {row.verdict}; seeds/+20k: requests "
                                 f"{s.requests:g}/{g.requests:g}, items read {s.items:g}/{g.items:g}, answered "
                                 f"{s.answered}/{g.answered}, RCU {s.rcu:g}/{g.rcu:g}")
-    if all(200 <= row.bills["small"].status < 300 for row in rows):
-        write_figures(figures(rows))
-        print(f"\n   figures written to {FIGURES.relative_to(ROOT)} (`make docs` renders the ones the docs quote)")
-    if not seeds_only:
-        seed_figures({(r.domain, r.call.method, r.call.route): r.bills for r in rows})
-    print(f"\n   section took {time.perf_counter() - started:.0f} s")
-    if failures:
-        print("\n   FAILURES:")
-        for failure in failures:
-            print(f"   - {failure}")
-        raise SystemExit(f"bench: the cost audit found {len(failures)} failure(s)")
+    return failures
 
 
 def _pair(small: float, large: float) -> str:
@@ -526,14 +542,16 @@ def seed_figures(bills: dict[tuple[str, str, str], dict[str, Bill]]) -> None:
 
     per_million = 1_000_000
     rru, wru = cart.RRU_PRICE * per_million, cart.WRU_PRICE * per_million
-    print(f"\n   The seeds' figures beside ours ({cart.PRICES_NOTE}); 'measured' = through the API above (reads +20k, writes seeds only)")
+    print(f"\n   The seeds' figures beside ours ({cart.PRICES_NOTE}); 'measured' = through the API above (reads +20k, "
+          "writes seeds only)")
 
     inbox = workshop.inbox_cost(echo=False)
     page = bills[("messaging", "GET", "/messaging/inbox")]["+20k"]
     print(f"   - inbox page of 50 headers: seed {inbox['seed_index_rcu']:g} RCU (index), {inbox['seed_bodies_rcu']:g} "
           f"RCU (bodies) = ${inbox['seed_index_rcu'] * rru:.3f} / ${inbox['seed_bodies_rcu'] * rru:.2f} per million "
-          f"pages;\n     ours {inbox['index_rcu']:g} RCU for 50 headers (section 4) = ${inbox['index_rcu'] * rru:.3f} per "
-          f"million; measured: a page of {page.answered} headers {page.rcu:g} RCU, {page.items:g} items read")
+          f"pages;\n     ours {inbox['index_rcu']:g} RCU for 50 headers (section 4) = "
+          f"${inbox['index_rcu'] * rru:.3f} per million; measured: a page of {page.answered} headers {page.rcu:g} "
+          f"RCU, {page.items:g} items read")
 
     ingest = workshop.binned_ingest(echo=False)
     post = bills[("measurements", "POST", "/measurements/readings")]["small"]

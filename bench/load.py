@@ -1,5 +1,6 @@
-"""Load (docs/adr/0067-load-bench-reads-back-every-write.md): every domain's main routes under concurrent clients for a fixed time, on one local
-runtime; every write the API acknowledged read back through the API; throttling only above the stage's limits.
+"""Load (docs/adr/0067-load-bench-reads-back-every-write.md): every domain's main routes under concurrent clients for a
+fixed time, on one local runtime; every write the API acknowledged read back through the API; throttling only above
+the stage's limits.
 
 How it is run:
 - one local runtime (synth, moto, seeds) under the prod stage's limits (`prod_throttle()`: 500 requests/s, burst
@@ -475,8 +476,8 @@ def _phase(api: Api, scenario: Scenario, runtime: Any) -> str:
     else:  # keys are the client's own (a track number, an epoch): told apart by the client
         acked = [f"{client.index}/{key}" for client in clients for key in client.acked]
         with ThreadPoolExecutor(CLIENTS) as pool:
-            found = [f"{c.index}/{key}" for c, keys in zip(clients, pool.map(lambda c: scenario.read_back(c, c.acked),
-                                                                              clients)) for key in keys]
+            read = pool.map(lambda c: scenario.read_back(c, c.acked), clients)  # one answer per client
+            found = [f"{c.index}/{key}" for c, keys in zip(clients, read, strict=True) for key in keys]
     if scenario.domain == "voting":
         _check_totals(clients[0], acked)
     wanted, got = Counter(acked), Counter(found)
@@ -580,8 +581,9 @@ def _throttling(api: Api, runtime: Any) -> list[str]:
         api.check(admitted <= ceiling, f"throttling {label}: {admitted} admitted, more than {ceiling:.0f}")
         api.check(throttled == 0 if label == "below" else throttled > 0,
                   f"throttling {label} the limits: {throttled} 429s")
-        lines.append(f"   {label} the limits ({f'paced at {rate:.0f}/s' if rate else 'unpaced'}, {drive.seconds:.1f} s): "
-                     f"{total} requests, {total / drive.seconds:.0f}/s; 200: {admitted} (at most burst + rate x time = "
+        pace = f"paced at {rate:.0f}/s" if rate else "unpaced"
+        lines.append(f"   {label} the limits ({pace}, {drive.seconds:.1f} s): {total} requests, "
+                     f"{total / drive.seconds:.0f}/s; 200: {admitted} (at most burst + rate x time = "
                      f"{ceiling:.0f}), 429: {throttled}"
                      + (f" ({drive.retry_after} with Retry-After and the THROTTLED envelope)" if throttled else ""))
     return lines
@@ -591,11 +593,13 @@ def run() -> None:
     from bench.runtime import BENCH_KEYS, bench_runtime
 
     scenarios = _scenarios()
-    print(f"\n9. Load: {len(scenarios)} domains, {CLIENTS} clients each for {SECONDS:.0f} s (a write, then a main read, "
-          f"in turn) on one local runtime under the prod stage's limits; every acknowledged write read back")
+    print(f"\n9. Load: {len(scenarios)} domains, {CLIENTS} clients each for {SECONDS:.0f} s (a write, then a main "
+          f"read, in turn) on one local runtime under the prod stage's limits; every acknowledged write read back")
     started = time.perf_counter()
     keys = BENCH_KEYS
     with bench_runtime(4) as runtime:
+        if runtime.streams is None or runtime.url is None:
+            raise RuntimeError("the bench's runtime serves no API or reads no streams")
         runtime.streams.wait_idle(timeout=15)
         print(f"   start-up {time.perf_counter() - started:.0f} s")
         api = Api(runtime.url, keys, uuid.uuid4().hex[:8])

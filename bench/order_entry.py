@@ -104,6 +104,29 @@ def _counted(repository: Any, read: Any) -> tuple[int, int, float, int, float]:
     return len(calls), scanned, hottest, orders, elapsed_ms
 
 
+def _in_process(by_n: dict[int, Any], expected: dict[int, tuple[list[str], int]]) -> list[tuple[int, Any, Any]]:
+    """The repository on the runtime's moto, for N = 1 and 15: the month's first page and the week's walk, counted."""
+    rows = []
+    for repository in by_n.values():  # the first Query after the load builds moto's index map: not measured
+        repository.orders_in_status("OPEN", *(d.isoformat() for d in MONTH), limit=PAGE, after=None)
+    for n in (1, 15):
+        repository = by_n[n]
+        ids: list[str] = []
+
+        def first(r: Any = repository, found: list[str] = ids) -> int:
+            found[:] = [o.order_id for o in r.orders_in_status("OPEN", *(d.isoformat() for d in MONTH),
+                                                                 limit=PAGE, after=None).items]
+            return len(found)
+
+        page = _counted(repository, first)
+        _check(f"N = {n}: the first page of the month", ids, expected[n][0])
+        walk = _counted(repository, lambda r=repository: _walk(
+            lambda after: r.orders_in_status("OPEN", *(d.isoformat() for d in WEEK), limit=PAGE, after=after)))
+        _check(f"N = {n}: the walk of the week (orders)", walk[3], expected[n][1])
+        rows.append((n, page, walk))
+    return rows
+
+
 def run() -> None:
     import boto3
     import requests
@@ -132,7 +155,8 @@ def run() -> None:
             headers = _headers(repository, ORDERS, f"B{n}")
             _load(repository.table_name, headers)
             expected[n] = _answers(headers)
-        print(f"   start-up {t0 - started:.0f} s; {2 * ORDERS:,} headers loaded into moto in {time.perf_counter() - t0:.0f} s")
+        print(f"   start-up {t0 - started:.0f} s; {2 * ORDERS:,} headers loaded into moto in "
+              f"{time.perf_counter() - t0:.0f} s")
 
         token = mint_token("bench", (), 3600, keys_dir=keys)
         session = requests.Session()
@@ -179,24 +203,7 @@ def run() -> None:
         except requests.HTTPError as error:
             print(f"   through the local API: failed ({error})")
 
-        rows = []
-        for repository in by_n.values():  # the first Query after the load builds moto's index map: not measured
-            repository.orders_in_status("OPEN", *(d.isoformat() for d in MONTH), limit=PAGE, after=None)
-        for n in (1, 15):
-            repository = by_n[n]
-            ids: list[str] = []
-
-            def first(r: Any = repository) -> int:
-                ids[:] = [o.order_id for o in r.orders_in_status("OPEN", *(d.isoformat() for d in MONTH),
-                                                                   limit=PAGE, after=None).items]
-                return len(ids)
-
-            page = _counted(repository, first)
-            _check(f"N = {n}: the first page of the month", ids, expected[n][0])
-            walk = _counted(repository, lambda r=repository: _walk(
-                lambda after: r.orders_in_status("OPEN", *(d.isoformat() for d in WEEK), limit=PAGE, after=after)))
-            _check(f"N = {n}: the walk of the week (orders)", walk[3], expected[n][1])
-            rows.append((n, page, walk))
+        rows = _in_process(by_n, expected)
         ddb.resource.cache_clear()  # that resource belonged to the runtime's moto
 
     if page_ms and walk_ms:

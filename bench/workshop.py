@@ -12,7 +12,8 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
-SEED_INBOX = "seed: 50 × 256 KB bodies in the queried items = 1,600 RCU; 50 × 128 B headers in a projected index = 1 RCU"
+SEED_INBOX = ("seed: 50 × 256 KB bodies in the queried items = 1,600 RCU; 50 × 128 B headers in a projected index = "
+              "1 RCU")
 SEED_INGEST = "seed: 100,000 data points/s = 100,000 WCU unbinned, ~10,000 WCU binned (\"10x less\")"
 
 
@@ -43,7 +44,8 @@ def inbox_cost(messages: int = 50, body_bytes: int = 4096, echo: bool = True) ->
             whole.append(item_size(message_item(message)))
         page = repository.inbox_index_items("david", limit=messages)
         sizes = [item_size(item) for item in page]
-        assert len(page) == messages and not any("Body" in item for item in page)
+        if len(page) != messages or any("Body" in item for item in page):
+            raise RuntimeError(f"the inbox page holds {len(page)} items, or bodies: not {messages} headers")
     ddb.resource.cache_clear()
     say(f"   ours, index items:   {len(page)} items, {min(sizes)}–{max(sizes)} B each, {sum(sizes):,} B in all "
           f"-> {read_units(sizes):g} RCU")
@@ -112,9 +114,9 @@ def binned_ingest(devices: int = 10, bins: int = 10, per_bin: tuple[int, ...] = 
         writes = units = 0
         for reading in readings:
             key = ("dev-0", BINS.bin_of(reading.instant_ms))
-            before = _size(table, key, item_size)
+            size_before = _size(table, key, item_size)
             writes += repository.put_readings([reading])
-            units += write_units(max(before, _size(table, key, item_size)))
+            units += write_units(max(size_before, _size(table, key, item_size)))
         per_reading["10, unbatched"] = units / len(readings)
         say(f"   {'10, unbatched':>13} {len(readings):>9} {writes:>7} {writes / len(readings):>15.2f} "
               f"{units / len(readings):>12.2f}   (one reading per request: no saving without a batching stage)")

@@ -121,13 +121,11 @@ def _dlq(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    """Every consumer that parks records (or the one named) replays its pending ones; with --aws, on AWS."""
-    import boto3
-
+    """Every consumer of the running runtime that parks records (or the one named) replays its pending ones. A
+    deployed stage's: `make replay STAGE=<stage>` (tools/parked.py)."""
     from local.dlq import replay
 
-    client = boto3.client("lambda") if args.aws else _local_client("lambda", args.port, read_timeout=900)
-    results, ok = replay(client, args.function, args.limit)
+    results, ok = replay(_local_client("lambda", args.port, read_timeout=900), args.function, args.limit)
     print(json.dumps(results, indent=2, default=str))
     return 0 if ok else 1
 
@@ -160,7 +158,6 @@ def main(argv: list[str] | None = None) -> int:
     replay.add_argument("--function", default=None, help="only this consumer (name, ARN or part of its name)")
     replay.add_argument("--limit", type=int, default=100, help="records per invocation (default 100)")
     replay.add_argument("--port", type=int, default=_port("PORT", 3000), help="the runtime's HTTP port")
-    replay.add_argument("--aws", action="store_true", help="invoke on AWS (your credentials) instead of locally")
     replay.set_defaults(handler=_replay)
     args = parser.parse_args(argv)
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.INFO,

@@ -13,7 +13,7 @@ import math
 import re
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote
@@ -169,12 +169,16 @@ class RestApi:
         segments = [unquote(s) for s in path.strip("/").split("/")] if path.strip("/") else []
         for resource in sorted(self.resources, key=lambda r: [p.startswith("{") for p in r.split("/") if p]):
             parts = [p for p in resource.split("/") if p]
-            if len(parts) == len(segments) and all(p == s or (p[0] == "{" and s) for p, s in zip(parts, segments)):
+            if len(parts) == len(segments) and all(p == s or (p[0] == "{" and s)
+                                                   for p, s in zip(parts, segments, strict=True)):
                 methods = self.resources[resource]
                 method = methods.get(http_method.upper()) or methods.get("ANY")
-                params = {p[1:-1]: s for p, s in zip(parts, segments) if p.startswith("{")}
+                params = {p[1:-1]: s for p, s in zip(parts, segments, strict=True) if p.startswith("{")}
                 return Match(method, params) if method else None
         return None
+
+
+_Part = tuple[StackResources, str, Callable[[str], Any]]  # a stack, a resource's logical id, its property resolver
 
 
 def build_rest_api(stacks: StackResources | Sequence[StackResources]) -> RestApi:
@@ -186,61 +190,15 @@ def build_rest_api(stacks: StackResources | Sequence[StackResources]) -> RestApi
         raise TemplateError("no AWS::ApiGateway::RestApi in the app")
     owner, api = owners[0]
     api_id, root_id = owner.ref(api), owner.get_att(api, "RootResourceId")
+    parts = _api_parts(every, api_id)
+    tree = {s.ref(lid): (prop("ParentId"), str(prop("PathPart"))) for s, lid, prop in parts.get("Resource", [])}
+    path_of = _resource_paths(root_id, tree, api)
+    resources: dict[str, dict[str, Method]] = {path_of(resource_id): {} for resource_id in [root_id, *tree]}
     functions = {s.get_att(lid, "Arn"): f"{s.stack.name}/{lid}" for s in every
                  for lid in s.stack.resources_of_type(FUNCTION_TYPE)}
-    parts: dict[str, list[tuple[StackResources, str, Callable[[str], Any]]]] = {}
-    for s in every:
-        for lid, resource in s.stack.resources.items():
-            props, rtype = resource.get("Properties") or {}, str(resource.get("Type"))
-            if rtype.startswith("AWS::ApiGateway::") and "RestApiId" in props:
-                def prop(key: str, s: StackResources = s, lid: str = lid, props: Mapping = props) -> Any:
-                    return s.resolver.resolve(props.get(key), f"{s.stack.name}/{lid}.Properties.{key}")
-                if prop("RestApiId") == api_id:
-                    parts.setdefault(rtype.removeprefix("AWS::ApiGateway::"), []).append((s, lid, prop))
-    tree = {s.ref(lid): (prop("ParentId"), str(prop("PathPart"))) for s, lid, prop in parts.get("Resource", [])}
-    paths = {root_id: "/"}
-
-    def path_of(resource_id: str, trail: tuple[str, ...] = ()) -> str:
-        if resource_id not in paths:
-            if resource_id not in tree or resource_id in trail:
-                raise TemplateError(f"API resource {resource_id!r} is not in the tree of {api}")
-            parent, part = tree[resource_id]
-            if part.startswith("{") and part.endswith("+}"):
-                raise TemplateError(f"{part}: greedy path parameters are not supported locally")
-            paths[resource_id] = f"{path_of(parent, (*trail, resource_id)).rstrip('/')}/{part}"
-        return paths[resource_id]
-
-    resources: dict[str, dict[str, Method]] = {path_of(resource_id): {} for resource_id in [root_id, *tree]}
-    authorizers = {}  # the header each authorizer reads the token from (methods' authorization types are checked below)
-    for s, lid, prop in parts.get("Authorizer", []):
-        source = str(prop("IdentitySource") or "method.request.header.Authorization")
-        if not source.startswith("method.request.header.") or "," in source:
-            raise TemplateError(f"{s.stack.name}/{lid}: identity source {source!r}: only one header is supported")
-        authorizers[s.ref(lid)] = source.removeprefix("method.request.header.")
-    for s, lid, prop in parts.get("Method", []):
-        where = f"{s.stack.name}/{lid}"
-        resource_id, integration = prop("ResourceId"), prop("Integration") or {}
-        authorization = str(prop("AuthorizationType") or "NONE")
-        if authorization not in ("NONE", "COGNITO_USER_POOLS"):
-            raise TemplateError(f"{where}: authorization {authorization} is not supported locally")
-        if integration.get("Type") == "MOCK":
-            method = Method(str(prop("HttpMethod")).upper(), path_of(resource_id), resource_id, authorization,
-                            mock=MockResponse.of(integration, where))
-            resources[method.resource_path][method.http_method] = method
-            continue
-        arn = re.search(r"/functions/(arn:[^/]+)/invocations", str(integration.get("Uri", "")))
-        if integration.get("Type") != "AWS_PROXY" or arn is None or arn.group(1) not in functions:
-            raise TemplateError(f"{where}: only AWS_PROXY integrations with a function of the app are served locally")
-        method = Method(str(prop("HttpMethod")).upper(), path_of(resource_id), resource_id, authorization,
-                        authorizers.get(prop("AuthorizerId"), "Authorization"), functions[arn.group(1)])
+    authorizers = _authorizers(parts.get("Authorizer", []))
+    for method in _methods(parts.get("Method", []), path_of, functions, authorizers):
         resources[method.resource_path][method.http_method] = method
-    responses = {str(prop("ResponseType")): {key: prop(key) for key in ("StatusCode", "ResponseTemplates",
-                                                                        "ResponseParameters")}
-                 for _, _, prop in parts.get("GatewayResponse", [])}
-    if not all(_is_static(v) or _REQUEST_HEADER.match(str(v))
-               for r in responses.values() for v in (r["ResponseParameters"] or {}).values()):
-        raise TemplateError("only static gateway response headers ('value') or request headers "
-                            "(method.request.header.Name) are supported locally")
     stages = parts.get("Stage", [])
     stage = str(stages[0][2]("StageName")) if stages else "prod"
     throttle, method_throttles = _stage_throttles(stages[0][2]("MethodSettings") or [], stages[0][1]) if stages else (
@@ -251,8 +209,82 @@ def build_rest_api(stacks: StackResources | Sequence[StackResources]) -> RestApi
         raise TemplateError(f"MethodSettings throttle methods the API does not have: {unknown}")
     size = owner.resolver.resolve((owner.stack.resources[api].get("Properties") or {}).get("MinimumCompressionSize"),
                                   f"{owner.stack.name}/{api}.Properties.MinimumCompressionSize")
-    return RestApi(api_id, stage, resources, responses, throttle, method_throttles,
-                   None if size is None else int(size))
+    return RestApi(api_id, stage, resources, _gateway_responses(parts.get("GatewayResponse", [])), throttle,
+                   method_throttles, None if size is None else int(size))
+
+
+def _api_parts(every: Sequence[StackResources], api_id: Any) -> dict[str, list[_Part]]:
+    """The API's resources, methods, authorizers, gateway responses and stage, by type (`Method`, ...)."""
+    parts: dict[str, list[_Part]] = {}
+    for s in every:
+        for lid, resource in s.stack.resources.items():
+            props, rtype = resource.get("Properties") or {}, str(resource.get("Type"))
+            if rtype.startswith("AWS::ApiGateway::") and "RestApiId" in props:
+                def prop(key: str, s: StackResources = s, lid: str = lid, props: Mapping = props) -> Any:
+                    return s.resolver.resolve(props.get(key), f"{s.stack.name}/{lid}.Properties.{key}")
+                if prop("RestApiId") == api_id:
+                    parts.setdefault(rtype.removeprefix("AWS::ApiGateway::"), []).append((s, lid, prop))
+    return parts
+
+
+def _resource_paths(root_id: Any, tree: Mapping[Any, tuple[Any, str]], api: str) -> Callable[[Any], str]:
+    """A resource id's path ("/voting/polls/{pollId}"), from its parents up to the root."""
+    paths = {root_id: "/"}
+
+    def path_of(resource_id: Any, trail: tuple[Any, ...] = ()) -> str:
+        if resource_id not in paths:
+            if resource_id not in tree or resource_id in trail:
+                raise TemplateError(f"API resource {resource_id!r} is not in the tree of {api}")
+            parent, part = tree[resource_id]
+            if part.startswith("{") and part.endswith("+}"):
+                raise TemplateError(f"{part}: greedy path parameters are not supported locally")
+            paths[resource_id] = f"{path_of(parent, (*trail, resource_id)).rstrip('/')}/{part}"
+        return paths[resource_id]
+
+    return path_of
+
+
+def _authorizers(found: Sequence[_Part]) -> dict[Any, str]:
+    """The header each authorizer reads the token from (methods' authorization types are checked in `_methods`)."""
+    authorizers = {}
+    for s, lid, prop in found:
+        source = str(prop("IdentitySource") or "method.request.header.Authorization")
+        if not source.startswith("method.request.header.") or "," in source:
+            raise TemplateError(f"{s.stack.name}/{lid}: identity source {source!r}: only one header is supported")
+        authorizers[s.ref(lid)] = source.removeprefix("method.request.header.")
+    return authorizers
+
+
+def _methods(found: Sequence[_Part], path_of: Callable[[Any], str], functions: Mapping[Any, str],
+             authorizers: Mapping[Any, str]) -> Iterator[Method]:
+    """Every method: a MOCK integration's answer, or the app's function an AWS_PROXY integration invokes."""
+    for s, lid, prop in found:
+        where = f"{s.stack.name}/{lid}"
+        resource_id, integration = prop("ResourceId"), prop("Integration") or {}
+        authorization = str(prop("AuthorizationType") or "NONE")
+        if authorization not in ("NONE", "COGNITO_USER_POOLS"):
+            raise TemplateError(f"{where}: authorization {authorization} is not supported locally")
+        if integration.get("Type") == "MOCK":
+            yield Method(str(prop("HttpMethod")).upper(), path_of(resource_id), resource_id, authorization,
+                         mock=MockResponse.of(integration, where))
+            continue
+        arn = re.search(r"/functions/(arn:[^/]+)/invocations", str(integration.get("Uri", "")))
+        if integration.get("Type") != "AWS_PROXY" or arn is None or arn.group(1) not in functions:
+            raise TemplateError(f"{where}: only AWS_PROXY integrations with a function of the app are served locally")
+        yield Method(str(prop("HttpMethod")).upper(), path_of(resource_id), resource_id, authorization,
+                     authorizers.get(prop("AuthorizerId"), "Authorization"), functions[arn.group(1)])
+
+
+def _gateway_responses(found: Sequence[_Part]) -> dict[str, dict[str, Any]]:
+    """The gateway responses by type; their headers static ('value') or a request's header."""
+    responses = {str(prop("ResponseType")): {key: prop(key) for key in ("StatusCode", "ResponseTemplates",
+                                                                        "ResponseParameters")}
+                 for _, _, prop in found}
+    if not all(_is_static(v) or _REQUEST_HEADER.match(str(v))
+               for r in responses.values() for v in (r["ResponseParameters"] or {}).values()):
+        raise TemplateError("only static gateway response headers ('value') or request headers "
+                            "(method.request.header.Name) are supported locally")
+    return responses
 
 
 _REQUEST_HEADER = re.compile(r"method\.request\.header\.([\w-]+)$")

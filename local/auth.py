@@ -21,7 +21,7 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
-from local.events import user_sub
+from functions.shared.identity import user_sub
 from local.resources import USER_POOL_CLIENT_ID, USER_POOL_ID
 
 ISSUER = f"https://cognito-idp.us-east-1.amazonaws.com/{USER_POOL_ID}"
@@ -69,10 +69,10 @@ def _load_keys(keys_dir: Path) -> KeyPair:
     path = keys_dir / "private.pem"
     if not path.exists():
         keys_dir.mkdir(parents=True, exist_ok=True)
-        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        generated = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         fd, tmp = tempfile.mkstemp(dir=keys_dir, prefix=".private-")
         with os.fdopen(fd, "wb") as handle:
-            handle.write(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+            handle.write(generated.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                            serialization.NoEncryption()))
         try:
             os.link(tmp, path)  # atomic, and fails if another process won the race
@@ -88,7 +88,8 @@ def _load_keys(keys_dir: Path) -> KeyPair:
 
 def id_token_claims(user: str, groups: Iterable[str] = (), ttl: int = DEFAULT_TTL,
                     now: int | None = None) -> dict[str, Any]:
-    """Claims shaped like a Cognito ID token's (the `sub` of local/events.py, as the functional tests use)."""
+    """Claims shaped like a Cognito ID token's (the `sub` of functions/shared/identity.py, which the functional tests
+    and the example data use too)."""
     issued = int(time.time()) if now is None else int(now)
     claims: dict[str, Any] = {
         "sub": user_sub(user), "email_verified": True, "iss": ISSUER, "cognito:username": user,

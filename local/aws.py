@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import boto3
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.compat import HTTPHeaders
 from botocore.config import Config
 
 from local.iam import IamEnforcement
@@ -23,7 +24,7 @@ from local.iam import IamEnforcement
 log = logging.getLogger("local.aws")
 
 DEFAULT_REGION = "us-east-1"
-FAKE_ACCESS_KEY = FAKE_SECRET_KEY = "testing"
+FAKE_ACCESS_KEY = FAKE_SECRET_KEY = "testing"  # noqa: S105  moto's fake credentials, never an AWS account's
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -42,8 +43,10 @@ def client_environment(endpoint: str, region: str) -> dict[str, str]:
 def local_client(service: str, endpoint: str, region: str, *, attempts: int = 2, read_timeout: int = 60) -> Any:
     """A boto3 client for a local endpoint with the fake credentials, independent of the process environment."""
     config = Config(account_id_endpoint_mode="disabled", read_timeout=read_timeout, retries={"max_attempts": attempts})
-    return boto3.session.Session().client(service, endpoint_url=endpoint, region_name=region, config=config,
-                                          aws_access_key_id=FAKE_ACCESS_KEY, aws_secret_access_key=FAKE_SECRET_KEY)
+    # boto3's stubs declare client() once per service name (a Literal); this one is data (the runtime's Clients)
+    return boto3.session.Session().client(  # type: ignore[call-overload]
+        service, endpoint_url=endpoint, region_name=region, config=config, aws_access_key_id=FAKE_ACCESS_KEY,
+        aws_secret_access_key=FAKE_SECRET_KEY)
 
 
 class InProcessTransport:
@@ -66,15 +69,17 @@ class InProcessTransport:
         client.meta.events.unregister("before-send", unique_id=f"in-process-{id(self)}")
 
     def _send(self, request: AWSPreparedRequest, **_: Any) -> AWSResponse:
+        from werkzeug.datastructures import Headers
         from werkzeug.test import EnvironBuilder, run_wsgi_app
 
         url = urlsplit(request.url)
         body = request.body
-        if hasattr(body, "read"):
-            body = body.read()
-        headers = {k: v.decode("latin-1") if isinstance(v, bytes) else v for k, v in request.headers.items()}
+        if body is not None and not isinstance(body, str | bytes | bytearray):
+            body = body.read()  # a file-like body
+        data = bytes(body) if isinstance(body, bytearray) else body
+        headers = Headers({k: v.decode("latin-1") if isinstance(v, bytes) else v for k, v in request.headers.items()})
         builder = EnvironBuilder(method=request.method, base_url=f"{url.scheme}://{url.netloc}", path=url.path or "/",
-                                 query_string=url.query, headers=headers, data=body or b"")
+                                 query_string=url.query, headers=headers, data=data or b"")
         try:
             app_iter, status, response_headers = run_wsgi_app(self._app, builder.get_environ())
             try:
@@ -83,12 +88,13 @@ class InProcessTransport:
                 getattr(app_iter, "close", lambda: None)()
         except Exception:  # what werkzeug's server answers for an app that raises: a 500, which botocore retries
             log.exception("in-process %s %s failed", request.method, request.url)
-            return AWSResponse(request.url, 500, {"Content-Type": "application/x-amz-json-1.0"},
+            return AWSResponse(request.url, 500, HTTPHeaders.from_dict({"Content-Type": "application/x-amz-json-1.0"}),
                                _Body(b'{"__type": "InternalFailure", "message": "the local endpoint failed"}'))
         finally:
             builder.close()
-        joined = {name: ", ".join(response_headers.getlist(name)) for name in response_headers.keys()}  # as urllib3
-        return AWSResponse(request.url, int(status.split(" ", 1)[0]), joined, _Body(content))
+        # one value per name, as urllib3 joins them (werkzeug's Headers iterates (name, value) pairs)
+        joined = {name: ", ".join(response_headers.getlist(name)) for name, _ in response_headers}
+        return AWSResponse(request.url, int(status.split(" ", 1)[0]), HTTPHeaders.from_dict(joined), _Body(content))
 
 
 class _Body(io.BytesIO):
@@ -121,9 +127,9 @@ class WsgiServer:
     """A WSGI app served by werkzeug's threaded server on `host:port` (0: any free port), in a daemon thread."""
 
     def __init__(self, app: WsgiApp, host: str, port: int, *, setting: str, handler: type | None = None) -> None:
-        from werkzeug.serving import WSGIRequestHandler, make_server
+        from werkzeug.serving import ThreadedWSGIServer, WSGIRequestHandler, make_server
 
-        class Quiet(handler or WSGIRequestHandler):  # type: ignore[misc,valid-type]
+        class Quiet(handler or WSGIRequestHandler):  # type: ignore[misc]  # a base chosen at run time
             def log_request(self, *args: Any) -> None:  # the gateway logs its own line per request
                 pass
 
@@ -131,7 +137,8 @@ class WsgiServer:
             self._server = make_server(host, port, app, threaded=True, request_handler=Quiet)
         except SystemExit as exc:  # werkzeug reports a busy port on stderr, then exits
             raise OSError(f"cannot listen on {host}:{port}; set {setting} to another port") from exc
-        self._server.daemon_threads = True
+        if isinstance(self._server, ThreadedWSGIServer):  # what threaded=True makes
+            self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
                                         name=f"wsgi-{setting}")
 

@@ -2,13 +2,14 @@
 moto (the usual tools work), tagged so that `python -m local dlq`, a separate process, finds them; they hold what Lambda
 sends when it gives up on a batch: a description, not the records. The records are in the parked-records table
 (functions/shared/parked.py), found by its key schema; `replay` asks each consumer to replay its own through the Lambda
-API's Invoke, so they are applied by the consumer's code under its role, locally as on AWS.
+API's Invoke, so they are applied by the consumer's code under its role, locally as on AWS. A deployed stage's
+queues, table and consumers are found by tools/parked.py (`make dlq STAGE=...`), which passes them in here.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer
@@ -32,21 +33,29 @@ class QueueDestination:
         self._sqs.send_message(QueueUrl=self.url, MessageBody=json.dumps(record))
 
 
-def on_failure_messages(sqs: Any) -> dict[str, list[Any]]:
+def on_failure_messages(sqs: Any, queue_urls: Iterable[str] | None = None, *,
+                        wait_seconds: int = 0) -> dict[str, list[Any]]:
     """Every on-failure queue's messages (parsed JSON bodies, oldest first) by queue ARN. They stay in their queue:
-    received with a short visibility timeout and made visible again at once (their receive count goes up)."""
+    received with a short visibility timeout and made visible again at once (their receive count goes up).
+    `queue_urls`: these queues (a deployed stage's, tools/parked.py); by default every queue tagged as an on-failure
+    destination (the local runtime's). `wait_seconds`: SQS long polling (see `peek`)."""
+    if queue_urls is None:
+        queue_urls = [url for url in _pages(sqs, "list_queues", "QueueUrls")
+                      if ON_FAILURE_TAG in (sqs.list_queue_tags(QueueUrl=url).get("Tags") or {})]
     found: dict[str, list[Any]] = {}
-    for url in _pages(sqs, "list_queues", "QueueUrls"):
-        if ON_FAILURE_TAG in (sqs.list_queue_tags(QueueUrl=url).get("Tags") or {}):
-            arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-            found[arn] = peek(sqs, url)
+    for url in queue_urls:
+        arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        found[arn] = peek(sqs, url, wait_seconds=wait_seconds)
     return found
 
 
-def peek(sqs: Any, url: str) -> list[Any]:
-    """All messages of a queue, oldest first, left in the queue."""
+def peek(sqs: Any, url: str, *, wait_seconds: int = 0) -> list[Any]:
+    """All messages of a queue, oldest first, left in the queue. On AWS a short poll (`wait_seconds` 0) samples a
+    subset of SQS's servers and may answer nothing while messages wait; a long poll asks them all (SQS Developer
+    Guide, "Amazon SQS short and long polling"), and costs its wait once, when the queue has nothing more to give."""
     messages: list[dict[str, Any]] = []
     while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=PEEK_VISIBILITY,
+                                       WaitTimeSeconds=wait_seconds,
                                        AttributeNames=["SentTimestamp"]).get("Messages", []):
         messages.extend(batch)
     for message in messages:
@@ -55,11 +64,12 @@ def peek(sqs: Any, url: str) -> list[Any]:
     return [_body(message["Body"]) for message in messages]
 
 
-def parked_records(dynamodb: Any) -> dict[str, list[dict[str, Any]]]:
+def parked_records(dynamodb: Any, tables: Iterable[str] | None = None) -> dict[str, list[dict[str, Any]]]:
     """Every parked record (pending, replayed or superseded), by consumer, in stream order, each with its whole
-    stream record: one Query for the consumers' names, then one Query per consumer."""
+    stream record: one Query for the consumers' names, then one Query per consumer. Read from the tables with the
+    parked-records key schema among `tables` (a deployed stage's, tools/parked.py), by default among all."""
     found: dict[str, list[dict[str, Any]]] = {}
-    for table in _pages(dynamodb, "list_tables", "TableNames"):
+    for table in _pages(dynamodb, "list_tables", "TableNames") if tables is None else tables:
         if dynamodb.describe_table(TableName=table)["Table"]["KeySchema"] != _PARKED_KEYS:
             continue
         for entry in _consumer_items(dynamodb, table, CONSUMERS_PARTITION):
@@ -78,14 +88,16 @@ def _consumer_items(dynamodb: Any, table: str, consumer: str) -> Iterator[dict[s
         yield {k: deserializer.deserialize(v) for k, v in item.items()}
 
 
-def replay(lambda_client: Any, function: str | None = None,
-           limit: int = DEFAULT_REPLAY_LIMIT) -> tuple[dict[str, Any], bool]:
+def replay(lambda_client: Any, function: str | None = None, limit: int = DEFAULT_REPLAY_LIMIT, *,
+           functions: Iterable[Mapping[str, Any]] | None = None) -> tuple[dict[str, Any], bool]:
     """Invoke each consumer that parks records (its environment names the parked-records table), or the one named
     (`function`: its name, ARN, or a part of its name), with `{"replay": {"limit", "after"}}` until it has been
-    through all its pending records. Returns, by function name, the summed outcome, and whether every invocation
-    succeeded."""
-    consumers = [f for f in _pages(lambda_client, "list_functions", "Functions")
-                 if PARKED_TABLE.env_var in ((f.get("Environment") or {}).get("Variables") or {})]
+    through all its pending records. The consumers are chosen among `functions` (configurations as Lambda's
+    GetFunctionConfiguration answers them: a deployed stage's, tools/parked.py), by default among all that
+    ListFunctions answers (the local runtime's). Returns, by function name, the summed outcome, and whether every
+    invocation succeeded."""
+    candidates = _pages(lambda_client, "list_functions", "Functions") if functions is None else functions
+    consumers = [f for f in candidates if is_consumer(f)]
     if function:
         consumers = [f for f in consumers if function in (f["FunctionName"], f["FunctionArn"])
                      or function.lower() in f["FunctionName"].lower()]
@@ -113,6 +125,11 @@ def replay(lambda_client: Any, function: str | None = None,
                 break
         results[config["FunctionName"]] = total
     return results, ok
+
+
+def is_consumer(configuration: Mapping[str, Any]) -> bool:
+    """A function that parks records: its environment names the parked-records table."""
+    return PARKED_TABLE.env_var in ((configuration.get("Environment") or {}).get("Variables") or {})
 
 
 def _pages(client: Any, operation: str, key: str, **request: Any) -> Iterator[Any]:

@@ -19,12 +19,6 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 ACCOUNT_ID = "123456789012"  # moto's default account, as in local/template.py
-_SUB_NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://blueprints.local/users")
-
-
-def user_sub(user: str) -> str:
-    """Stable per username, like a Cognito `sub` for one user of one pool."""
-    return str(uuid.uuid5(_SUB_NAMESPACE, user))
 
 
 def rest_claims(claims: Mapping[str, Any]) -> dict[str, str]:

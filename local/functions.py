@@ -1,6 +1,8 @@
 """Lambda functions from the template, each run by a pool of worker processes: one process per execution
 environment (its own imports, environment and code package; cold start once, then reused; a timeout or a crash costs
-the environment). Pools are thread-safe: the gateway and the stream pollers invoke concurrently.
+the environment). A worker that died while idle (killed, out of memory) is replaced before it is handed a request, as
+Lambda starts a new execution environment: a crash costs only the invocations in flight. Pools are thread-safe: the
+gateway and the stream pollers invoke concurrently.
 """
 
 from __future__ import annotations
@@ -253,11 +255,24 @@ class FunctionPool:
 
     def _take(self) -> Worker:
         stopping = FunctionError(self.spec.logical_id, "Runtime.Shutdown", "runtime stopping")
+        warm: Worker | None = None
+        dead: list[Worker] = []
         with self._lock:
             if self._closed:
                 raise stopping
-            if self._idle:
-                return self._idle.pop()
+            while self._idle and warm is None:
+                idle = self._idle.pop()
+                if idle.alive:
+                    warm = idle
+                else:
+                    self._workers.discard(idle)
+                    dead.append(idle)
+        for idle in dead:  # died between two invocations: reaped here, and never handed a request
+            idle.kill()
+            log.warning("%s: an idle worker had exited (code %s): replaced", self.spec.logical_id,
+                        idle.process.returncode)
+        if warm is not None:
+            return warm
         started, worker = time.monotonic(), Worker(self.spec, self._env, self._sink)
         with self._lock:
             self._workers.add(worker)

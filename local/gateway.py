@@ -1,6 +1,7 @@
 """The local API Gateway stage as a WSGI app: route, throttle, authorize, invoke (or answer a MOCK integration: CORS
-preflights), compress, answer, one log line per request (`GET /contacts/persons 200 ContactsApi… 41ms`). Tests drive `Gateway` with werkzeug's test client; the runtime serves
-it with werkzeug's threaded server (local/aws.py `WsgiServer`).
+preflights), compress, answer, one log line per request (`GET /contacts/persons 200 ContactsApi… 41ms`). Tests drive
+`Gateway` with werkzeug's test client; the runtime serves it with werkzeug's threaded server (local/aws.py
+`WsgiServer`).
 
 The same port answers the two Lambda API operations `make replay` needs (`LambdaApi`): moto cannot run functions
 without Docker (docs/adr/0035-replay-through-consumer-via-lambda-api.md), and a plain boto3 `lambda` client then
@@ -28,9 +29,21 @@ from werkzeug import Request, Response
 from werkzeug.exceptions import RequestEntityTooLarge
 from werkzeug.serving import WSGIRequestHandler
 
-from local.apigw import (DEFAULT_4XX, DEFAULT_5XX, MAX_BODY_BYTES, MAX_URL_CHARS, MISSING_AUTHENTICATION_TOKEN,
-                         REQUEST_TOO_LARGE, THROTTLED, UNAUTHORIZED, RestApi, Throttle, TokenBucket, gateway_response,
-                         tracing_headers)
+from local.apigw import (
+    DEFAULT_4XX,
+    DEFAULT_5XX,
+    MAX_BODY_BYTES,
+    MAX_URL_CHARS,
+    MISSING_AUTHENTICATION_TOKEN,
+    REQUEST_TOO_LARGE,
+    THROTTLED,
+    UNAUTHORIZED,
+    RestApi,
+    Throttle,
+    TokenBucket,
+    gateway_response,
+    tracing_headers,
+)
 from local.auth import InvalidToken, www_authenticate
 from local.events import RequestContext, rest_event
 from local.functions import FunctionError, FunctionSpec
@@ -62,7 +75,7 @@ class Gateway:
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
         started, request = time.monotonic(), Request(environ)
         request.max_content_length = MAX_BODY_BYTES
-        function = "(Lambda API)"
+        function: str | None = "(Lambda API)"
         try:
             if self.lambda_api is not None and (request.path + "/").startswith(PREFIX + "/"):
                 response = self.lambda_api.handle(request)
@@ -179,8 +192,9 @@ def compress(response: Response, request: Request, minimum_size: int | None) -> 
     preferred = [coding for coding, q in codings if q == best and coding in ("gzip", "deflate", "identity")]
     if not preferred or preferred[0] == "identity":
         return
-    response.set_data(encoded(body, preferred[0]) if len(body) >= REUSED_ENCODING_BYTES else _encode(body, preferred[0]))
-    response.headers["Content-Encoding"] = preferred[0]
+    coding = preferred[0]
+    response.set_data(encoded(body, coding) if len(body) >= REUSED_ENCODING_BYTES else _encode(body, coding))
+    response.headers["Content-Encoding"] = coding
 
 
 # A large answer is often the same bytes again (Swagger UI's script, 1.5 MB: 0.1 s to gzip here, at every first visit
@@ -195,6 +209,11 @@ def _encode(body: bytes, coding: str) -> bytes:
 @functools.lru_cache(maxsize=4)
 def encoded(body: bytes, coding: str) -> bytes:
     return _encode(body, coding)
+
+
+def _header_value(value: Any) -> str:
+    """A proxy result's header value as API Gateway sends it: JSON's true/false for a boolean, else its text."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def proxy_response(result: Any, context: RequestContext) -> Response:
@@ -212,9 +231,9 @@ def proxy_response(result: Any, context: RequestContext) -> Response:
     if not (isinstance(body, (str, type(None))) and isinstance(single, Mapping) and isinstance(multi, Mapping)
             and all(isinstance(values, list) for values in multi.values())):
         raise MalformedResponse("body must be a string, headers an object, multiValueHeaders an object of lists")
-    text = lambda value: str(value).lower() if isinstance(value, bool) else str(value)
-    headers = [(str(name), text(v)) for name, values in multi.items() for v in values]
-    headers += [(str(n), text(v)) for n, v in single.items() if str(n).lower() not in {str(m).lower() for m in multi}]
+    headers = [(str(name), _header_value(v)) for name, values in multi.items() for v in values]
+    headers += [(str(n), _header_value(v)) for n, v in single.items()
+                if str(n).lower() not in {str(m).lower() for m in multi}]
     try:
         encoded = result.get("isBase64Encoded")
         payload = base64.b64decode(body or "", validate=True) if encoded else (body or "").encode()

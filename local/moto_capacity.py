@@ -88,7 +88,7 @@ def around(handler: Any, call: Any) -> Any:
     """Run one DynamoDB action (`call()` gives moto's (status, headers, body)) and give it DynamoDB's consumed
     capacity when it asked for it."""
     action = handler._get_action()
-    params = getattr(handler, "params", None) or {}
+    params: dict[str, Any] = getattr(handler, "params", None) or {}
     mode = params.get("ReturnConsumedCapacity", "NONE")
     if action not in SINGLE | MULTI or mode not in ("TOTAL", "INDEXES"):
         return call()
@@ -108,6 +108,30 @@ def around(handler: Any, call: Any) -> Any:
             ((table_name, frozen),) = writes
             _count(table_name, 0.0, float(refused_write_units(action, params, before[(table_name, frozen)])))
         return status, headers, body
+    transactional = action.startswith("Transact")
+    bill = _bill(backend, action, params, pages=pages, writes=writes, before=before)
+    for table_name, by_index in bill.items():
+        _count(table_name, sum(read for read, _ in by_index.values()), sum(write for _, write in by_index.values()))
+    consumed = [_entry(backend, name, by_index, mode, write=bool(writes), split=transactional)
+                for name, by_index in bill.items()]
+    document = json.loads(body) if body else {}
+    if action in SINGLE:
+        name: str = params["TableName"]  # a single-table action that succeeded names its table
+        document["ConsumedCapacity"] = next((c for c in consumed if c["TableName"] == name), None) or _entry(
+            backend, name, {None: [read_units([], consistent=bool(params.get("ConsistentRead"))), 0.0]}, mode,
+            write=False, split=False)
+    else:
+        document["ConsumedCapacity"] = consumed
+    body = json.dumps(document)
+    gen_amz_crc32(body, headers)  # botocore checks DynamoDB's x-amz-crc32 against the body
+    return status, headers, body
+
+
+def _bill(backend: Any, action: str, params: dict[str, Any], *, pages: list[Any],
+          writes: dict[tuple[str, Any], str], before: dict[tuple[str, Any], dict[str, Any] | None],
+          ) -> dict[str, dict[str | None, list[float]]]:
+    """(read units, write units) per table and index (None: the table itself) of an action that succeeded: the
+    pages it read, the items it got, and each item it wrote or checked, compared with that item `before` it."""
     bill: dict[str, dict[str | None, list[float]]] = defaultdict(lambda: defaultdict(lambda: [0.0, 0.0]))
     transactional = action.startswith("Transact")
     factor = 2 if transactional else 1  # the base table's units only: indexes are written after the commit
@@ -127,21 +151,7 @@ def around(handler: Any, call: Any) -> Any:
         for index in [*(table.global_indexes or []), *(table.indexes or [])]:
             if units := _index_writes(table, index, old, new):
                 bill[table_name][index.name][1] += units
-    for table_name, by_index in bill.items():
-        _count(table_name, sum(read for read, _ in by_index.values()), sum(write for _, write in by_index.values()))
-    consumed = [_entry(backend, name, by_index, mode, write=bool(writes), split=transactional)
-                for name, by_index in bill.items()]
-    document = json.loads(body) if body else {}
-    if action in SINGLE:
-        name = params.get("TableName")
-        document["ConsumedCapacity"] = next((c for c in consumed if c["TableName"] == name), None) or _entry(
-            backend, name, {None: [read_units([], consistent=bool(params.get("ConsistentRead"))), 0.0]}, mode,
-            write=False, split=False)
-    else:
-        document["ConsumedCapacity"] = consumed
-    body = json.dumps(document)
-    gen_amz_crc32(body, headers)  # botocore checks DynamoDB's x-amz-crc32 against the body
-    return status, headers, body
+    return bill
 
 
 def refused_write_units(action: str, params: dict[str, Any], stored: dict[str, Any] | None) -> int:
@@ -257,17 +267,13 @@ def _projected(table: Any, index: Any, item: dict[str, Any]) -> dict[str, Any]:
 
 def _index_writes(table: Any, index: Any, old: dict[str, Any] | None, new: dict[str, Any] | None) -> int:
     keys = index.schema_key_attrs
-    was = old is not None and all(k in old for k in keys)
-    now = new is not None and all(k in new for k in keys)
-    if not was and not now:
-        return 0
-    before = _projected(table, index, old) if was else None  # type: ignore[arg-type]
-    after = _projected(table, index, new) if now else None  # type: ignore[arg-type]
+    before = _projected(table, index, old) if old is not None and all(k in old for k in keys) else None
+    after = _projected(table, index, new) if new is not None and all(k in new for k in keys) else None
     if before is None:
-        return write_units(item_size(after))  # type: ignore[arg-type]
+        return 0 if after is None else write_units(item_size(after))
     if after is None:
         return write_units(item_size(before))
-    if any(old[k] != new[k] for k in keys):  # type: ignore[index]
+    if any(before[k] != after[k] for k in keys):  # the projection keeps the index's keys
         return write_units(item_size(before)) + write_units(item_size(after))  # delete, then put
     if before == after:
         return 0

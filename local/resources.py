@@ -18,7 +18,7 @@ from local.template import ACCOUNT_ID, NESTED_STACK_TYPE, PARTITION, Resolver, S
 log = logging.getLogger("local.resources")
 
 TABLE_TYPES = ("AWS::DynamoDB::Table", "AWS::DynamoDB::GlobalTable")
-SECRET_TYPE = "AWS::SecretsManager::Secret"
+SECRET_TYPE = "AWS::SecretsManager::Secret"  # noqa: S105  a resource type's name, not a secret
 QUEUE_TYPE = "AWS::SQS::Queue"
 FUNCTION_TYPE = "AWS::Lambda::Function"
 CREATED_TYPES = (*TABLE_TYPES, SECRET_TYPE, QUEUE_TYPE, NESTED_STACK_TYPE)

@@ -101,10 +101,8 @@ def _stop_group(proc: subprocess.Popen[str], grace: float = 1.0) -> None:
     """SIGTERM to the process and what it started (its group), SIGKILL to what is left after `grace` seconds."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGTERM)
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         proc.wait(timeout=grace)
-    except subprocess.TimeoutExpired:
-        pass
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)  # jsii's Node, if app.py's exit left it running
     proc.wait()
@@ -127,8 +125,9 @@ def synth(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
     started = time.monotonic()
     # Its own process group: app.py starts jsii's Node process, which an interrupted start must stop too (killing
     # app.py alone left Node running for a while after `make run` had exited).
-    with subprocess.Popen([sys.executable, str(app)], cwd=repo, env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, start_new_session=True) as proc:
+    with subprocess.Popen(  # noqa: S603  this interpreter and app.py: no shell, no user input
+            [sys.executable, str(app)], cwd=repo, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True) as proc:
         try:
             stdout, stderr = proc.communicate()
         except BaseException:
@@ -213,7 +212,7 @@ def compile_assets(outdir: Path, log: Callable[[str], None]) -> Path:
     return outdir
 
 
-def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None],
+def synth_cached(repo: Path, outdir: Path, stage: str, log: Callable[[str], None], *,
                  environ: Mapping[str, str] | None = None, context: Mapping[str, str] | None = None) -> Path:
     """`synth`, unless the last synthesized output of the same inputs (`synth_key`) is in `.local/synth-cache`:
     then that output is copied into `outdir` (this instance's own directory, as a synth would fill it)."""

@@ -100,13 +100,14 @@ class TtlSweeper:
         which reads the whole table too), then a delete per expired item, conditional on its still being expired."""
         now, keys = self._clock(), {f"#k{i}": key["AttributeName"] for i, key in enumerate(table.key_schema)}
         values = {":number": {"S": "N"}, ":oldest": {"N": f"{now - MAX_EXPIRED_AGE:.3f}"}, ":now": {"N": f"{now:.3f}"}}
-        expired = {"ConditionExpression": "attribute_type(#ttl, :number) AND #ttl BETWEEN :oldest AND :now",
-                   "ExpressionAttributeNames": {"#ttl": str(table.ttl_attribute)}, "ExpressionAttributeValues": values}
+        condition = "attribute_type(#ttl, :number) AND #ttl BETWEEN :oldest AND :now"
+        names = {"#ttl": str(table.ttl_attribute)}
+        expired = {"ConditionExpression": condition, "ExpressionAttributeNames": names,
+                   "ExpressionAttributeValues": values}
         deleted = 0
         for page in self._dynamodb.get_paginator("scan").paginate(
                 TableName=table.name, ProjectionExpression=", ".join(keys), ExpressionAttributeValues=values,
-                FilterExpression=expired["ConditionExpression"], ExpressionAttributeNames={
-                    **keys, **expired["ExpressionAttributeNames"]}):
+                FilterExpression=condition, ExpressionAttributeNames={**keys, **names}):
             for item in page.get("Items", []):
                 swept.add(table.name, item)  # before the delete: a stream poller may read its REMOVE at once
                 try:

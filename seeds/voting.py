@@ -13,11 +13,11 @@ from collections import Counter
 from collections.abc import Mapping
 
 from functions.shared.errors import ConflictError
+from functions.shared.identity import user_sub
 from functions.voting.models import PollIn
 from functions.shared.settings import Settings
 from functions.voting.repository import TableNames, VotingRepository
 from functions.voting.service import VotingService
-from local.auth import user_sub
 
 POLL_ID = "favourite-feature"
 POLL = PollIn(

@@ -1,5 +1,6 @@
 import functools
 import os
+from pathlib import Path
 
 import botocore.session
 import pytest
@@ -50,12 +51,24 @@ def _shared_loader(search_path_string=None):
 _create_loader, botocore.session.create_loader = botocore.session.create_loader, _shared_loader
 
 
+# tests/functional's checks of what the whole functional suite did (every grant used, every documented status got)
+# are judged once, by the controller, with what every worker's tests observed (tests/support/whole_suite.py).
+WHOLE_SUITE_CHECKS = ("test_grants.py", "test_openapi_responses.py")
+
+
+def pytest_configure(config) -> None:
+    from tests.support.whole_suite import WholeSuite
+
+    directory = Path(__file__).resolve().parent / "functional"
+    config.pluginmanager.register(WholeSuite(directory, WHOLE_SUITE_CHECKS), "whole-suite-functional")
+
+
 # `make test` runs the suite on two workers (pytest-xdist, `-n 2`). Work is handed out by scope, as xdist's
-# `--dist loadscope` does (a module a scope), except for two directories that must each stay on one worker:
-# tests/functional, whose last tests check what the whole functional suite did (every grant used, every documented
-# status got: tests/functional/conftest.py), and tests/e2e, whose tests share one local runtime. xdist's own
-# `--dist loadgroup` cannot express this under pytest 9 (it renames node ids, which pytest 9 no longer reads).
-WHOLE_DIRECTORIES = ("tests/functional/", "tests/e2e/")
+# `--dist loadscope` does (a module a scope), except for tests/e2e, which stays on one worker: its tests share one
+# local runtime, and a second one would start a second synth, moto and set of function workers on the same two
+# cores (docs/adr/0122-whole-suite-checks-judged-by-the-controller.md). xdist's own `--dist loadgroup` cannot express
+# this under pytest 9 (it renames node ids, which pytest 9 no longer reads).
+WHOLE_DIRECTORIES = ("tests/e2e/",)
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: plain `pytest -p no:xdist` must still run

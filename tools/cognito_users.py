@@ -82,7 +82,7 @@ def generate_password(length: int = PASSWORD_LENGTH) -> str:
     return "".join(chars)
 
 
-def create_user(idp: Any, user_pool_id: str, username: str, password: str, groups: Iterable[str] = (),
+def create_user(idp: Any, user_pool_id: str, username: str, password: str, groups: Iterable[str] = (), *,
                 email: str | None = None) -> bool:
     """Creates `username` with a permanent `password` (no invitation message) in `groups`; an existing user gets the
     new password and the groups. Returns whether the user was created."""
@@ -163,7 +163,8 @@ def _user(args: argparse.Namespace) -> int:
     pool = stage_pool(args.stage, session.client("cloudformation"))
     password = args.password or generate_password()
     groups = [g.strip() for g in (args.groups or "").split(",") if g.strip()]
-    created = create_user(session.client("cognito-idp"), pool.user_pool_id, args.user, password, groups, args.email)
+    created = create_user(session.client("cognito-idp"), pool.user_pool_id, args.user, password, groups,
+                          email=args.email)
     path = store_password(args.stage, args.user, password, args.passwords_dir)
     log.info("%s %s in %s%s; password kept in %s (mode 0600) for make token STAGE=%s USER=%s",
              "created" if created else "updated", args.user, pool.user_pool_id,

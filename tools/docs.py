@@ -61,14 +61,16 @@ def table_of(catalog: ModuleType) -> str:
 def entities_of(catalog: ModuleType) -> str:
     """The entity chart's table."""
     entities = catalog.ENTITIES
-    assert isinstance(entities, EntityTable), f"{catalog.__name__}.ENTITIES is an EntityTable"
+    if not isinstance(entities, EntityTable):
+        raise TypeError(f"{catalog.__name__}.ENTITIES must be an EntityTable")
     return entities.markdown()
 
 
 def rules_of(catalog: ModuleType) -> str:
     """The "Rules and errors" table."""
     rules = catalog.RULES
-    assert rules and all(isinstance(rule, Rule) for rule in rules), f"{catalog.__name__}.RULES lists Rules"
+    if not (rules and all(isinstance(rule, Rule) for rule in rules)):
+        raise TypeError(f"{catalog.__name__}.RULES must list Rules")
     return rules_table(rules)
 
 
@@ -166,8 +168,8 @@ def render_costs(text: str, figures: dict[str, dict[str, dict[str, float]]]) -> 
 
 # A domain page's "At the seed's scale" table, from what `make scale` computed (bench/scale/, stored in
 # functions/platform/scale-figures.json): `<!-- scale: <page> ... -->` … `<!-- /scale -->`, <page> the page's file name.
-SCALE = re.compile(r"^<!-- scale: (?P<page>[\w-]+) generated from functions/platform/scale-figures\.json by `make docs` -->\n"
-                   r"(?P<body>.*?)^<!-- /scale -->$", re.MULTILINE | re.DOTALL)
+SCALE = re.compile(r"^<!-- scale: (?P<page>[\w-]+) generated from functions/platform/scale-figures\.json "
+                   r"by `make docs` -->\n(?P<body>.*?)^<!-- /scale -->$", re.MULTILINE | re.DOTALL)
 SCALE_FIGURES = ROOT / "functions" / "platform" / "scale-figures.json"
 SCALE_COLUMNS = ("design", "rate/s", "hottest key", "its RCU/s", "its WCU/s", "limit reached at /s", "partitions",
                  "throttles", "$/month on-demand", "$/month provisioned", "the seed's figure")
@@ -194,7 +196,7 @@ def scale_table(figures: dict) -> str:
         lines.append("")
         sums = [r for r in figures["rows"] if r["claim"] == claim and r.get("arithmetic")]
         if sums:
-            lines += ["The sums behind each row (bench/scale/model.py's rules):", ""]
+            lines += ["The sums behind each row (functions/platform/scale/model.py's rules):", ""]
             lines += [f"- {r['design']}: {r['arithmetic']}." for r in sums]
             lines.append("")
     if even := figures.get("break_even"):
@@ -239,7 +241,8 @@ def render_scale(text: str, figures: dict[str, dict], page_name: str | None = No
 
 
 def domains_with_catalogs(root: Path = ROOT) -> list[str]:
-    return sorted(path.parent.name for path in (root / "functions").glob("*/catalog.py") if path.parent.name != "shared")
+    return sorted(path.parent.name for path in (root / "functions").glob("*/catalog.py")
+                  if path.parent.name != "shared")
 
 
 def doc_of(domain: str, root: Path = ROOT) -> Path:
@@ -250,6 +253,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make docs", description=__doc__.split("\n\n")[0])
     parser.add_argument("--check", action="store_true", help="change nothing; exit 1 when a table is not its catalog")
     args = parser.parse_args(argv)
+    problems = [*_catalog_pages(check=args.check), *_cost_figures(check=args.check), *_scale_tables(check=args.check)]
+    for problem in problems:
+        print(f"error: {problem}" if not args.check else problem, file=sys.stderr)
+    if args.check and problems:
+        print("run `make docs`", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _catalog_pages(*, check: bool) -> list[str]:
+    """Each domain page's tables from its catalog: rewritten, or (`check`) what differs."""
     problems: list[str] = []
     for domain in domains_with_catalogs():
         doc = doc_of(domain)
@@ -262,7 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         new = render(text)
         if new == text:
             continue
-        if args.check:
+        if check:
             problems.extend(
                 f"{doc.relative_to(ROOT)}: its {block.what} differs from functions/{domain}/catalog.py"
                 for block in BLOCKS
@@ -271,6 +284,12 @@ def main(argv: list[str] | None = None) -> int:
         else:
             doc.write_text(new, encoding="utf-8")
             print(f"rewrote {doc.relative_to(ROOT)}")
+    return problems
+
+
+def _cost_figures(*, check: bool) -> list[str]:
+    """The costs every docs page quotes, from what `make cost` measured: rewritten, or (`check`) what differs."""
+    problems: list[str] = []
     figures = measured()
     for page in sorted((ROOT / "docs").glob("*.md")):
         text = page.read_text(encoding="utf-8")
@@ -279,11 +298,18 @@ def main(argv: list[str] | None = None) -> int:
         problems.extend(f"{name}: a cost marker names a call `make cost` did not measure: {u}" for u in unknown)
         if new == text:
             continue
-        if args.check:
+        if check:
             problems.append(f"{name}: a quoted cost differs from {FIGURES.relative_to(ROOT)}")
         else:
             page.write_text(new, encoding="utf-8")
             print(f"rewrote {name}")
+    return problems
+
+
+def _scale_tables(*, check: bool) -> list[str]:
+    """Each domain page's "At the seed's scale" table, from what `make scale` computed: rewritten, or (`check`) what
+    differs."""
+    problems: list[str] = []
     scale = scale_figures()
     for domain in domains_with_catalogs():
         page = doc_of(domain)
@@ -297,16 +323,12 @@ def main(argv: list[str] | None = None) -> int:
         problems.extend(f"{name}: a scale marker names a page `make scale` has no rows for: {u}" for u in unknown)
         if new == text:
             continue
-        if args.check:
+        if check:
             problems.append(f"{name}: its scale table differs from {SCALE_FIGURES.relative_to(ROOT)}")
         else:
             page.write_text(new, encoding="utf-8")
             print(f"rewrote {name}")
-    for problem in problems:
-        print(f"error: {problem}" if not args.check else problem, file=sys.stderr)
-    if args.check and problems:
-        print("run `make docs`", file=sys.stderr)
-    return 1 if problems else 0
+    return problems
 
 
 if __name__ == "__main__":

@@ -14,9 +14,14 @@ Everything comes from what the stack uses:
   docs/<domain>.md shows), its key aliases the chart's key shapes (`TOTAL#<candidate>#<segment>`), its sample items
   those whose keys have that shape;
 - sample data: the domain's seed (seeds/<domain>.py `load(env)`, as the local runtime loads it), run on an in-memory
-  moto DynamoDB with the clock frozen so that the files are reproducible, the items read back as DynamoDB stores them.
-  Items that stream consumers derive (voting's aggregates, cart's notifications) are not there: nothing consumes the
-  streams during generation.
+  moto DynamoDB with the clock frozen so that the files are reproducible, the items read back as DynamoDB stores them;
+  with what the domain's stream consumers derive from those writes: each consumer the stack declares
+  (infra/domains/<domain>.py) is fed its table's stream as its event source mapping would (the records, filters and
+  window fields of local/streams/), its own `lambda_handler` invoked, until every stream is read (voting's
+  aggregates and checkpoint, connected car's `isActive` and active-customer index, cart's holder index). Cart's seed
+  leads to no notification and no abandoned cart, so `AFTER_SEED` writes what does: an idle cart removed by TTL
+  (local/ttl.py's sweeper), then the price change of the explorer's demonstration
+  (docs/adr/0121-workbench-samples-with-what-the-consumers-derive.md).
 
 `python -m tools.workbench` writes the files; `--check` changes nothing and exits 1 when a file differs from what
 it would write. tests/unit/test_workbench.py makes the same check.
@@ -26,19 +31,29 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
+import inspect
+import io
 import json
+import logging
 import os
 import re
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager, redirect_stdout
 from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from functions.shared.catalog import EntityTable
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
+
+if TYPE_CHECKING:
+    from local.resources import TableInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "workbench"
@@ -66,43 +81,69 @@ def table_name(spec: TableSpec) -> str:
 
 @contextmanager
 def _offline_dynamodb() -> Iterator[Any]:
-    """An in-memory moto DynamoDB with fake credentials, at FROZEN_AT; the process environment is restored after."""
+    """An in-memory moto DynamoDB with fake credentials, at FROZEN_AT, corrected where moto differs from DynamoDB as
+    in the local runtime (local/moto_fidelity: a stream record per real change, INSERT for an UpdateItem that creates
+    an item); the process environment and the functions' per-container objects are restored after."""
     from freezegun import freeze_time
     from moto import mock_aws
 
-    saved = {k: os.environ.get(k) for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
-                                            "AWS_DEFAULT_REGION", "AWS_REGION", "AWS_ENDPOINT_URL",
-                                            "AWS_ENDPOINT_URL_DYNAMODB")}
-    for key in saved:
-        os.environ.pop(key, None)
-    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION=REGION)
-    from functions.shared import ddb
+    from functions.shared import container, ddb
+    from local import moto_fidelity
 
+    moto_fidelity.apply()
+    saved = dict(os.environ)
+    for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION", "AWS_REGION",
+                "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"):
+        os.environ.pop(key, None)
+    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION=REGION,
+                      AWS_ACCOUNT_ID_ENDPOINT_MODE="disabled", POWERTOOLS_METRICS_DISABLED="true",
+                      POWERTOOLS_TRACE_DISABLED="true")
     try:
-        with freeze_time(FROZEN_AT), mock_aws():
+        # Not scanned by freezegun: packages that import a submodule when an attribute is first read, as its scan of
+        # the modules reads them all; Powertools' parser then builds pydantic models, which refuse freezegun's
+        # datetime, and aws_cdk (read by consumers_of) would import its 300 submodules (2 s).
+        with freeze_time(FROZEN_AT, ignore=["aws_lambda_powertools.utilities.parser", "aws_cdk"]), mock_aws():
+            container.reset()  # settings, clients and repositories a previous domain's consumers built
             ddb.resource.cache_clear()  # the seeds write through the functions' cached resource
             import boto3
 
             # A client of its own: the resource's client answers Python values, and the model wants DynamoDB JSON.
             yield boto3.client("dynamodb", region_name=REGION)
     finally:
+        container.reset()
         ddb.resource.cache_clear()
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def sample_items(domain: str, tables: tuple[TableSpec, ...]) -> dict[str, list[dict[str, Any]]]:
-    """table name -> the items the domain's seed writes, in DynamoDB JSON, sorted by key."""
+    """table name -> the items the domain's seed writes and what its stream consumers derive from them (then from
+    `AFTER_SEED`'s writes, for a domain that has one), in DynamoDB JSON, sorted by key."""
+    from functions.shared.schema import PARKED_TABLE
+
     seed = importlib.import_module(f"seeds.{domain}")
+    consumers = consumers_of(domain)  # before the clock stops: reading a CDK Duration is a call into jsii's Node
+    if consumers:  # imported before it stops too: pydantic builds no model of freezegun's datetime
+        for module in ("local.events", "local.streams", "local.ttl", *(f"functions.{domain}.{c.module}"
+                                                                       for c in consumers)):
+            importlib.import_module(module)
     with _offline_dynamodb() as client:
-        env = {}
-        for spec in tables:
+        env: dict[str, str] = {}
+        for spec in (*tables, PARKED_TABLE) if consumers else tables:
             client.create_table(**spec.create_table_kwargs(table_name(spec)))
             env[spec.env_var] = table_name(spec)
-        seed.load(env)
+        for consumer in consumers:
+            env.update(consumer.environment)
+        os.environ.update(env)  # the consumers read their settings from the environment, as in Lambda
+        streams = Streams(domain, consumers, env, client)
+        with _functions_output_kept():
+            seed.load(env)
+            streams.settle()
+            after = AFTER_SEED.get(domain)
+            if after is not None:
+                after(Sandbox(env, client, streams))
+        if consumers:
+            streams.nothing_parked(table_name(PARKED_TABLE))
         found: dict[str, list[dict[str, Any]]] = {}
         for spec in tables:
             items: list[dict[str, Any]] = []
@@ -110,6 +151,236 @@ def sample_items(domain: str, tables: tuple[TableSpec, ...]) -> dict[str, list[d
                 items.extend(page["Items"])
             found[table_name(spec)] = sorted(items, key=lambda item: _key_of(item, spec))
     return found
+
+
+# ------------------------------------------------------------------------------- what the stream consumers derive
+
+@dataclass(frozen=True)
+class ConsumerSpec:
+    """A stream consumer as the stack declares it (infra/constructs/api_domain.py `Consumer`), its CDK values read."""
+
+    construct_id: str
+    module: str  # functions.<domain>.<module>.lambda_handler
+    source: TableSpec
+    batch_size: int
+    tumbling_window: int  # seconds; 0: none
+    filters: tuple[str, ...]  # Lambda filter patterns, as JSON text
+    environment: Mapping[str, str]
+
+
+def consumers_of(domain: str) -> list[ConsumerSpec]:
+    """The domain's stream consumers, from infra/domains/<domain>.py, where the stack takes them from: each
+    module-level `Consumer`, and each function of no argument that returns one (voting's `aggregator()`), in the
+    order the module defines them. None for a domain without an infra module or without consumers."""
+    if importlib.util.find_spec(f"infra.domains.{domain}") is None:
+        return []
+    from infra.constructs.api_domain import Consumer
+
+    module = importlib.import_module(f"infra.domains.{domain}")
+    found: dict[str, Consumer] = {}
+    for value in list(vars(module).values()):
+        if inspect.isfunction(value) and value.__module__ == module.__name__ and \
+                value.__annotations__.get("return") in (Consumer, "Consumer") and \
+                not inspect.signature(value).parameters:
+            value = value()
+        if isinstance(value, Consumer):
+            found.setdefault(value.construct_id, value)
+    return [ConsumerSpec(construct_id=c.construct_id, module=c.module, source=c.source, batch_size=c.batch_size,
+                         tumbling_window=int(c.tumbling_window.to_seconds()) if c.tumbling_window else 0,
+                         filters=tuple(json.dumps(dict(pattern), sort_keys=True) for pattern in c.filters),
+                         environment=dict(c.environment))
+            for c in found.values()]
+
+
+@contextmanager
+def _functions_output_kept() -> Iterator[io.StringIO]:
+    """The functions' log lines and metrics (JSON on stdout, as in Lambda) kept apart from the generator's output
+    (`--check` messages; tests/unit/test_workbench.py reads the models from stdout)."""
+    from functions.shared.observability import logger
+
+    kept = io.StringIO()
+    handler = logger.registered_handler
+    if not isinstance(handler, logging.StreamHandler):
+        raise TypeError(f"the functions' logger writes through {handler!r}, not a stream")
+    stream = handler.setStream(kept)
+    try:
+        with redirect_stdout(kept):
+            yield kept
+    except BaseException:
+        sys.stderr.write(kept.getvalue())  # what the functions logged before the failure
+        raise
+    finally:
+        handler.setStream(stream)
+
+
+class Feed:
+    """One consumer's event source mapping, played on the in-memory moto: its source table's stream read from where
+    it stopped, in the record shape Lambda delivers (local/streams/mapping.py), records its filters drop skipped,
+    `batch_size` records an invocation, a tumbling window's fields (`shardId`...) when it has one
+    (local/streams/windows.py), the handler the stack deploys (`functions.<domain>.<module>.lambda_handler`) invoked.
+    A batch item failure stops the generation: a seed whose records a consumer cannot apply is a defect."""
+
+    def __init__(self, domain: str, consumer: ConsumerSpec, table: str, dynamodb: Any) -> None:
+        import boto3
+
+        from local.events import LambdaContext
+        from local.streams import FilterCriteria, MappingSpec
+        from local.template import ACCOUNT_ID
+
+        self._context = LambdaContext
+        self.handler = importlib.import_module(f"functions.{domain}.{consumer.module}").lambda_handler
+        self._streams = boto3.client("dynamodbstreams", region_name=REGION)
+        self.spec = MappingSpec(
+            id=f"{domain}/{consumer.construct_id}", function=f"{domain}/{consumer.construct_id}",
+            function_arn=f"arn:aws:lambda:{REGION}:{ACCOUNT_ID}:function:{consumer.construct_id}",
+            table=table_info(consumer.source, table, dynamodb), batch_size=consumer.batch_size,
+            starting_position="TRIM_HORIZON", report_item_failures=True, tumbling_window=consumer.tumbling_window,
+            filters=FilterCriteria(consumer.filters))
+        self._after: dict[str, str] = {}  # shard -> the last sequence number read
+        self._windows: dict[str, Any] = {}
+
+    def deliver(self) -> int:
+        """Every record written since the last call, delivered; how many were."""
+        from local.streams.windows import TumblingWindow
+
+        delivered = 0
+        shards = self._streams.describe_stream(StreamArn=self.spec.stream_arn)["StreamDescription"]["Shards"]
+        for shard in shards:
+            shard_id = shard["ShardId"]
+            window = self._windows.setdefault(shard_id, TumblingWindow(self.spec, shard_id))
+            records = [r for r in self._read(shard_id) if self.spec.filters.matches(r.event)]
+            for batch in _batches(records, self.spec.batch_size, window.of):
+                event = {"Records": [record.event for record in batch], **window.fields(tuple(batch))}
+                result = self.handler(event, self._context())
+                failures = result.get("batchItemFailures") if isinstance(result, Mapping) else None
+                if failures or (self.spec.tumbling_window and not window.accept(result)):
+                    raise RuntimeError(f"{self.spec.id} failed on the seed's records: {result!r}")
+                delivered += len(batch)
+        return delivered
+
+    def _read(self, shard_id: str) -> list[Any]:
+        from local.streams import lambda_record
+
+        after = self._after.get(shard_id)
+        position = {"ShardIteratorType": "AFTER_SEQUENCE_NUMBER", "SequenceNumber": after} if after else \
+            {"ShardIteratorType": "TRIM_HORIZON"}
+        iterator = self._streams.get_shard_iterator(StreamArn=self.spec.stream_arn, ShardId=shard_id,
+                                                    **position)["ShardIterator"]
+        records = []
+        while iterator:
+            page = self._streams.get_records(ShardIterator=iterator, Limit=1000)
+            if not page["Records"]:
+                break
+            records += [lambda_record(raw, stream_arn=self.spec.stream_arn, region=REGION) for raw in page["Records"]]
+            iterator = page.get("NextShardIterator")
+        if records:
+            self._after[shard_id] = records[-1].sequence_number
+        return records
+
+
+def _batches(records: list[Any], size: int, window_of: Callable[[Any], float | None]) -> Iterator[list[Any]]:
+    """Consecutive records, at most `size` a batch; a batch never spans two tumbling windows."""
+    batch: list[Any] = []
+    for record in records:
+        if batch and (len(batch) == size or window_of(record) != window_of(batch[0])):
+            yield batch
+            batch = []
+        batch.append(record)
+    if batch:
+        yield batch
+
+
+MAX_ROUNDS = 10  # consumers whose writes another consumer reads: a few rounds; more is a loop
+
+
+class Streams:
+    """A domain's consumers, each fed its source table's stream."""
+
+    def __init__(self, domain: str, consumers: list[ConsumerSpec], env: Mapping[str, str], dynamodb: Any) -> None:
+        self.feeds = [Feed(domain, c, env[c.source.env_var], dynamodb) for c in consumers]
+        self._dynamodb = dynamodb
+
+    def settle(self) -> None:
+        """Deliver until no stream has a record left: what every consumer derives from the writes so far."""
+        for _ in range(MAX_ROUNDS):
+            if not sum(feed.deliver() for feed in self.feeds):  # every feed, each round
+                return
+        raise RuntimeError(f"the consumers still had records to deliver after {MAX_ROUNDS} rounds")
+
+    def nothing_parked(self, parked_table: str) -> None:
+        """A consumer parks a record it can never apply and goes on: one parked here would leave a gap in the
+        sample data, so it stops the generation."""
+        parked = self._dynamodb.scan(TableName=parked_table)["Items"]
+        if parked:
+            raise RuntimeError(f"a consumer parked records of the seed: {parked!r}")
+
+
+def table_info(spec: TableSpec, name: str, dynamodb: Any) -> TableInfo:
+    """What the local runtime's stream pollers and TTL sweeper know of a table (local/resources.py TableInfo)."""
+    from local.resources import TableInfo
+
+    table = dynamodb.describe_table(TableName=name)["Table"]
+    return TableInfo(logical_id=spec.construct_id, name=name, arn=table["TableArn"],
+                     stream_arn=table.get("LatestStreamArn"), ttl_attribute=spec.ttl_attribute,
+                     key_schema=tuple(table["KeySchema"]))
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """A domain's tables on the in-memory moto once its seed is loaded and its consumers have caught up."""
+
+    env: Mapping[str, str]
+    dynamodb: Any
+    streams: Streams
+
+    def expire(self, spec: TableSpec) -> int:
+        """DynamoDB's TTL on one table, now: the local runtime's sweeper (local/ttl.py) deletes its expired items,
+        streamed as TTL's removals; then the consumers catch up. How many items it deleted."""
+        from local.ttl import TtlSweeper
+
+        deleted = TtlSweeper([table_info(spec, self.env[spec.env_var], self.dynamodb)], self.dynamodb,
+                             clock=time.time).sweep()  # time.time looked up now: the frozen clock
+        self.streams.settle()
+        return int(deleted)
+
+
+# Cart's consumers derive only the holder index from its seed: a notification needs a price change, a count of
+# abandoned carts a cart that TTL removed. carol's cart, last changed an idle TTL and an hour before FROZEN_AT, is one.
+ABANDONED_CART = ("c0ffee0000000000000000000000ca40", "carol", {"SKU-MUG": 1})
+
+
+def cart_after_seed(box: Sandbox) -> None:
+    """After cart's seed: carol's idle cart (its holder written from the stream), removed by TTL and counted abandoned
+    on its expiry day; then the price change of the explorer's demonstration, its SKU and body as its catalog
+    declares them (functions/cart/catalog.toml, `[[streams]]`), which notifies alice and bob, whose open carts hold
+    that SKU."""
+    from functions.cart.repository import CartRepository, TableNames
+    from functions.cart.schema import CART_TABLE, DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV
+    from functions.shared.settings import Settings
+
+    settings = Settings(box.env)
+    repository = CartRepository(TableNames(settings))
+    now = datetime.fromisoformat(FROZEN_AT)
+    idle = timedelta(seconds=settings.integer(IDLE_TTL_ENV, DEFAULT_IDLE_TTL_SECONDS))
+    cart_id, owner, lines = ABANDONED_CART
+    changed = now - idle - timedelta(hours=1)
+    expires_at = int((changed + idle).timestamp())
+    repository.create_cart(cart_id, owner, changed, expires_at)
+    for sku, quantity in lines.items():
+        repository.set_line(cart_id, owner, sku, quantity, changed, expires_at)
+    box.streams.settle()
+    if not box.expire(CART_TABLE):
+        raise RuntimeError(f"cart {cart_id} was not expired at {FROZEN_AT}")
+    demo = next(d for d in catalog_of("cart").STREAMS if d.write == "set a price")
+    _, changed_price = repository.put_price(demo.params["sku"], Decimal(str(demo.body["price"])),
+                                            demo.body["currency"], now)
+    if not changed_price:
+        raise RuntimeError(f"the explorer's price change of {demo.params['sku']} is the seed's price: nothing streams")
+    box.streams.settle()
+
+
+# What is written after a domain's seed (its consumers caught up), for sample data its seed does not lead to.
+AFTER_SEED: dict[str, Callable[[Sandbox], None]] = {"cart": cart_after_seed}
 
 
 def _key_of(item: dict[str, Any], spec: TableSpec) -> tuple[str, ...]:
@@ -330,6 +601,10 @@ def model(domain: str) -> dict[str, Any]:
     items = sample_items(domain, tables)
     title = (catalog.__doc__ or domain).split(":", 1)[0].strip()
     page = f"docs/{domain.replace('_', '-')}.md"
+    consumers = ", ".join(f"functions/{domain}/{c.module}.py" for c in consumers_of(domain))
+    after = AFTER_SEED.get(domain)
+    samples = f"seeds/{domain}.py" + (f" and tools/workbench.py's {after.__name__}" if after else "") + \
+        (f", with what its stream consumers ({consumers}) derive from {'them' if after else 'it'}" if consumers else "")
     return {
         "ModelName": f"Blueprints {domain.replace('_', ' ')}",
         "ModelMetadata": {
@@ -337,7 +612,7 @@ def model(domain: str) -> dict[str, Any]:
             "DateCreated": "Dec 01, 2026, 08:00 AM",
             "DateLastModified": "Dec 01, 2026, 08:00 AM",
             "Description": f"{title}: tables and indexes from functions/{domain}/schema.py, a facet per entity of "
-                           f"{page}, sample data from seeds/{domain}.py. Access patterns: {page}.",
+                           f"{page}, sample data from {samples}. Access patterns: {page}.",
             "AWSService": "Amazon DynamoDB",
             "Version": FORMAT_VERSION,
         },

@@ -16,6 +16,7 @@ from bench.scale.model import Keys, Load, Op, Table, Touch, simulate, uniform, z
 from functions.shared.capacity import item_size, read_units, write_units
 from functions.shared.table_spec import TableSpec
 
+
 def projected(item: Mapping[str, Any], spec: TableSpec, index_name: str) -> dict[str, Any]:
     """The entry an index holds for an item, from the table spec's projection (what an index write is billed by)."""
     index = spec.index(index_name)
@@ -260,6 +261,9 @@ def measurement_rows() -> list[Load]:
     def sensor(i: int) -> str:
         return f"sensor-{i:04d}"
 
+    def bin_writes(units: float) -> Callable[[int], list[Touch]]:
+        return lambda i: [Touch("Measurements", sensor(i), wcu=units)]
+
     rows = [
         simulate("measurements", claim, "seed: unbinned, one item per data point",
                  [Op("put", POINTS, keys, lambda i: [Touch("Measurements", sensor(i), wcu=1)])], [seed_table],
@@ -274,12 +278,12 @@ def measurement_rows() -> list[Load]:
     for per_write, what in ((per_bin, f"ours: {BIN_MS} ms bins, a sensor every {READING_EVERY_MS} ms, a bin a write "
                                       f"({per_bin} readings, the stage holds {BIN_MS} ms a sensor)"),
                             (round(SECONDS_PER_WRITE * 1000 / READING_EVERY_MS),
-                             f"a client of ours sending 10 readings a write (the seed's batching) to {BIN_MS} ms bins")):
+                             f"a client of ours sending 10 readings a write (the seed's batching) to {BIN_MS} ms "
+                             "bins")):
         units = bin_write_units(per_write)
         rows.append(simulate(
             "measurements", claim, what,
-            [Op("update bin", POINTS / per_write, keys,
-                lambda i, u=units: [Touch("Measurements", sensor(i), wcu=u)])], [our_table],
+            [Op("update bin", POINTS / per_write, keys, bin_writes(units))], [our_table],
             rate=POINTS, seed_figure="10,000 WCU, ~$5,000/month",
             note=f"{units:.2f} WCU a write ({storage['bin_bytes']:.0f} B bin), {units / per_write:.3f} a data point; "
                  f"stores {storage['ours_bytes_per_point']:.1f} B a point (the seed's 2.5 TB a month: "
@@ -303,7 +307,8 @@ def voter(i: int) -> str:
 
 
 def ballot_units() -> float:
-    """`cast_vote`: an UpdateItem of the voter's RawVotes item (their bucket of the poll, userId), billed by its size."""
+    """`cast_vote`: an UpdateItem of the voter's RawVotes item (their bucket of the poll, userId), billed by its
+    size."""
     from functions.voting.schema import DEFAULT_BUCKETS, ballot_pk
 
     item = {"pollBucket": ballot_pk("favourite-feature", DEFAULT_BUCKETS - 1), "userId": voter(1),
@@ -427,9 +432,14 @@ def order_header(order_id: str, shards: int) -> dict[str, Any]:
 
 
 def order_entry_rows() -> list[Load]:
-    from functions.order_entry.schema import GSI2, SEED_WORKLOAD, ORDER_ENTRY_TABLE, shard_count, shard_of, shard_pk
+    from functions.order_entry.schema import GSI2, ORDER_ENTRY_TABLE, SEED_WORKLOAD, shard_count, shard_of, shard_pk
 
     open_orders = round(ORDERS * OPEN_SHARE)
+
+    def entry_read(shards: int, size: int) -> Callable[[int], list[Touch]]:
+        return lambda i: [Touch("OrderEntry", shard_pk(shard_of(f"O-{i:07d}", shards)), rcu=size / 4096 / 2,
+                                index=GSI2, one_item=False)]
+
     rows = []
     for shards in (1, shard_count(SEED_WORKLOAD)):
         size = item_size(projected(order_header("O-0000001", shards), ORDER_ENTRY_TABLE, GSI2))
@@ -439,16 +449,14 @@ def order_entry_rows() -> list[Load]:
         rows.append(simulate(
             "order-entry", "3M orders, 20% OPEN, read at once through GSI2",
             f"{'seed warns: one status key' if shards == 1 else 'ours'}: GSI2 over N = {shards}",
-            [Op("OPEN orders burst", open_orders, uniform(open_orders, sample=100_000),
-                lambda i, n=shards, s=size: [Touch("OrderEntry", shard_pk(shard_of(f"O-{i:07d}", n)),
-                                                   rcu=s / 4096 / 2, index=GSI2, one_item=False)],
+            [Op("OPEN orders burst", open_orders, uniform(open_orders, sample=100_000), entry_read(shards, size),
                 seconds_per_month=OPEN_BURSTS_PER_MONTH)],
             rate=open_orders, seed_figure="N = 13 for 3,000 RCU per partition, padded to 15",
             note=f"{size} B per GSI2 entry (the seed: 250 B)"))
     return rows
 
 
-# --- messaging: an inbox page of 50 with bodies, or headers only -------------------------------------------------------
+# --- messaging: an inbox page of 50 with bodies, or headers only ---------------------------------------------------
 
 INBOX_RATE = 10_000  # plausible: inbox pages a second
 RECIPIENTS = 20_000  # plausible: a Zipf-popular population (shared mailboxes at the head), enumerated whole
@@ -482,22 +490,26 @@ def messaging_rows() -> list[Load]:
     from functions.messaging.schema import INBOX_INDEX
 
     recipients = zipf(RECIPIENTS)
+
+    def page_read(rcu: float, index: str | None) -> Callable[[int], list[Touch]]:
+        return lambda i: [Touch("Messages", f"user-{i:05d}", rcu=rcu, index=index, one_item=False)]
+
     rows = []
     for label, rcu, index in (("seed v.1: bodies in the queried items", inbox_page_rcu(headers_only=False), None),
                               ("ours: header-only Inbox index", inbox_page_rcu(headers_only=True), INBOX_INDEX)):
         rows.append(simulate("messaging", "inbox page of 50: 1,600 RCU against 1", label,
-                             [Op("inbox page", INBOX_RATE, recipients,
-                                 lambda i, r=rcu, x=index: [Touch("Messages", f"user-{i:05d}", rcu=r, index=x, one_item=False)])],
+                             [Op("inbox page", INBOX_RATE, recipients, page_read(rcu, index))],
                              seed_figure="1,600 RCU (bodies) / 1 RCU (headers) a page",
                              note=f"{rcu:g} RCU a page"))
         rows[-1].extra["rcu_per_page"] = rcu
     return rows
 
 
-# --- connected car: a status index with few values ---------------------------------------------------------------------
+# --- connected car: a status index with few values -----------------------------------------------------------------
 
 CUSTOMERS = 10_000_000  # plausible
-CUSTOMER_WRITES = 2_000  # plausible: customer writes a second (functions/connected_car/schema.py sizes the shards by it)
+# plausible: customer writes a second (functions/connected_car/schema.py sizes the shards by it)
+CUSTOMER_WRITES = 2_000
 REGISTRATION_SHARE = 0.5  # plausible: the share of them that are registration writes (a transaction bumping regVersion)
 ACTIVE_SHARE = 0.6  # plausible
 
@@ -594,7 +606,7 @@ def connected_car_rows() -> list[Load]:
     return [status, one_key, ours]
 
 
-# --- contacts' type index and the patterns' singleton: no seed figure, a plausible load --------------------------------
+# --- contacts' type index and the patterns' singleton: no seed figure, a plausible load ----------------------------
 
 PERSON_CREATIONS = 2_000  # plausible: persons created a second (functions/contacts/schema.py sizes the shards by it)
 PERSONS = 10_000_000  # plausible
@@ -634,7 +646,8 @@ def contacts_rows() -> list[Load]:
                  [creations(RETIRED_TYPE_INDEX.name, lambda i: PERSON)], seed_figure="none (plausible load)"),
         simulate("contacts", claim, f"ours: {TYPE_INDEX} `Type#<n>` over N = {TYPE_SHARDS}",
                  [creations(TYPE_INDEX, lambda i: type_shard(PERSON, person_id(i)))],
-                 seed_figure="none (plausible load)", note=f"{units} WCU an entry; a list reads the {TYPE_SHARDS} shards"),
+                 seed_figure="none (plausible load)",
+                 note=f"{units} WCU an entry; a list reads the {TYPE_SHARDS} shards"),
     ]
 
 
@@ -673,34 +686,42 @@ def other_rows() -> list[Load]:
     return [*contacts_rows(), *patterns_rows()]
 
 
-def rest_rows() -> list[Load]:
-    """Domains whose seed quotes no rate: a plausible load on each one's entity keys, the popular ones Zipf."""
+def _now() -> datetime:
+    return datetime(2026, 11, 27, tzinfo=UTC)
+
+
+def games_rows() -> list[Load]:
+    """Joins, Zipf-popular games: a transaction on the game item and the membership, and its index entry."""
     from functions.games.models import Game, Membership
     from functions.games.repository import game_item, membership_item
     from functions.games.schema import GAME_USERS_INDEX
-    from functions.sessions.models import Session
-    from functions.sessions.repository import session_item
-    from functions.sessions.schema import USER_INDEX
-    from functions.users.models import User
-    from functions.users.repository import _user_item
 
-    now = datetime(2026, 11, 27, tzinfo=UTC)
     game = game_item(Game(game_id="game-00001", name="Friday night", max_players=100, player_count=42))
-    member = membership_item(Membership(user_id="user-0000001", game_id="game-00001", joined_at=now))
-    session = session_item(Session(session_token="t" * 43, username="user-0000001", created_at=now,
-                                   expires_at=now + timedelta(days=7)), 1_800_000_000)
-    user = _user_item(User(user_id="user-0000001", email="user-0000001@example.com", join_date=now.date()))
+    member = membership_item(Membership(user_id="user-0000001", game_id="game-00001", joined_at=_now()))
     # A join (functions/games/repository.py): Update the game's playerCount and Put the membership in one transaction
     # (base units doubled), plus the membership's GameUsersIndex entry under the game.
     join = [2 * write_units(item_size(game)), 2 * write_units(item_size(member)), write_units(item_size(member))]
     games = zipf(10_000)
-    rows = [
+    return [
         simulate("games", "plausible: 1,000 joins/s, 10,000 games Zipf s=1", "ours: playerCount on the game item",
                  [Op("join", 1_000, games, lambda i: [
                      Touch("Games", f"game-{i:05d}", wcu=join[0], transact=True),
                      Touch("UserGames", f"user-of-game-{i:05d}", wcu=join[1] / 1_000),  # members: many users
                      Touch("UserGames", f"game-{i:05d}", wcu=join[2], index=GAME_USERS_INDEX, one_item=False)])],
                  seed_figure="none (plausible load)"),
+    ]
+
+
+def sessions_rows() -> list[Load]:
+    """Session reads by token and sign-ins (the session and its UserIndex entry)."""
+    from functions.sessions.models import Session
+    from functions.sessions.repository import session_item
+    from functions.sessions.schema import USER_INDEX
+
+    now = _now()
+    session = session_item(Session(session_token="t" * 43, username="user-0000001", created_at=now,
+                                   expires_at=now + timedelta(days=7)), 1_800_000_000)
+    return [
         simulate("sessions", "plausible: 20,000 reads + 1,000 sign-ins/s, 10M sessions",
                  "ours: token key; UserIndex (KEYS_ONLY) by username",
                  [Op("read", 20_000, uniform(10_000_000),
@@ -709,13 +730,26 @@ def rest_rows() -> list[Load]:
                       Touch("Sessions", f"token-of-{i:07d}", wcu=write_units(item_size(session))),
                       Touch("Sessions", f"user-{i:07d}", wcu=1, index=USER_INDEX, one_item=False)])],
                  seed_figure="none (plausible load)"),
+    ]
+
+
+def users_rows() -> list[Load]:
+    """A user by id: one GetItem, users uniform."""
+    from functions.users.models import User
+    from functions.users.repository import _user_item
+
+    user = _user_item(User(user_id="user-0000001", email="user-0000001@example.com", join_date=_now().date()))
+    return [
         simulate("users", "plausible: 10,000 reads/s, 10M users", "ours: UserId key",
                  [Op("read", 10_000, uniform(10_000_000),
                      lambda i: [Touch("Users", f"user-{i:07d}", rcu=read_units([item_size(user)]))])],
                  seed_figure="none (plausible load)"),
     ]
-    rows.extend([_catalog_row(), _ecommerce_row()])
-    return rows
+
+
+def rest_rows() -> list[Load]:
+    """Domains whose seed quotes no rate: a plausible load on each one's entity keys, the popular ones Zipf."""
+    return [*games_rows(), *sessions_rows(), *users_rows(), _catalog_row(), _ecommerce_row()]
 
 
 def _catalog_row() -> Load:
@@ -753,6 +787,26 @@ def _ecommerce_row() -> Load:
                     seed_figure="none (plausible load)")
 
 
+# Each model's rows (`make scale` prints them in this order), and what the model's rate counts: the rate of its claim,
+# its first row's rate/s. The explorer's what-if asks for a rate in these words, and `make scale MODEL=<model>
+# RATE=<n>` runs the model's rows at one (functions/platform/scale/what_if.py: every row's workload that many times
+# over the seed's).
+MODELS: dict[str, tuple[Callable[[], list[Load]], str]] = {
+    "cart": (cart_rows, "cart reads a second, with as many cart writes"),
+    "measurements": (measurement_rows, "data points a second"),
+    "voting": (voting_rows, "votes a second"),
+    "order-entry": (order_entry_rows, "OPEN orders read in the one-second burst"),
+    "messaging": (messaging_rows, "inbox pages a second"),
+    "connected-car": (connected_car_rows, "customer writes a second"),
+    "contacts": (contacts_rows, "persons created a second"),
+    "patterns": (patterns_rows, "featured reads a second, with the admin's write"),
+    "games": (games_rows, "joins a second"),
+    "sessions": (sessions_rows, "session reads and sign-ins a second (20 to 1)"),
+    "users": (users_rows, "user reads a second"),
+    "catalog": (lambda: [_catalog_row()], "document reads a second"),
+    "ecommerce": (lambda: [_ecommerce_row()], "customer pages a second"),
+}
+
+
 def all_rows() -> list[Load]:
-    return [*cart_rows(), *measurement_rows(), *voting_rows(), *order_entry_rows(), *messaging_rows(),
-            *connected_car_rows(), *other_rows(), *rest_rows()]
+    return [row for rows, _ in MODELS.values() for row in rows()]

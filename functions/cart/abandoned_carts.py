@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
     DynamoDBRecord,
     DynamoDBRecordEventName,
@@ -96,7 +97,7 @@ def count(record: DynamoDBRecord, change: StreamRecord) -> str:
     return "counted" if counted else "counted before"
 
 
-def process(event: dict, context: LambdaContext) -> dict:
+def process(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
 
 

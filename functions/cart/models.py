@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt, PageOf, money
+from functions.shared.models import ApiModel, JsonInt, PageOf, money_rules
 
 # No "#": a SKU is part of the keys <sku>#<n> (CartHolders), SKU#<sku> and NOTE#<time>#<sku>.
 SKU_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -17,7 +17,7 @@ MAX_QUANTITY = 999
 
 Sku = Annotated[str, StringConstraints(pattern=SKU_PATTERN)]
 Quantity = Annotated[JsonInt, Field(ge=1, le=MAX_QUANTITY, strict=True)]
-Money = money(positive=True)
+Money = Annotated[Decimal, *money_rules(positive=True)]
 Currency = Annotated[str, StringConstraints(pattern=r"^[A-Z]{3}$")]
 CartStatus = Literal["OPEN", "CHECKED_OUT"]
 
@@ -40,7 +40,8 @@ class Cart(ApiModel):
     line_count: int
     created_at: datetime
     updated_at: datetime
-    expires_at: int = Field(description="epoch seconds after which the idle cart is gone (TTL), refreshed by every change")
+    expires_at: int = Field(
+        description="epoch seconds after which the idle cart is gone (TTL), refreshed by every change")
 
 
 class PriceIn(ApiModel):

@@ -187,7 +187,7 @@ class CartRepository:
         except ClientError as error:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise
-            old = ddb.plain(error.response.get("Item") or {}) or None
+            old = ddb.refused_item(error)
             refusal = cart_refusal(old, owner, _epoch(now), sku=sku if adds_sku else None, needs_lines=needs_lines)
             if needs_lines and old is not None and isinstance(refusal, ConflictError) and (
                     refusal.code == "CART_CHECKED_OUT"):
@@ -333,7 +333,7 @@ class CartRepository:
 
     def abandoned_on(self, day: str) -> int:
         """Abandoned carts of a UTC day: GetItem `pk = "DAY#<day>"` (0 when none was counted)."""
-        item = ddb.table(self.tables.stats).get_item(Key={"pk": day_pk(day)}).get("Item") or {}
+        item: Mapping[str, Any] = ddb.table(self.tables.stats).get_item(Key={"pk": day_pk(day)}).get("Item") or {}
         return int(item.get("abandonedCarts", 0))
 
 
@@ -353,9 +353,8 @@ def _batch_put(table_name: str, items: Iterable[Mapping[str, Any]]) -> None:
     UnprocessedItems after a jittered exponential backoff, as AWS asks of BatchWriteItem callers)."""
     items = list(items)
     for start in range(0, len(items), ddb.BATCH_WRITE_MAX_ITEMS):
-        pending: dict[str, Any] = {
-            table_name: [{"PutRequest": {"Item": dict(item)}} for item in items[start: start + ddb.BATCH_WRITE_MAX_ITEMS]]
-        }
+        chunk = items[start: start + ddb.BATCH_WRITE_MAX_ITEMS]
+        pending: dict[str, Any] = {table_name: [{"PutRequest": {"Item": dict(item)}} for item in chunk]}
         for attempt in range(ddb.BATCH_WRITE_ROUNDS):
             if attempt:
                 time.sleep(random.uniform(0, ddb.BATCH_BACKOFF_SECONDS * 2**attempt))  # noqa: S311 (jitter)

@@ -21,8 +21,8 @@ from pydantic import (
 
 from functions.catalog.schema import DOCUMENT_LISTS
 from functions.shared.errors import InvalidInputError
+from functions.shared.models import ApiModel, PageOf, stripped_rules
 from functions.shared.openapi import DYNAMODB_JSON_REF, DYNAMODB_NUMBER_MAX, DYNAMODB_NUMBER_MIN
-from functions.shared.models import PageOf, ApiModel, stripped
 
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"  # no ":" or "#": ids are parts of the sort key
 MAX_JSON_DEPTH = 16  # DynamoDB allows 32 levels of nesting in an item; a child sits 3 levels down
@@ -34,7 +34,7 @@ NUMBER_MAX = Decimal(repr(DYNAMODB_NUMBER_MAX))
 NUMBER_MIN = Decimal(repr(DYNAMODB_NUMBER_MIN))
 _NUMBERS = Context(prec=MAX_DIGITS)  # a number of at most 38 significant digits, normalized (no rounding left to do)
 
-Text = stripped(1, 200)
+Text = Annotated[str, *stripped_rules(1, 200)]
 Kind = Literal["book", "album", "movie"]
 ChildKind = Literal["track", "actor"]
 
@@ -89,7 +89,8 @@ class ActorIn(ApiModel):
 CHILD_INPUTS: dict[str, type[ApiModel]] = {"track": TrackIn, "actor": ActorIn}
 # What a child's PUT body may be, as the description states it: a track or an actor. Which of the two the path's
 # `childKind` allows is a rule JSON Schema cannot tie to a path parameter; `child_input` checks it (400).
-CHILD_BODY_SCHEMA: dict[str, Any] = {"anyOf": [model.model_json_schema(by_alias=True) for model in CHILD_INPUTS.values()]}
+CHILD_BODY_SCHEMA: dict[str, Any] = {
+    "anyOf": [model.model_json_schema(by_alias=True) for model in CHILD_INPUTS.values()]}
 
 
 class _Keys(ApiModel):
@@ -152,9 +153,9 @@ def child_input(child_kind: str, body: Any) -> TrackIn | ActorIn:
 def check_number(value: float, where: str = "") -> None:
     """A number DynamoDB holds exactly as it is stored (`stored_json`: the decimal spelling of the JSON number):
     "Numbers can have up to 38 digits of precision", positive from 1E-130 to
-    9.9999999999999999999999999999999999999E+125, negative in the mirror range (DynamoDB Developer Guide, "Supported data types and naming rules"). The same check
-    holds the answer read back, so what was accepted is always answered. More digits are refused, not rounded: an
-    answer shows the value sent."""
+    9.9999999999999999999999999999999999999E+125, negative in the mirror range (DynamoDB Developer Guide, "Supported
+    data types and naming rules"). The same check holds the answer read back, so what was accepted is always
+    answered. More digits are refused, not rounded: an answer shows the value sent."""
     at = f"{where}: " if where else ""
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{at}numbers must be finite")

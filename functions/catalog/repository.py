@@ -110,7 +110,8 @@ class CatalogRepository:
         """Only a product's children of one kind: Query `ProductID = :id AND begins_with(type, "album:track#")`."""
         return self._page(
             limit, start_key,
-            KeyConditionExpression=Key(PRODUCT_KEY).eq(product_id) & Key(SORT_KEY).begins_with(children_prefix(child_kind)),
+            KeyConditionExpression=(
+                Key(PRODUCT_KEY).eq(product_id) & Key(SORT_KEY).begins_with(children_prefix(child_kind))),
         )
 
     def has_parent(self, product_id: str, kind: str) -> bool:
@@ -158,7 +159,8 @@ class CatalogRepository:
         return True
 
     def _page(self, limit: int, start_key: StartKey, *, parent_first: bool = False, **query: Any) -> Page:
-        return read_page(ddb.table(self.products).query, product_item, limit=limit, start_key=start_key, parent_first=parent_first, **query)
+        return read_page(ddb.table(self.products).query, product_item, limit=limit, start_key=start_key,
+                         parent_first=parent_first, **query)
 
     # products as documents
 

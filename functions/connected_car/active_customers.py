@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import process_partial_response
+from aws_lambda_powertools.utilities.batch.types import PartialItemFailureResponse
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
     DynamoDBRecord,
 )
@@ -89,7 +90,7 @@ def record_handler(record: DynamoDBRecord) -> str:
     return outcome
 
 
-def process(event: dict, context: LambdaContext) -> dict:
+def process(event: dict, context: LambdaContext) -> PartialItemFailureResponse:
     _synced.clear()
     return process_partial_response(event=event, record_handler=record_handler, processor=processor, context=context)
 

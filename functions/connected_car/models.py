@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import HOUR_PATTERN, WHITE_SPACE, ApiModel, JsonInt, PageOf, stripped
+from functions.shared.models import HOUR_PATTERN, WHITE_SPACE, ApiModel, JsonInt, PageOf, stripped_rules
 
 DEALER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # No "#": usernames and VINs are parts of the seed's delimited compound keys.
@@ -22,8 +22,8 @@ def check_service_date_hour(value: str) -> str:
     return value
 
 
-Name = stripped(1, 100)
-Text = stripped(1, 200)
+Name = Annotated[str, *stripped_rules(1, 100)]
+Text = Annotated[str, *stripped_rules(1, 200)]
 DealerId = Annotated[str, StringConstraints(pattern=DEALER_ID_PATTERN)]
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
 Vin = Annotated[str, StringConstraints(pattern=VIN_PATTERN)]
@@ -108,8 +108,8 @@ class Appointment(ApiModel):
 
 class VehicleEventIn(ApiModel):
     type: EventType
-    code: stripped(1, 50)
-    message: stripped(1, 500)
+    code: Annotated[str, *stripped_rules(1, 50)]
+    message: Annotated[str, *stripped_rules(1, 500)]
 
 
 class VehicleEvent(VehicleEventIn):

@@ -11,7 +11,7 @@ Every rule is enforced by DynamoDB itself, in one request:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -120,7 +120,8 @@ class ConnectedCarRepository:
         if isinstance(service_date_hours, str) or len(set(service_date_hours)) != len(service_date_hours):
             raise ValueError("distinct timeslots, in a list")
         if not 0 < len(service_date_hours) < ddb.TRANSACTION_MAX_ACTIONS:
-            raise ValueError(f"1 to {ddb.TRANSACTION_MAX_ACTIONS - 1} timeslots per call, not {len(service_date_hours)}")
+            raise ValueError(
+                f"1 to {ddb.TRANSACTION_MAX_ACTIONS - 1} timeslots per call, not {len(service_date_hours)}")
         actions = [("dealer", _exists_check(self.tables.dealer, {"dealerId": dealer_id}, "dealerId"))]
         actions += [(f"timeslot {hour}", {
             "Update": {
@@ -190,7 +191,8 @@ class ConnectedCarRepository:
 
     def customer_activity(self, username: str) -> CustomerActivity | None:
         """isActive sync: the customer's flag and registration version, GetItem strongly consistent."""
-        item = ddb.table(self.tables.customer).get_item(Key={"username": username}, ConsistentRead=True).get("Item")
+        item: Mapping[str, Any] | None = ddb.table(self.tables.customer).get_item(
+            Key={"username": username}, ConsistentRead=True).get("Item")
         if item is None:
             return None
         return CustomerActivity(
@@ -285,7 +287,8 @@ class ConnectedCarRepository:
             "Update": {
                 "TableName": self.tables.registration,
                 "Key": {"username": username, "vin": vin},
-                "UpdateExpression": "SET statusCode = :status, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)",
+                "UpdateExpression": (
+                    "SET statusCode = :status, updatedAt = :now, createdAt = if_not_exists(createdAt, :now)"),
                 "ExpressionAttributeValues": {":status": status_code, ":now": now.isoformat()},
             }
         }
@@ -311,9 +314,9 @@ class ConnectedCarRepository:
         key = {"vin": vin}
         values = {":u": username}
         if status_code == ACTIVE:
-            yield _vehicle_update(self.tables.vehicle, key, "SET activeUsername = :u",
-                                  "attribute_exists(vin) AND (attribute_not_exists(activeUsername) OR activeUsername = :u)",
-                                  values)
+            yield _vehicle_update(
+                self.tables.vehicle, key, "SET activeUsername = :u",
+                "attribute_exists(vin) AND (attribute_not_exists(activeUsername) OR activeUsername = :u)", values)
             return
         for _ in range(_REGISTRATION_ATTEMPTS):
             yield _vehicle_update(self.tables.vehicle, key, "REMOVE activeUsername", "activeUsername = :u", values)
@@ -321,7 +324,8 @@ class ConnectedCarRepository:
                 "ConditionCheck": {
                     "TableName": self.tables.vehicle,
                     "Key": key,
-                    "ConditionExpression": "attribute_exists(vin) AND (attribute_not_exists(activeUsername) OR activeUsername <> :u)",
+                    "ConditionExpression": (
+                        "attribute_exists(vin) AND (attribute_not_exists(activeUsername) OR activeUsername <> :u)"),
                     "ExpressionAttributeValues": values,
                     "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
                 }
@@ -434,7 +438,8 @@ class ConnectedCarRepository:
                 f"no appointment {appointment.appointment_id}", code="APPOINTMENT_NOT_FOUND"
             ) from failed.error
         if failed is not None:  # cannot happen while every booking goes through book(); never free a bay twice
-            raise ConflictError("the timeslot has no booked bay to free", code="TIMESLOT_INCONSISTENT") from failed.error
+            raise ConflictError(
+                "the timeslot has no booked bay to free", code="TIMESLOT_INCONSISTENT") from failed.error
 
     def appointments_of_timeslot(
         self, dealer_id: str, service_date_hour: str, *, limit: int, start_key: StartKey
@@ -511,10 +516,12 @@ class ConnectedCarRepository:
 # --- low-level helpers ------------------------------------------------------------------------------
 
 def _page(table_name: str, model: type[BaseModel], limit: int, start_key: StartKey, **query: Any) -> Page:
-    return read_page(ddb.table(table_name).query, lambda item: from_item(model, item), limit=limit, start_key=start_key, **query)
+    return read_page(ddb.table(table_name).query, lambda item: from_item(model, item), limit=limit,
+                     start_key=start_key, **query)
 
 
-def _vehicle_update(table_name: str, key: dict[str, str], update: str, condition: str, values: dict[str, str]) -> dict[str, Any]:
+def _vehicle_update(table_name: str, key: dict[str, str], update: str, condition: str,
+                    values: dict[str, str]) -> dict[str, Any]:
     return {
         "Update": {
             "TableName": table_name,

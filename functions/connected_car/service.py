@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from functions.connected_car.models import (
@@ -41,7 +41,7 @@ LAST_HOUR = "9999-12-31T23"
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def event_retention() -> timedelta:
@@ -50,7 +50,7 @@ def event_retention() -> timedelta:
 
 def event_time_key(moment: datetime) -> str:
     """Sortable UTC time with milliseconds, the first part of an eventId: 2026-12-01T09:15:02.123Z."""
-    utc = moment.astimezone(timezone.utc)
+    utc = moment.astimezone(UTC)
     return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
 
 
@@ -84,7 +84,7 @@ def moment_bound(value: str | None, field: str) -> datetime | None:
             f"{field} must be an ISO-8601 time or day",
             details=[{"field": f"query.{field}", "message": "not an ISO-8601 time"}],
         ) from error
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
 class ConnectedCarService:
@@ -128,7 +128,8 @@ class ConnectedCarService:
     def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> Timeslot:
         return self.repository.put_timeslot(dealer_id, service_date_hour, service_bay_count)
 
-    def appointments_of_timeslot(self, dealer_id: str, service_date_hour: str, *, limit: int, start_key: StartKey) -> Page:
+    def appointments_of_timeslot(self, dealer_id: str, service_date_hour: str, *, limit: int,
+                                 start_key: StartKey) -> Page:
         page = self.repository.appointments_of_timeslot(dealer_id, service_date_hour, limit=limit, start_key=start_key)
         if not page.items and start_key is None:
             self.timeslot(dealer_id, service_date_hour)  # 404 for an unknown timeslot, [] for an empty one
@@ -244,6 +245,7 @@ class ConnectedCarService:
         oldest = now - event_retention()
         start = oldest if start is None or start < oldest else start
         end = end or now + timedelta(seconds=1)
+        page: Page[Any]
         if start >= end:  # nothing can match (and DynamoDB refuses a BETWEEN whose bounds are reversed)
             page = Page(items=[])
         elif start_key is not None and str(start_key.get("eventId", "")) < event_time_key(start):

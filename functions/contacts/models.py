@@ -7,10 +7,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day, PageOf, stripped
+from functions.shared.models import ApiModel, Day, PageOf, stripped_rules
 
-Name = stripped(1, 100)
-Text = stripped(1, 200)
+Name = Annotated[str, *stripped_rules(1, 100)]
+Text = Annotated[str, *stripped_rules(1, 200)]
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Relationship = Literal["Business", "Residential"]
 
@@ -27,8 +27,8 @@ class Person(PersonIn):
 class AddressIn(ApiModel):
     street_address: Text
     city: Name
-    state: stripped(2, 50)
-    zip_code: stripped(3, 12)
+    state: Annotated[str, *stripped_rules(2, 50)]
+    zip_code: Annotated[str, *stripped_rules(3, 12)]
 
 
 class Address(AddressIn):

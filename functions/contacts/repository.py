@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from calendar import timegm
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.conditions import Attr, Key
+from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 from botocore.exceptions import ClientError
 
 from functions.contacts.models import Address, Link, Person
@@ -49,7 +49,7 @@ def day_to_epoch(day: date) -> int:
 
 
 def epoch_to_day(seconds: Decimal | int) -> date:
-    return datetime.fromtimestamp(int(seconds), tz=timezone.utc).date()
+    return datetime.fromtimestamp(int(seconds), tz=UTC).date()
 
 
 def person_item(person: Person) -> dict[str, Any]:
@@ -168,10 +168,10 @@ class ContactRepository:
         except ClientError as error:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise
-            old = error.response.get("Item")
+            old = ddb.refused_item(error)
             if not old:
                 raise NotFoundError(f"no person-address link {link_id}") from error
-            current = link_from(ddb.plain(old))
+            current = link_from(old)
             if current.start_date > end:
                 # The request is well formed; the stored link's start refuses it (no schema can state that): a 409.
                 raise ConflictError(
@@ -217,7 +217,8 @@ class ContactRepository:
     def list_persons_by_last_name(self, last_name: str, *, limit: int, start_key: dict[str, Any] | None) -> Page:
         """Persons by last name: Query ContactLastNameIndex on LastName (sorted by first name)."""
         return self._page(
-            person_from, limit, start_key, IndexName=LAST_NAME_INDEX, KeyConditionExpression=Key("LastName").eq(last_name)
+            person_from, limit, start_key, IndexName=LAST_NAME_INDEX,
+            KeyConditionExpression=Key("LastName").eq(last_name),
         )
 
     def list_links_of(
@@ -235,8 +236,8 @@ class ContactRepository:
         the start (`RelationshipStart` between "<rel>#" and "<rel>#<day>"), and the filter drops only this
         person's links that ended before the day: the read never touches another person's items.
         """
-        key = Key("PersonId").eq(person_id)
-        filters = None
+        key: ConditionBase = Key("PersonId").eq(person_id)
+        filters: ConditionBase | None = None
         if relationship is not None and on is not None:
             key = key & Key("RelationshipStart").between(f"{relationship}#", relationship_start(relationship, on))
         elif relationship is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.ecommerce.models import (
@@ -67,16 +67,15 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[Customer]:
     result = svc.sign_up(request)
     if result.created:
         kit.metrics.add_metric(name="CustomerSignedUp", unit="Count", value=1)
-    return Response(status_code=201 if result.created else 200, content_type=content_types.APPLICATION_JSON,
-                    body=kit.dump(result.customer))
+    return kit.answer(201 if result.created else 200, result.customer)
 
 
 @router.serve
 def customer_with_recent_orders(username: UsernamePath, svc: Service) -> CustomerOverview:
     """Read a customer with their most recent orders."""
     _self_or_admin(svc, username)
-    overview = svc.customer_with_recent_orders(username)
-    return CustomerOverview(customer=overview.customer, orders=overview.orders,
+    customer, overview = svc.customer_with_recent_orders(username)
+    return CustomerOverview(customer=customer, orders=overview.orders,
                             next_cursor=cursor_codec().encode(overview.last_key, orders_list(username)))
 
 

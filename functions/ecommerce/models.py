@@ -14,9 +14,9 @@ from functions.shared.models import (
     ApiModel,
     JsonInt,
     PageOf,
-    money,
-    normalized,
-    stripped,
+    money_rules,
+    normalized_rules,
+    stripped_rules,
 )
 
 # No "#": a username or item id must never reach into another key's shape (`CUSTOMER#a#…`).
@@ -38,15 +38,15 @@ def normalize_email(value: str) -> str:
     return value.strip(WHITE_SPACE_CHARS).lower()
 
 
-Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
+Email = Annotated[str, *normalized_rules(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)]
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
-Text = stripped(1, 200)
-Region = stripped(0, 100)  # a state or a country
-PostalCode = stripped(0, 20)
+Text = Annotated[str, *stripped_rules(1, 200)]
+Region = Annotated[str, *stripped_rules(0, 100)]  # a state or a country
+PostalCode = Annotated[str, *stripped_rules(0, 20)]
 AddressName = Annotated[
     str, StringConstraints(strip_whitespace=True, max_length=ADDRESS_NAME_MAX_LENGTH, pattern=ADDRESS_NAME_PATTERN)
 ]
-Money = money(positive=False)
+Money = Annotated[Decimal, *money_rules(positive=False)]
 
 
 class SignUpIn(ApiModel):
@@ -83,7 +83,7 @@ class Customer(ApiModel):
 
 class OrderItemIn(ApiModel):
     item_id: Annotated[str, StringConstraints(pattern=ITEM_ID_PATTERN)]
-    description: stripped(1, 500)
+    description: Annotated[str, *stripped_rules(1, 500)]
     price: Money
     quantity: Annotated[JsonInt, Field(ge=1, le=1000, strict=True)] = 1
 

@@ -12,6 +12,7 @@ Every rule holds in DynamoDB itself, in one request:
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,11 @@ from functions.shared.settings import Settings, TableName
 MAX_ADDRESSES = 20
 # The customer's item and its ten most recent orders (the seed's Limit=11).
 RECENT_ORDERS = 10
+
+
+def sort_key(item: Mapping[str, Any]) -> str:
+    """An item's sort key (a string on every item of this table), which tells its entity apart."""
+    return str(item[SK])
 
 
 @dataclass(frozen=True)
@@ -167,7 +173,8 @@ class EcommerceRepository:
             response = ddb.table(self.table_name).update_item(
                 Key=customer_key(username),
                 UpdateExpression="SET addresses.#name = :address",
-                ConditionExpression="attribute_exists(PK) AND (attribute_exists(addresses.#name) OR size(addresses) < :max)",
+                ConditionExpression=(
+                    "attribute_exists(PK) AND (attribute_exists(addresses.#name) OR size(addresses) < :max)"),
                 ExpressionAttributeNames={"#name": name},
                 ExpressionAttributeValues={":address": to_item(address), ":max": MAX_ADDRESSES},
                 ReturnValues="ALL_NEW",
@@ -214,7 +221,7 @@ class EcommerceRepository:
         customer: Customer | None = None
         orders: list[Order] = []
         for item in response.get("Items", []):
-            if item[SK].startswith(CUSTOMER_PREFIX):
+            if sort_key(item).startswith(CUSTOMER_PREFIX):
                 customer = from_item(Customer, item)
             else:
                 orders.append(from_item(Order, item))
@@ -271,11 +278,12 @@ class EcommerceRepository:
         """An order and all its items: Query GSI1 `GSI1PK = ORDER#<orderId>` (at most 99 items: read to the end)."""
         order: Order | None = None
         items: list[OrderItem] = []
-        query: dict[str, Any] = {"IndexName": GSI1, "KeyConditionExpression": Key(GSI1PK).eq(f"{ORDER_PREFIX}{order_id}")}
+        query: dict[str, Any] = {"IndexName": GSI1,
+                                 "KeyConditionExpression": Key(GSI1PK).eq(f"{ORDER_PREFIX}{order_id}")}
         while True:
             response = ddb.table(self.table_name).query(**query)
             for item in response.get("Items", []):
-                if item[SK].startswith(ORDER_SK_PREFIX):
+                if sort_key(item).startswith(ORDER_SK_PREFIX):
                     order = from_item(Order, item)
                 else:
                     items.append(from_item(OrderItem, item))
@@ -283,7 +291,8 @@ class EcommerceRepository:
                 return order, items
             query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
 
-    def set_status(self, username: str, order_id: str, status: str, allowed_from: tuple[str, ...], now: str) -> StatusChange:
+    def set_status(self, username: str, order_id: str, status: str, allowed_from: tuple[str, ...],
+                   now: str) -> StatusChange:
         """Update an order's status: UpdateItem `SET #status = :to` if the order exists and `#status IN (:from…)`.
 
         Refused: the order as it is (ALL_OLD), changed False; None for an order that does not exist."""
@@ -301,7 +310,7 @@ class EcommerceRepository:
         except ClientError as error:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise
-            old = error.response.get("Item")
-            return StatusChange(None if old is None else from_item(Order, ddb.plain(old)), changed=False)
+            old = ddb.refused_item(error)
+            return StatusChange(None if old is None else from_item(Order, old), changed=False)
         return StatusChange(from_item(Order, response["Attributes"]), changed=True)
 

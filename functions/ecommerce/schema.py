@@ -1,12 +1,12 @@
 """The Ecommerce table (seed 003, "Examples" → "e-Commerce Application"): one table, the seed's keys and GSI1.
 
-| entity        | PK                              | SK                              | GSI1PK             | GSI1SK             |
-|---------------|---------------------------------|---------------------------------|--------------------|--------------------|
-| Customer      | CUSTOMER#<Username>             | CUSTOMER#<Username>             |                    |                    |
-| CustomerEmail | CUSTOMEREMAIL#<Email>           | CUSTOMEREMAIL#<Email>           |                    |                    |
-| Address       | (a map attribute on the Customer)                                |                    |                    |
-| Order         | CUSTOMER#<Username>             | #ORDER#<OrderId>                | ORDER#<OrderId>    | ORDER#<OrderId>    |
-| OrderItem     | ORDER#<OrderId>#ITEM#<ItemId>   | ORDER#<OrderId>#ITEM#<ItemId>   | ORDER#<OrderId>    | ITEM#<ItemId>      |
+| entity        | PK                            | SK                            | GSI1PK          | GSI1SK          |
+|---------------|-------------------------------|-------------------------------|-----------------|-----------------|
+| Customer      | CUSTOMER#<Username>           | CUSTOMER#<Username>           |                 |                 |
+| CustomerEmail | CUSTOMEREMAIL#<Email>         | CUSTOMEREMAIL#<Email>         |                 |                 |
+| Address       | (a map attribute on the Customer)                             |                 |                 |
+| Order         | CUSTOMER#<Username>           | #ORDER#<OrderId>              | ORDER#<OrderId> | ORDER#<OrderId> |
+| OrderItem     | ORDER#<OrderId>#ITEM#<ItemId> | ORDER#<OrderId>#ITEM#<ItemId> | ORDER#<OrderId> | ITEM#<ItemId>   |
 
 `#ORDER#` sorts before `CUSTOMER#` ("#" is 0x23, "C" 0x43), and KSUID order ids sort by time: a descending Query of
 the customer's partition reads the Customer first, then the orders newest first.

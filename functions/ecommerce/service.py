@@ -1,5 +1,6 @@
 """Ecommerce rules that are not storage: who may act for whom, what counts as a retried sign-up, an order's size
-limit and totals, the allowed status transitions, and reading again when a customer changed under an optimistic write."""
+limit and totals, the allowed status transitions, and reading again when a customer changed under an optimistic
+write."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from functions.ecommerce.models import (
     OrderItem,
     OrderWithItems,
     SignUpIn,
+    Status,
 )
 from functions.ecommerce.repository import EcommerceRepository, Overview, SignUp
 from functions.shared import auth
@@ -35,7 +37,7 @@ from functions.shared.pagination import Page, StartKey
 # An order takes one ConditionCheck (the customer) and one Put (the order) of a transaction's actions.
 ORDER_OVERHEAD_ACTIONS = 2
 MAX_ORDER_ITEMS = TRANSACTION_MAX_ACTIONS - ORDER_OVERHEAD_ACTIONS
-PLACED = "PLACED"
+PLACED: Status = "PLACED"
 # Where each status may be reached from; a customer may only cancel.
 ALLOWED_FROM: dict[str, tuple[str, ...]] = {
     "SHIPPED": ("PLACED",),
@@ -65,8 +67,8 @@ def check_order_size(request: OrderIn) -> None:
     if len(request.items) > MAX_ORDER_ITEMS:
         raise InvalidInputError(
             f"an order holds at most {MAX_ORDER_ITEMS} items: it is written in one DynamoDB transaction of at most "
-            f"{TRANSACTION_MAX_ACTIONS} actions, {ORDER_OVERHEAD_ACTIONS} of them for the customer check and the order; "
-            f"this one has {len(request.items)}",
+            f"{TRANSACTION_MAX_ACTIONS} actions, {ORDER_OVERHEAD_ACTIONS} of them for the customer check and the "
+            f"order; this one has {len(request.items)}",
             code="ORDER_TOO_LARGE",
             details=[{"field": "body.items", "message": f"at most {MAX_ORDER_ITEMS} items"}],
         )
@@ -118,10 +120,10 @@ class EcommerceService:
 
     # orders
 
-    def customer_with_recent_orders(self, username: str) -> Overview:
+    def customer_with_recent_orders(self, username: str) -> tuple[Customer, Overview]:
+        """The customer (404 when there is none) and the read that found them with their newest orders."""
         overview = self.repository.customer_with_recent_orders(username)
-        found(overview.customer, f"no customer {username}", "CUSTOMER_NOT_FOUND")
-        return overview
+        return found(overview.customer, f"no customer {username}", "CUSTOMER_NOT_FOUND"), overview
 
     def orders_of(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.orders_of(username, limit=limit, start_key=start_key)

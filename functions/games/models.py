@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt, PageOf, stripped
+from functions.shared.models import ApiModel, JsonInt, PageOf, stripped_rules
 
 GAME_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
@@ -29,7 +29,7 @@ GameId = Annotated[str, StringConstraints(pattern=GAME_ID_PATTERN), AfterValidat
 
 class GameIn(ApiModel):
     game_id: GameId
-    name: stripped(1, 200)
+    name: Annotated[str, *stripped_rules(1, 200)]
     max_players: Annotated[JsonInt, Field(ge=1, le=MAX_PLAYERS_LIMIT, strict=True)]
 
 

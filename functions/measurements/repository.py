@@ -133,9 +133,10 @@ class MeasurementsRepository:
         for round_ in range(_MAX_ROUNDS):
             response = table.query(**query, Limit=_FIRST_ROUND_BINS << round_)
             yield from response.get("Items", [])
-            if "LastEvaluatedKey" not in response or int(response["LastEvaluatedKey"]["bin"]) >= last_bin:
+            last_key: Mapping[str, Any] = response.get("LastEvaluatedKey") or {}
+            if not last_key or int(last_key["bin"]) >= last_bin:
                 return  # (a LastEvaluatedKey on the range's last bin: Limit stopped there, and nothing can follow it)
-            query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
+            query["ExclusiveStartKey"] = last_key
         yield _RoundsRanOut(int(query["ExclusiveStartKey"]["bin"]))
 
 

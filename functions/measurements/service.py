@@ -93,7 +93,7 @@ class MeasurementsService:
             return Page(items=[])
         page = self.repository.readings_between(device_id, start, end, now=now, limit=limit)
         return Page(
-            items=page.readings,  # type: ignore[arg-type]
+            items=page.readings,
             last_key=None if page.next_start is None else {RESUME_AT: page.next_start},
         )
 

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import ApiModel, JsonInt, PageOf, stripped
+from functions.shared.models import ApiModel, JsonInt, PageOf, stripped_rules
 
 MSG_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # Cognito usernames as the authorizer passes them (`cognito:username`); compared exactly.
@@ -32,14 +32,14 @@ def within_body_cap(value: str) -> str:
 
 
 Username = Annotated[str, StringConstraints(pattern=USERNAME_PATTERN)]
-Subject = stripped(1, 200)
+Subject = Annotated[str, *stripped_rules(1, 200)]
 Body = Annotated[str, AfterValidator(within_body_cap)]
 
 
 class Attachment(ApiModel):
     """An attachment's metadata (the seed's "Attachments"): what a reader needs to list and fetch it."""
 
-    name: stripped(1, 255)
+    name: Annotated[str, *stripped_rules(1, 255)]
     size: Annotated[JsonInt, Field(ge=0, le=MAX_ATTACHMENT_SIZE, strict=True, description="bytes")]
     content_type: Annotated[str, StringConstraints(pattern=CONTENT_TYPE_PATTERN)]
 

@@ -160,8 +160,12 @@ def recent_hires(since: Annotated[str, Query(pattern=kit.DAY_PATTERN)], svc: Ser
     Salary and commission only for admins; the manager is public, as in an employee's details (pattern 1)."""
     confidential = kit.caller_of(app).is_in(ADMIN)
     day = _day(since, "since")
-    return kit.paginate(app, HirePage if confidential else PublicHirePage, cursor,
-                        lambda start: svc.recent_hires(day, confidential=confidential, limit=limit, start_key=start))
+    def fetch(start: StartKey) -> Page:
+        return svc.recent_hires(day, confidential=confidential, limit=limit, start_key=start)
+
+    if confidential:
+        return kit.paginate(app, HirePage, cursor, fetch)
+    return kit.paginate(app, PublicHirePage, cursor, fetch)
 
 
 @router.serve

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from functions.shared.models import ApiModel, Day, JsonInt, JsonNumber, PageOf, rounded, stripped
+from functions.shared.models import ApiModel, Day, JsonInt, JsonNumber, PageOf, rounded, stripped_rules
 
 # Ids become parts of keys: no separator (`#`), no spaces.
 ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
@@ -17,7 +17,7 @@ NAME_MAX_LENGTH = 100
 QUARTER_PATTERN = r"^\d{4}-Q[1-4]$"
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, max_length=NAME_MAX_LENGTH, pattern=NAME_PATTERN)]
-Text = stripped(1, 200)
+Text = Annotated[str, *stripped_rules(1, 200)]
 OrderStatus = Literal["OPEN", "SHIPPED", "DELIVERED", "CANCELLED"]
 ORDER_STATUSES: tuple[OrderStatus, ...] = ("OPEN", "SHIPPED", "DELIVERED", "CANCELLED")
 ReferenceKind = Literal["region", "country", "location", "department", "job", "warehouse"]

@@ -16,7 +16,6 @@ Every rule is DynamoDB's to enforce, in one request:
 from __future__ import annotations
 
 import contextvars
-import random
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -193,7 +192,8 @@ class OrderEntryRepository:
                 "ConditionExpression": "jobId = :old AND jobSince < :start",
                 "ExpressionAttributeValues": {":new": job_id, ":old": employee.job_id, ":start": start},
             }}),
-            ("old-job-edge", {"Delete": {"TableName": self.table_name, "Key": {"PK": pk, "SK": job_sk(employee.job_id)}}}),
+            ("old-job-edge", {"Delete": {"TableName": self.table_name,
+                                         "Key": {"PK": pk, "SK": job_sk(employee.job_id)}}}),
             ("new-job-edge", self._put({"PK": pk, "SK": job_sk(job_id), "type": "job-edge", **details,
                                         "Data": employee_data(employee.name, employee.employee_id)})),
             ("history", self._put(self._history_item(employee.employee_id, start, job_id, title),
@@ -310,7 +310,8 @@ class OrderEntryRepository:
         return {"Update": {
             "TableName": self.table_name,
             "Key": {"PK": warehouse_key(warehouse_id), "SK": product_key(product_id)},
-            "UpdateExpression": "ADD quantity :delta SET #type = :type, warehouseId = :w, productId = :p, #data = :data",
+            "UpdateExpression": (
+                "ADD quantity :delta SET #type = :type, warehouseId = :w, productId = :p, #data = :data"),
             "ExpressionAttributeNames": {"#type": "type", "#data": "Data"},
             "ExpressionAttributeValues": {":delta": quantity, ":type": "inventory", ":w": warehouse_id,
                                           ":p": product_id, ":data": warehouse_key(warehouse_id)},
@@ -428,7 +429,7 @@ class OrderEntryRepository:
         another order moved it first, read it again and retry; any other failed condition is the caller's."""
         for attempt in range(OPTIMISTIC_ATTEMPTS):
             if attempt:  # another order of this rep's won the race: back off (jittered) before reading again
-                time.sleep(random.uniform(0, OPTIMISTIC_BACKOFF_SECONDS * 2 ** min(attempt, 5)))
+                time.sleep(ddb.jitter(OPTIMISTIC_BACKOFF_SECONDS * 2 ** min(attempt, 5)))
             current = self.get_rep_quarter(rep_id, quarter)
             failed = ddb.transact_write([*actions, ("quarter", self._quarter_update(rep_id, quarter, current,
                                                                                     delta, count))])

@@ -26,6 +26,7 @@ from functions.order_entry.models import (
     PublicHire,
     Reference,
     ReferenceIn,
+    ReferenceKind,
 )
 from functions.order_entry.repository import (
     EMPLOYEE_NOT_FOUND,
@@ -82,7 +83,7 @@ class OrderEntryService:
 
     # --- reference entities --------------------------------------------------------------------------
 
-    def put_reference(self, kind: str, entity_id: str, request: ReferenceIn) -> Reference:
+    def put_reference(self, kind: ReferenceKind, entity_id: str, request: ReferenceIn) -> Reference:
         """A reference entity; its `parentId` must name an existing entity of its parent kind (REFERENCE_PARENTS),
         and regions and jobs have none."""
         parent_kind = REFERENCE_PARENTS.get(kind)

@@ -7,13 +7,13 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, StringConstraints
 
-from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, PageOf, rounded, stripped
+from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, PageOf, rounded, stripped_rules
 
 # Names that become parts of keys: no separator (`#`), no spaces.
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
-Text = stripped(1, 200)
-Description = stripped(0, 500)
+Text = Annotated[str, *stripped_rules(1, 200)]
+Description = Annotated[str, *stripped_rules(0, 500)]
 IssueStatus = Literal["open", "closed"]
 Role = Literal["member", "admin"]
 OrderStatus = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]

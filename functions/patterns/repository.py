@@ -17,7 +17,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
-from boto3.dynamodb.conditions import Key
+from boto3.dynamodb.conditions import ConditionBase, Key
 from botocore.exceptions import ClientError
 
 from functions.patterns.models import (
@@ -96,7 +96,8 @@ class PatternsRepository:
                 "SET #type = :type, #owner = :owner, #repo = :repo, #description = :description, "
                 "StarCount = if_not_exists(StarCount, :zero), IssueCount = if_not_exists(IssueCount, :zero)"
             ),
-            ExpressionAttributeNames={"#type": "type", "#owner": "owner", "#repo": "repo", "#description": "description"},
+            ExpressionAttributeNames={
+                "#type": "type", "#owner": "owner", "#repo": "repo", "#description": "description"},
             ExpressionAttributeValues={
                 ":type": "repo", ":owner": owner, ":repo": repo, ":description": description, ":zero": 0,
             },
@@ -334,7 +335,7 @@ class PatternsRepository:
     def stores_in(self, country: str, *levels: str, limit: int, start_key: StartKey) -> Page:
         """Stores of a country, or of a state, city or zip in it: Query `PK = STORE#<country>` and, below the
         country, `begins_with(SK, "<state>#[<city>#[<zip>#]]")`."""
-        condition = Key("PK").eq(store_pk(country))
+        condition: ConditionBase = Key("PK").eq(store_pk(country))
         if levels:
             condition = condition & Key("SK").begins_with(store_prefix(*levels))
         return self._page(limit, start_key, _model(Store), KeyConditionExpression=condition)
@@ -357,6 +358,7 @@ class PatternsRepository:
         OrderStatusDateGSI) `GSI1PK = CUSTOMER#<c> AND GSI1SK BETWEEN ORDER#<status>#<from> AND
         ORDER#<status>#<to>~` (or `begins_with(GSI1SK, ORDER#<status>#)` without a range)."""
         prefix = order_status_prefix(status)
+        sort: ConditionBase
         if first is None and last is None:
             sort = Key("GSI1SK").begins_with(prefix)
         else:

@@ -1,5 +1,5 @@
 """GET /health, the OpenAPI description of every domain's routes with Swagger UI at GET /docs, and the model
-explorer at GET /explorer.
+explorer at GET /explorer, with its what-if of each model's scale rows at GET /explorer/scale/{model}?rate=.
 
 /docs serves the description `make docs` generated from the domains' routers (functions/platform/docs.py): serving
 it imports no domain, so no request of this function pays for loading thirteen domains (cold start). `every_domain()`
@@ -19,6 +19,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from functions.platform import docs
 from functions.platform.domains import domain_names
 from functions.platform.routes import EXPLORER_ENV, ROUTES
+from functions.platform.scale import MAX_RATE_PER_S
 from functions.shared.handler import api_handler
 from functions.shared.http import DomainRouter, build_resolver
 
@@ -101,6 +102,16 @@ def explorer() -> Response[str]:
         body=page(),
         headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"},
     )
+
+
+@router.serve
+def explorer_scale(model: str, rate: Annotated[int, Query(ge=1, le=MAX_RATE_PER_S)]) -> dict:
+    """The explorer's what-if: the model's rows of `make scale` (`voting`, `order-entry`) with its workload at `rate` a
+    second instead of the seed's, judged by the code `make scale` judges with (functions/platform/scale/what_if.py,
+    imported on the first call: no other route pays for it). An unknown model is a 404 MODEL_NOT_FOUND."""
+    from functions.platform.scale import what_if
+
+    return what_if.answer(model, rate)
 
 
 app.include_router(router)

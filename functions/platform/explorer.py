@@ -5,8 +5,9 @@ step, nothing fetched from the internet. What it shows comes from the code the b
 as JSON when it is served:
 - the tables of each domain from its `functions/<domain>/schema.py` `TABLES` (the same `TableSpec`s the CDK builds
   the tables from): keys, every index with its keys and projection, TTL, stream;
-- the entity table, the access patterns, the example path parameters and the stream demonstrations from its
-  `functions/<domain>/catalog.py`, which loads its catalog.toml (the data docs/<domain>.md is generated from);
+- the entity table, the access patterns, the example path parameters, the stream demonstrations and the rules that
+  refuse with an error code from its `functions/<domain>/catalog.py`, which loads its catalog.toml (the data
+  docs/<domain>.md is generated from); each request with the group its route needs (`functions/<domain>/routes.toml`);
 - its load at the seed's scale from `scale-figures.json`, which `make scale` writes (the docs' "At the seed's
   scale" tables come from the same file).
 The page then calls the API itself: the OpenAPI description (/docs?format=json) for each route's parameters and
@@ -106,6 +107,9 @@ def domain(name: str) -> dict[str, Any]:
     for access in catalog.PATTERNS:
         patterns.append(pattern(access, previous))
         previous = patterns[-1]["requests"] or previous
+        for request in patterns[-1]["requests"]:  # the group a caller needs: what a 403 asks of them
+            declared = routes.get((request["method"], request["path"]))
+            request["group"] = declared.group if declared is not None else None
         if not patterns[-1]["who"] and patterns[-1]["requests"]:  # a page without a "who" column: from the route
             first = patterns[-1]["requests"][0]
             declared = routes.get((first["method"], first["path"]))
@@ -133,6 +137,9 @@ def domain(name: str) -> dict[str, Any]:
         # its NoSQL Workbench model in the repository (`make workbench`, tools/workbench.py)
         "workbench": f"docs/workbench/{name}.json",
         "streams": [{**asdict(demo), "params": dict(demo.params)} for demo in demos],
+        # the "Rules and errors" rows that refuse with a code: a refusal on the page names its rule
+        "rules": [{"rule": rule.rule, "enforcedBy": rule.enforced_by, "refusal": rule.refusal}
+                  for rule in getattr(catalog, "RULES", ()) if re.search(r"`[A-Z][A-Z_]+`", rule.refusal)],
         "scale": scale().get(name.replace("_", "-")),
     }
 

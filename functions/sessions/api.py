@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.sessions.models import (
@@ -44,7 +44,7 @@ def _caller() -> Caller:
 def create_session(svc: Service) -> Response[Session]:
     """Start a session for the caller."""
     session = svc.create(_caller())
-    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=kit.dump(session))
+    return kit.answer(201, session)
 
 
 @router.serve

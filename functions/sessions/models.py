@@ -1,4 +1,5 @@
-"""Sessions API models (camelCase on the wire; the table keeps the seed's PascalCase names, mapped in the repository)."""
+"""Sessions API models (camelCase on the wire; the table keeps the seed's PascalCase names, mapped in the
+repository)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pydantic import Field
 from functions.shared.models import ApiModel, PageOf
 
 # What `secrets.token_urlsafe(32)` makes (43 characters), and the seed's uuid4 tokens (36) of the example data.
-TOKEN_PATTERN = r"^[A-Za-z0-9_-]{16,128}$"
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{16,128}$"  # noqa: S105  a pattern, not a token
 USERNAME_PATTERN = r"^[A-Za-z0-9_.@+-]{1,128}$"
 
 

@@ -120,7 +120,7 @@ class SessionsRepository:
         if start_key:
             request["ExclusiveStartKey"] = start_key
         response = ddb.table(self.sessions).query(**request)
-        tokens = [item[TOKEN] for item in response.get("Items", [])]
+        tokens = [str(item[TOKEN]) for item in response.get("Items", [])]
         found = {item[TOKEN]: stored_session(item)
                  for item in ddb.batch_get(self.sessions, [token_key(t) for t in tokens])}
         live = [found[t].session for t in tokens
@@ -140,7 +140,7 @@ class SessionsRepository:
         listed = 0
         while True:
             response = table.query(**request)
-            tokens = [item[TOKEN] for item in response.get("Items", [])]
+            tokens = [str(item[TOKEN]) for item in response.get("Items", [])]
             ddb.batch_delete(self.sessions, [token_key(token) for token in tokens])  # 25 a call, unprocessed retried
             listed += len(tokens)
             last_key = response.get("LastEvaluatedKey")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
-TOKEN = "SessionToken"
+TOKEN = "SessionToken"  # noqa: S105  an attribute's name, not a token
 USERNAME = "Username"
 CREATED_AT = "CreatedAt"
 EXPIRES_AT = "ExpiresAt"

@@ -414,7 +414,7 @@ def _set_attributes(request: dict[str, Any]) -> dict[str, Any]:
 
     found: dict[str, Any] = {}
     pieces = _CLAUSE.split(expression)
-    for clause, body in zip(pieces[1::2], pieces[2::2]):
+    for clause, body in zip(pieces[1::2], pieces[2::2], strict=True):
         for part in _split_top(body):
             clause = clause.upper()
             if clause == "SET":
@@ -454,56 +454,76 @@ def _json(body: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+# What one call touched: (table, action, item, index, what an update sets), per operation.
+_Touched = tuple[str | None, str, Any, str | None, dict[str, Any] | None]
+
+
+def _read_touches(operation: str, request: dict[str, Any], response: dict[str, Any]) -> Iterator[_Touched]:
+    table = request.get("TableName")
+    if operation == "GetItem":
+        yield table, "read", response.get("Item"), None, None
+    elif operation in ("Query", "Scan"):
+        for item in response.get("Items") or ():
+            yield table, "read", item, request.get("IndexName"), None
+    elif operation == "BatchGetItem":
+        for name, found in (response.get("Responses") or {}).items():
+            for item in found:
+                yield name, "read", item, None, None
+    elif operation == "TransactGetItems":
+        for action, found in zip(request.get("TransactItems") or (), response.get("Responses") or (), strict=False):
+            yield (action.get("Get") or {}).get("TableName"), "read", found.get("Item"), None, None
+
+
+def _batch_write_touches(request: dict[str, Any]) -> Iterator[_Touched]:
+    for name, requests in (request.get("RequestItems") or {}).items():
+        for entry in requests:
+            if "PutRequest" in entry:
+                yield name, "put", entry["PutRequest"].get("Item"), None, None
+            elif "DeleteRequest" in entry:
+                yield name, "delete", entry["DeleteRequest"].get("Key"), None, None
+
+
+_TRANSACT_VERBS = (("Put", "put"), ("Update", "update"), ("Delete", "delete"), ("ConditionCheck", "check"))
+
+
+def _transact_write_touches(request: dict[str, Any]) -> Iterator[_Touched]:
+    for action in request.get("TransactItems") or ():
+        for kind, verb in _TRANSACT_VERBS:
+            if kind in action:
+                body = action[kind]
+                yield (body.get("TableName"), verb, body.get("Item" if kind == "Put" else "Key"), None,
+                       _set_attributes(body) if kind == "Update" else None)
+
+
+def _write_touches(operation: str, request: dict[str, Any], response: dict[str, Any]) -> Iterator[_Touched]:
+    table = request.get("TableName")
+    if operation == "PutItem":
+        yield table, "put", request.get("Item"), None, None
+    elif operation == "UpdateItem":
+        written = response.get("Attributes") or {}
+        yield table, "update", {**request.get("Key", {}), **written}, None, _set_attributes(request)
+    elif operation == "DeleteItem":
+        yield table, "delete", request.get("Key", {}), None, None
+    elif operation == "BatchWriteItem":
+        yield from _batch_write_touches(request)
+    elif operation == "TransactWriteItems":
+        yield from _transact_write_touches(request)
+
+
 def _call(operation: str, request: dict[str, Any], response: dict[str, Any], error: str | None) -> dict[str, Any]:
     """One call for the explorer: every item it read (as returned, projected by the index) or wrote (the item put,
     the key updated with what the update sets, the key deleted or checked), each with its table, the table's logical
     name and the item's size."""
     items: list[dict[str, Any]] = []
     variables = _table_variables()
-
-    def add(table: str | None, action: str, item: Any, index: str | None = None,
-            sets: dict[str, Any] | None = None) -> None:
+    touched = [*_read_touches(operation, request, response), *_write_touches(operation, request, response)]
+    for table, action, item, index, sets in touched:
         if table and isinstance(item, dict):
             entry = {"table": table, "tableVar": variables.get(table), "name": logical_name(table), "action": action,
                      "item": item, "size": wire_item_size(item)}
             if sets:
                 entry["set"] = sets
             items.append({**entry, "index": index} if index else entry)
-
-    table = request.get("TableName")
-    if operation == "GetItem":
-        add(table, "read", response.get("Item"))
-    elif operation in ("Query", "Scan"):
-        for item in response.get("Items") or ():
-            add(table, "read", item, request.get("IndexName"))
-    elif operation == "BatchGetItem":
-        for name, found in (response.get("Responses") or {}).items():
-            for item in found:
-                add(name, "read", item)
-    elif operation == "TransactGetItems":
-        for action, found in zip(request.get("TransactItems") or (), response.get("Responses") or ()):
-            add((action.get("Get") or {}).get("TableName"), "read", found.get("Item"))
-    elif operation == "PutItem":
-        add(table, "put", request.get("Item"))
-    elif operation == "UpdateItem":
-        written = response.get("Attributes") or {}
-        add(table, "update", {**request.get("Key", {}), **written}, sets=_set_attributes(request))
-    elif operation == "DeleteItem":
-        add(table, "delete", request.get("Key", {}))
-    elif operation == "BatchWriteItem":
-        for name, requests in (request.get("RequestItems") or {}).items():
-            for entry in requests:
-                if "PutRequest" in entry:
-                    add(name, "put", entry["PutRequest"].get("Item"))
-                elif "DeleteRequest" in entry:
-                    add(name, "delete", entry["DeleteRequest"].get("Key"))
-    elif operation == "TransactWriteItems":
-        for action in request.get("TransactItems") or ():
-            for kind, verb in (("Put", "put"), ("Update", "update"), ("Delete", "delete"), ("ConditionCheck", "check")):
-                if kind in action:
-                    body = action[kind]
-                    add(body.get("TableName"), verb, body.get("Item" if kind == "Put" else "Key"),
-                        sets=_set_attributes(body) if kind == "Update" else None)
     call: dict[str, Any] = {"op": operation, "items": items}
     if error:
         call["error"] = error

@@ -6,7 +6,7 @@ import random
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from botocore.config import Config
 from botocore.exceptions import ClientError, HTTPClientError
@@ -20,6 +20,7 @@ from functions.shared.schema import THROTTLED_METRIC, UNAVAILABLE_METRIC
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb.service_resource import DynamoDBServiceResource, Table
+    from mypy_boto3_dynamodb.type_defs import TransactWriteItemTypeDef
 
 # Standard retry mode retries throttling, 5xx and connection/read timeouts itself, 2 attempts in all (botocore's
 # `max_attempts` would count the retries only), before the error reaches us and becomes a 429 or 503 with
@@ -126,7 +127,7 @@ def _in_the_way_after_retry(error: ClientError) -> dict[str, Any] | None:
     None for any other error, or a condition that failed on the first attempt."""
     if error_code(error) != "ConditionalCheckFailedException" or not retried(error):
         return None
-    return plain(error.response.get("Item", {}))
+    return refused_item(error) or {}
 
 
 def translate_client_error(error: ClientError) -> AppError | None:
@@ -175,7 +176,7 @@ def batch_get(table_name: str, keys: Sequence[Mapping[str, Any]]) -> list[dict[s
         request: dict[str, Any] = {table_name: {"Keys": list(keys[start : start + BATCH_GET_MAX_KEYS])}}
         for attempt in range(_BATCH_GET_MAX_ROUNDS):
             if attempt:
-                time.sleep(random.uniform(0, min(1.0, BATCH_BACKOFF_SECONDS * 2**attempt)))
+                time.sleep(jitter(min(1.0, BATCH_BACKOFF_SECONDS * 2**attempt)))
             response = resource().batch_get_item(RequestItems=request)
             items.extend(response.get("Responses", {}).get(table_name, []))
             request = response.get("UnprocessedKeys") or {}
@@ -202,12 +203,17 @@ def batch_delete(table_name: str, keys: Sequence[Mapping[str, Any]]) -> None:
         }
         for attempt in range(BATCH_WRITE_ROUNDS):
             if attempt:
-                time.sleep(random.uniform(0, BATCH_BACKOFF_SECONDS * 2**attempt))
+                time.sleep(jitter(BATCH_BACKOFF_SECONDS * 2**attempt))
             pending = resource().batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
             if not pending:
                 break
         else:
             raise throttled("The database is busy; retry with backoff (what was deleted stays deleted).")
+
+
+def jitter(longest: float) -> float:
+    """A backoff pause of 0 to `longest` seconds, uniform ("full jitter"): it spreads retries, it guards nothing."""
+    return random.uniform(0, longest)  # noqa: S311  timing, not a secret
 
 
 def unique(values: Iterable[str]) -> list[str]:
@@ -220,6 +226,14 @@ def plain(item: Mapping[str, Any]) -> dict[str, Any]:
 
     deserializer = TypeDeserializer()
     return {name: deserializer.deserialize(value) for name, value in item.items()}
+
+
+def refused_item(error: ClientError) -> dict[str, Any] | None:
+    """The item a failed condition was checked against (asked with `ReturnValuesOnConditionCheckFailure=ALL_OLD`),
+    as plain Python values; None when there is none."""
+    response: Mapping[str, Any] = error.response  # botocore's error type does not declare the `Item` ALL_OLD adds
+    item = response.get("Item")
+    return plain(item) if item else None
 
 
 def cancellation_items(error: ClientError) -> list[dict[str, Any] | None]:
@@ -253,7 +267,9 @@ def transact_write(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> Conditio
     attempt = 1
     while True:
         try:
-            resource().meta.client.transact_write_items(TransactItems=[action for _, action in actions])
+            # The resource's client serializes plain values, as the Table methods do; the stubs type the wire form.
+            items = cast("list[TransactWriteItemTypeDef]", [action for _, action in actions])
+            resource().meta.client.transact_write_items(TransactItems=items)
             return None
         except ClientError as error:
             reasons = cancellation_reasons(error)
@@ -265,5 +281,5 @@ def transact_write(actions: Sequence[tuple[str, Mapping[str, Any]]]) -> Conditio
                 raise
         # Another transaction held one of these items: this attempt wrote nothing, and the next one is decided by
         # the conditions against what committed first (concurrent sign-ups get one 201 and 409s, not 429s).
-        time.sleep(random.uniform(0, CONFLICT_BACKOFF_SECONDS * 2**attempt))
+        time.sleep(jitter(CONFLICT_BACKOFF_SECONDS * 2**attempt))
         attempt += 1

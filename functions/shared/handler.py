@@ -16,6 +16,8 @@ from functions.shared.http import Resolver
 from functions.shared.observability import logger, metrics, tracer
 
 Handler = Callable[[dict, LambdaContext], dict]
+# A stream consumer answers Powertools' partial batch response (a TypedDict) or a replay's summary.
+ConsumerHandler = Callable[[dict, LambdaContext], Mapping[str, Any]]
 
 
 def api_handler(app: Resolver) -> Handler:
@@ -32,8 +34,8 @@ def api_handler(app: Resolver) -> Handler:
 
 
 def consumer_handler(
-    process: Callable[[dict, LambdaContext], dict], replay: Callable[[Mapping[str, Any]], dict]
-) -> Handler:
+    process: Callable[[dict, LambdaContext], Mapping[str, Any]], replay: Callable[[Mapping[str, Any]], dict]
+) -> ConsumerHandler:
     """The handler of a stream consumer: a batch of stream records goes to `process`; an operator's
     `{"replay": {...}}` (functions/shared/parked.py, `make replay`) goes to `replay`."""
     # Imported here: parked loads Powertools' batch utility, which an API function never needs (cold start).
@@ -42,7 +44,7 @@ def consumer_handler(
     @logger.inject_lambda_context
     @tracer.capture_lambda_handler
     @metrics.log_metrics
-    def lambda_handler(event: dict, context: LambdaContext) -> dict:
+    def lambda_handler(event: dict, context: LambdaContext) -> Mapping[str, Any]:
         request = parked.replay_request(event)
         if request is not None:
             return replay(request)

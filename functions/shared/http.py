@@ -6,8 +6,8 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from collections.abc import Callable, Mapping
 from re import Match
-from collections.abc import Callable
 from typing import Any, TypeVar
 from urllib.parse import unquote
 
@@ -22,10 +22,10 @@ from aws_lambda_powertools.event_handler.middlewares.openapi_validation import (
     OpenAPIRequestValidationMiddleware,
     OpenAPIResponseValidationMiddleware,
 )
-from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.event_handler.openapi.exceptions import (
     RequestValidationError,
 )
+from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import ClientError
 
 from functions.shared import cors, cost
@@ -36,8 +36,8 @@ from functions.shared.ddb import (
     translate_transport_error,
 )
 from functions.shared.errors import AppError, ServiceUnavailableError
-from functions.shared.observability import logger, metrics
 from functions.shared.models import PATTERN_FORMATS
+from functions.shared.observability import logger, metrics
 from functions.shared.openapi import camel, refine
 from functions.shared.pagination import CURSOR_FIELD, CURSOR_PATTERN, invalid_cursor_message
 from functions.shared.routes import Routes
@@ -130,7 +130,7 @@ class Resolver(APIGatewayRestResolver):
         self._response_validation_middleware = OpenAPIResponseValidationMiddleware(
             validation_serializer=self._serializer, has_response_validation_error=self._has_response_validation_error)
 
-    def resolve(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def resolve(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         """The answer, with what it cost in DynamoDB (functions/shared/cost.py) as a `Server-Timing` header and as
         metrics; on the dev stage, asked with `X-Blueprints-Explain: items`, also the items each call read or wrote
         (`X-Blueprints-Items`, for the model explorer)."""
@@ -139,7 +139,7 @@ class Resolver(APIGatewayRestResolver):
         _bill(response, ledger, contents=_asks_to_explain(event))
         return response
 
-    def _answer(self, event: dict[str, Any], context: Any) -> dict[str, Any]:
+    def _answer(self, event: Mapping[str, Any], context: Any) -> dict[str, Any]:
         body = event.get("body")
         if body is not None and len(body.encode() if isinstance(body, str) else body) > MAX_BODY_BYTES:
             return _proxy_error(413, "PAYLOAD_TOO_LARGE", f"request body is over {MAX_BODY_BYTES} bytes")
@@ -147,6 +147,7 @@ class Resolver(APIGatewayRestResolver):
             refusal = _json_only(event)
             if refusal is not None:
                 return refusal
+            event = _read_as_json(event)
         claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
         if not self._public and not claims.get("sub"):
             return _proxy_error(401, "UNAUTHORIZED", "sign in first")
@@ -182,7 +183,7 @@ class Resolver(APIGatewayRestResolver):
                 self._groups[route.key] = [route.group] if route.group else []
         super().include_router(router, prefix)
 
-    def _groups_required_by(self, event: dict[str, Any]) -> list[str]:
+    def _groups_required_by(self, event: Mapping[str, Any]) -> list[str]:
         """The groups the route requires, by the method and the resource API Gateway matched (the event's
         `httpMethod` and `resource`, which the stack made from the same declared routes); none for a method this
         function does not declare (Powertools answers it 404)."""
@@ -240,20 +241,28 @@ def _is_utf8(body: str | bytes, *, encoded: bool) -> bool:
     return True
 
 
-def _json_only(event: dict[str, Any]) -> dict[str, Any] | None:
-    """Bodies are JSON. Without a Content-Type we read them as JSON; a form or any other type is a 415
-    (Powertools would otherwise parse `curl -d` bodies as forms and answer a puzzling 400)."""
+def _media_type(event: Mapping[str, Any]) -> str:
     headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
-    media_type = (headers.get("content-type") or "").split(";")[0].strip().lower()
-    if not media_type:
-        event["headers"] = {**(event.get("headers") or {}), "Content-Type": content_types.APPLICATION_JSON}
-        return None
-    if media_type == "application/json" or media_type.endswith("+json"):
+    return (headers.get("content-type") or "").split(";")[0].strip().lower()
+
+
+def _json_only(event: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Bodies are JSON. Without a Content-Type we read them as JSON (`_read_as_json`); a form or any other type is
+    a 415 (Powertools would otherwise parse `curl -d` bodies as forms and answer a puzzling 400)."""
+    media_type = _media_type(event)
+    if not media_type or media_type == "application/json" or media_type.endswith("+json"):
         return None
     return _proxy_error(415, "UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json")
 
 
-def _asks_to_explain(event: dict[str, Any]) -> bool:
+def _read_as_json(event: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The event, given `Content-Type: application/json` when it has no Content-Type."""
+    if _media_type(event):
+        return event
+    return {**event, "headers": {**(event.get("headers") or {}), "Content-Type": content_types.APPLICATION_JSON}}
+
+
+def _asks_to_explain(event: Mapping[str, Any]) -> bool:
     """Whether to answer the items the request's DynamoDB calls read or wrote: asked (`X-Blueprints-Explain: items`),
     by a caller of the admin group, on a stage that allows it (dev). A function reads items it does not show its
     caller (another user's cart it refuses, an idempotency record): only an admin, who may read them anyway, sees."""
@@ -266,7 +275,7 @@ def _asks_to_explain(event: dict[str, Any]) -> bool:
     return bool(claims.get("sub")) and ADMIN in parse_groups(claims.get("cognito:groups"))
 
 
-def _asks_for_bill(event: dict[str, Any]) -> bool:
+def _asks_for_bill(event: Mapping[str, Any]) -> bool:
     """Whether to answer the bill of every DynamoDB call (operation, table, item count and sizes, units, the rule):
     asked, by any signed-in caller, on a stage that allows it (dev). The items' attributes are for admins only
     (`_asks_to_explain`); sizes and counts of what a function read are what its Server-Timing already tells."""

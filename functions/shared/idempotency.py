@@ -32,13 +32,13 @@ from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import D
 from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
-from functions.shared.auth import caller_of
 from functions.shared import cost
+from functions.shared.auth import caller_of
+from functions.shared.container import per_container
 from functions.shared.ddb import CLIENT_CONFIG, retried
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
-from functions.shared.container import per_container
 
 RETENTION_SECONDS = 24 * 3600
 

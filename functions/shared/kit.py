@@ -19,7 +19,8 @@ Lists take `limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None` and
 
 from __future__ import annotations
 
-from aws_lambda_powertools.event_handler import Depends
+from aws_lambda_powertools.event_handler import Depends, Response, content_types
+from pydantic import BaseModel
 
 from functions.shared.auth import caller_of
 from functions.shared.container import per_container
@@ -41,6 +42,7 @@ __all__ = [
     "IdempotencyKey",
     "InvalidInputError",
     "Limit",
+    "answer",
     "caller_of",
     "create_once",
     "dump",
@@ -50,6 +52,12 @@ __all__ = [
     "serve",
     "settings",
 ]
+
+
+def answer(status: int, model: BaseModel) -> Response:
+    """`model` as a JSON answer with a status the route chooses (201 or 200): camelCase, JSON types (`dump`). The
+    route's return annotation (`Response[User]`) describes the body to Powertools, which validates it."""
+    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=dump(model))
 
 
 def serve(router: DomainRouter) -> tuple[Resolver, Handler]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Annotated, Any, Generic, TypeVar
@@ -105,11 +105,11 @@ _CENT = Decimal("0.01")
 _MAX_CENTS = Decimal(10) ** 20  # far above any bound, far below what quantize to the cent can hold (28 digits)
 
 
-def money(*, positive: bool) -> Any:
-    """An amount of money in cents: exact as a JSON string ("12.30", at most two decimals), rounded to the cent
-    (half up) as a JSON number, which is binary and cannot be exact. The schema states both: a string matching the
-    pattern, or a number that rounds into the bounds (`positive`: at least 0.005, which rounds to 0.01), so
-    5e-324 is schema-invalid where it is refused."""
+def money_rules(*, positive: bool) -> tuple[Any, ...]:
+    """An amount of money in cents, as `Annotated[Decimal, *money_rules(positive=...)]`: exact as a JSON string
+    ("12.30", at most two decimals), rounded to the cent (half up) as a JSON number, which is binary and cannot be
+    exact. The schema states both: a string matching the pattern, or a number that rounds into the bounds
+    (`positive`: at least 0.005, which rounds to 0.01), so 5e-324 is schema-invalid where it is refused."""
 
     pattern = POSITIVE_MONEY_PATTERN if positive else MONEY_PATTERN
 
@@ -130,7 +130,7 @@ def money(*, positive: bool) -> Any:
         {"type": "string", "pattern": pattern},
         {"type": "number", "minimum": 0.005 if positive else 0, "maximum": 1_000_000},
     ]}
-    return Annotated[Decimal, BeforeValidator(before), Field(ge=low, le=Decimal(1_000_000)), WithJsonSchema(schema)]
+    return BeforeValidator(before), Field(ge=low, le=Decimal(1_000_000)), WithJsonSchema(schema)
 
 
 # White space spelled out: Unicode's White_Space property (unicode.org/Public/UCD/latest/ucd/PropList.txt), which is
@@ -144,11 +144,14 @@ WHITE_SPACE_CHARS = (
 )
 
 
-def stripped(min_length: int, max_length: int) -> Any:
+def stripped_rules(min_length: int, max_length: int) -> tuple[Any, ...]:
     """Text stripped of surrounding whitespace, then at least `min_length` characters long, and at most `max_length`
     as sent (the description's maxLength is of the text as sent: "\r" and 500 more characters must not be valid here
     and schema-invalid there). The schema states the minimum with a pattern (as many characters from the first
-    non-space to the last), so "   " is invalid in the OpenAPI description as it is refused by validation."""
+    non-space to the last), so "   " is invalid in the OpenAPI description as it is refused by validation.
+
+    A field or an alias spells it `Annotated[str, *stripped_rules(1, 200)]`: mypy reads the type as `str` (it cannot
+    evaluate a type returned by a call), pydantic reads the rules."""
     visible = f"[^{WHITE_SPACE}]"
     between = rf"[\s\S]{{{min_length - 2},}}{visible}" if min_length > 1 else ""
 
@@ -160,18 +163,24 @@ def stripped(min_length: int, max_length: int) -> Any:
     schema: dict[str, Any] = {"maxLength": max_length}
     if min_length > 0:
         schema["pattern"] = rf"{visible}{between}"
-    return Annotated[
-        str,
+    return (
         StringConstraints(strip_whitespace=True, min_length=min_length, max_length=max_length),
         BeforeValidator(as_sent),  # after the constraints in this list: it runs first, on the text as sent
         Field(json_schema_extra=schema),
-    ]
+    )
 
 
-def normalized(normalize: Any, pattern: str, max_length: int) -> Any:
+def stripped(min_length: int, max_length: int) -> Any:
+    """`Annotated[str, *stripped_rules(min_length, max_length)]` as a value, for a type built at run time
+    (`TypeAdapter(stripped(1, 10))`)."""
+    return Annotated[str, *stripped_rules(min_length, max_length)]
+
+
+def normalized_rules(normalize: Callable[[str], str], pattern: str, max_length: int) -> tuple[Any, ...]:
     """Text `normalize`d (e.g. trimmed and lower-cased) before it must match `pattern`, no longer than `max_length`
-    as sent. The schema states the same of the text as sent: `pattern` with surrounding whitespace allowed (pydantic
-    leaves a pattern behind a BeforeValidator out of the schema, so it is given explicitly)."""
+    as sent, as `Annotated[str, *normalized_rules(...)]`. The schema states the same of the text as sent: `pattern`
+    with surrounding whitespace allowed (pydantic leaves a pattern behind a BeforeValidator out of the schema, so it
+    is given explicitly)."""
     inner = pattern.removeprefix("^").removesuffix("$")
     space = f"[{WHITE_SPACE}]*"
 
@@ -182,10 +191,10 @@ def normalized(normalize: Any, pattern: str, max_length: int) -> Any:
             raise ValueError(f"at most {max_length} characters")
         return normalize(value)
 
-    return Annotated[
-        str, BeforeValidator(before), StringConstraints(max_length=max_length, pattern=pattern),
+    return (
+        BeforeValidator(before), StringConstraints(max_length=max_length, pattern=pattern),
         Field(json_schema_extra={"pattern": rf"^{space}(?:{inner}){space}$", "maxLength": max_length}),
-    ]
+    )
 
 
 class ApiModel(BaseModel):

@@ -26,7 +26,8 @@ from functions.shared.schema import METRICS_NAMESPACE, STAGE_ENV
 
 
 def tracing_disabled(environ: os._Environ[str] | dict[str, str] = os.environ) -> bool:
-    """Powertools' rule (`Tracer._is_tracer_disabled`): off when asked to be, or outside Lambda, or under an emulator."""
+    """Powertools' rule (`Tracer._is_tracer_disabled`): off when asked to be, or outside Lambda, or under an
+    emulator."""
     if strtobool(environ.get(constants.TRACER_DISABLED_ENV, "false")):
         return True
     in_lambda = environ.get(constants.LAMBDA_TASK_ROOT_ENV)
@@ -53,7 +54,7 @@ class NoTracing(BaseProvider):
         yield _NoSegment()
 
     @asynccontextmanager
-    async def in_subsegment_async(self, name: str | None = None, **kwargs: Any):  # type: ignore[override]
+    async def in_subsegment_async(self, name: str | None = None, **kwargs: Any):
         yield _NoSegment()
 
     def put_annotation(self, key: str, value: Any) -> None: ...

@@ -2,7 +2,8 @@
 in one place, so a new domain gets it by declaring only its own errors.
 
 Powertools documents 422 and the success code only. Our resolver never answers 422 (functions/shared/http.py turns
-validation errors into 400) and answers 400/401/403/409/413/415/429/503 with the error envelope; API Gateway answers 414 for any URL over its limit. So, per operation:
+validation errors into 400) and answers 400/401/403/409/413/415/429/503 with the error envelope; API Gateway answers
+414 for any URL over its limit. So, per operation:
 422 goes; the `Error` envelope becomes a schema; every error the kit itself gives is added from what the route
 declares (a body, parameters, a required group, an Idempotency-Key header); the route's own domain errors come from
 its `responses=` (their description names the codes: "404 PERSON_NOT_FOUND"); a 204 has no body; path parameters are
@@ -23,7 +24,7 @@ SECURITY_SCHEMES: dict[str, Any] = {
     BEARER: {"type": "http", "scheme": "bearer", "bearerFormat": "JWT",
              "description": "a Cognito ID token (`make token` prints one for a local user)"},
 }
-SECURITY = [{BEARER: []}]
+SECURITY: list[dict[str, list[str]]] = [{BEARER: []}]
 
 ERROR_REF = "#/components/schemas/Error"
 ERROR_SCHEMA: dict[str, Any] = {

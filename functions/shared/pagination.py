@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Generic, TypeVar
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
@@ -24,7 +24,7 @@ from functions.shared.container import per_container
 from functions.shared.errors import InvalidInputError
 from functions.shared.settings import settings
 
-CURSOR_SECRET_ENV = "CURSOR_SECRET_ARN"
+CURSOR_SECRET_ENV = "CURSOR_SECRET_ARN"  # noqa: S105  the name of a variable that holds an ARN, not a secret
 DEFAULT_LIMIT = 25
 MAX_LIMIT = 100
 MAX_CURSOR_LENGTH = 2048
@@ -35,9 +35,14 @@ _MAX_ROUNDS = 10
 StartKey = dict[str, Any] | None
 
 
+Item = TypeVar("Item")
+
+
 @dataclass
-class Page:
-    items: list[dict[str, Any]]
+class Page(Generic[Item]):
+    """A page of a read: its items (raw items, or what a repository made of them) and where the next page starts."""
+
+    items: list[Item]
     last_key: dict[str, Any] | None = None
 
 
@@ -172,9 +177,9 @@ def cursor_codec() -> CursorCodec:
 
 
 def query_page(
-    query: Callable[..., dict[str, Any]], *, limit: int, start_key: dict[str, Any] | None,
+    query: Callable[..., Mapping[str, Any]], *, limit: int, start_key: dict[str, Any] | None,
     range_end: tuple[str, Any] | None = None, parent_first: bool = False, **kwargs: Any,
-) -> Page:
+) -> Page[dict[str, Any]]:
     """Up to `limit` items of one Query, resuming at `start_key`.
 
     `parent_first`: the read starts at its item collection's parent item (the seed's "a parent and its children in
@@ -210,7 +215,8 @@ def query_page(
     return Page(items=items, last_key=last_key)
 
 
-def read_page(query: Callable[..., dict[str, Any]], parse: Callable[[dict[str, Any]], Any], **options: Any) -> Page:
+def read_page(query: Callable[..., Mapping[str, Any]], parse: Callable[[dict[str, Any]], Item],
+              **options: Any) -> Page[Item]:
     """`query_page` (its `limit`, `start_key`, `range_end`, `parent_first` and the Query's parameters in `options`),
     each item read into what `parse` makes of it: a repository's paged read is this call with its table's `query`
     and its item parser (`from_item`, a model's constructor)."""

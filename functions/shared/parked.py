@@ -32,7 +32,7 @@ import json
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType
@@ -98,7 +98,7 @@ class ParkedRecord:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class ParkedRecords:
@@ -294,7 +294,8 @@ def replay(
         # One record's failure, whatever it is, must not stop the others: it stays pending and is reported.
         except Exception as error:  # noqa: BLE001
             counts["stillFailing"] += 1
-            failing.append({"position": item.position, "errorType": type(error).__name__, "errorMessage": _message(error)})
+            failing.append({"position": item.position, "errorType": type(error).__name__,
+                            "errorMessage": _message(error)})
             continue
         counts[{"already-replayed": "alreadyReplayed"}.get(outcome, outcome)] += 1
     if counts["replayed"]:

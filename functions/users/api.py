@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.shared import kit
@@ -41,8 +41,7 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
     result = svc.sign_up(request)
     if result.created:
         kit.metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
-    return Response(status_code=201 if result.created else 200, content_type=content_types.APPLICATION_JSON,
-                    body=kit.dump(result.user))
+    return kit.answer(201 if result.created else 200, result.user)
 
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.

@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from functions.shared.models import WHITE_SPACE, WHITE_SPACE_CHARS, ApiModel, Day, normalized
+from functions.shared.models import WHITE_SPACE, WHITE_SPACE_CHARS, ApiModel, Day, normalized_rules
 
 # No "#": a user id must never look like an email marker's key (`EMAIL#…`, functions/users/schema.py).
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
@@ -26,7 +26,7 @@ def normalize_email(value: str) -> str:
     return value.strip(WHITE_SPACE_CHARS).lower()
 
 
-Email = normalized(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)
+Email = Annotated[str, *normalized_rules(normalize_email, EMAIL_PATTERN, EMAIL_MAX_LENGTH)]
 UserId = Annotated[str, StringConstraints(pattern=USER_ID_PATTERN)]
 
 

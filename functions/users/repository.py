@@ -27,6 +27,7 @@ from functions.users.schema import (
     email_marker_key,
 )
 
+
 @dataclass(frozen=True)
 class SignUp:
     """What a sign-up found: the user it created, or (created False) the user already stored under that id."""

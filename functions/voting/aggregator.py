@@ -31,8 +31,8 @@ Poison records (functions/shared/parked.py) are parked, not reported, so the rec
 The checkpoint still moves past parked records: a ballot of a missing poll (or a lone record DynamoDB refuses) is
 parked by a Put in the same transaction that moves the checkpoint past it, so it is parked or aggregated, never
 both, whatever fails in between. A record that cannot be a change at all is parked as it is processed (a redelivery
-re-parks it: a no-op), as it can never be aggregated. `{"replay": {...}}` applies each pending parked record in one transaction with
-its parked item leaving `pending` (see VotingRepository.replay).
+re-parks it: a no-op), as it can never be aggregated. `{"replay": {...}}` applies each pending parked record in one
+transaction with its parked item leaving `pending` (see VotingRepository.replay).
 """
 
 from __future__ import annotations
@@ -43,7 +43,8 @@ import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
+from itertools import pairwise
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import (
@@ -130,20 +131,26 @@ def _candidate(image: dict[str, Any]) -> str | None:
 
 def change_of(record: DynamoDBRecord, sequence: str) -> Change:
     """The record's delta; raises PermanentRecordError on a record that cannot be a RawVotes change (it is parked)."""
-    key = (record.dynamodb.keys or {}).get(BUCKET_KEY) if record.dynamodb else None
-    if not isinstance(key, str):
+    stream = record.dynamodb
+    key = (stream.keys or {}).get(BUCKET_KEY) if stream else None
+    if stream is None or not isinstance(key, str):
         raise PermanentRecordError(f"the record has no {BUCKET_KEY} key")
     try:
         poll_id, bucket = split_bucket(key)
     except ValueError as error:
         raise PermanentRecordError(str(error)) from error
-    old_image, new_image = record.dynamodb.old_image or {}, record.dynamodb.new_image or {}
+    old_image, new_image = stream.old_image or {}, stream.new_image or {}
     try:
         versions = int(new_image.get("version", 0)) - int(old_image.get("version", 0))
     except (TypeError, ValueError) as error:
         raise PermanentRecordError(f"version is not a number: {error}") from error
     return Change(sequence, poll_id, _candidate(old_image), _candidate(new_image), versions, bucket,
                   record=record.raw_event)
+
+
+def sequence_of(record: DynamoDBRecord) -> str:
+    """The record's sequence number, padded (`padded_sequence`: a ValueError when it has none)."""
+    return padded_sequence((record.dynamodb.sequence_number if record.dynamodb else None) or "")
 
 
 def sum_deltas(changes: Sequence[Change]) -> tuple[dict[Segment, Counter[str]], Counter[Segment]]:
@@ -171,13 +178,14 @@ def chunks(
     segment's candidates and its applied counter), plus the poll item of each poll in `checked` (its ConditionCheck).
     A change whose sequence is in `skipped` is parked in the transaction instead: its parked item and the consumer's
     `#consumers` item."""
-    start, keys = 0, set()
+    start, keys = 0, set[tuple[Any, ...]]()
     for index, change in enumerate(changes):
         touched: set[tuple[Any, ...]]
         if change.sequence in skipped:
             touched = {("#park", change.sequence), ("#consumers", None)}
         else:
-            touched = {(change.segment, c) for c in (change.old, change.new) if c is not None} | {(change.segment, None)}
+            touched = {(change.segment, c) for c in (change.old, change.new) if c is not None}
+            touched.add((change.segment, None))
         if change.poll_id in checked and change.sequence not in skipped:
             touched.add((change.poll_id, "#poll"))
         if index > start and len(keys | touched) > max_keys:
@@ -195,7 +203,7 @@ Park = Callable[[Change, BaseException], Sequence[Mapping[str, Any]]]
 class Aggregator:
     def __init__(self, repository: VotingRepository, rng: random.Random | None = None):
         self.repository = repository
-        self._rng = rng or random.Random()  # the jitter of a retry's pause
+        self._rng = rng or random.Random()  # noqa: S311  the jitter of a retry's pause, not a secret
         # Polls a committed flush checked: they exist for ever (never deleted), so they need no further check.
         self._known_polls: set[str] = set()
 
@@ -224,7 +232,7 @@ class Aggregator:
                 parks=_unique_actions(action for c in chunk if c.sequence in parking for action in parking[c.sequence]),
             )
             try:
-                applied.item_writes += self.repository.flush(shard, flush, datetime.now(timezone.utc))
+                applied.item_writes += self.repository.flush(shard, flush, datetime.now(UTC))
             except CheckpointMovedError:
                 # Another invocation of this shard got there first (a retry racing a slow predecessor): what it
                 # applied is at or below the checkpoint now; only the rest is still ours to apply.
@@ -296,12 +304,12 @@ def aggregate(event: dict[str, Any], context: LambdaContext | None = None,
     aggregator = aggregator or default_aggregator()
     sequences = [r.get("dynamodb", {}).get("SequenceNumber", "") for r in records]
     padded = [s.zfill(SEQUENCE_DIGITS) for s in sequences if isinstance(s, str) and s.isdigit()]
-    if any(a >= b for a, b in zip(padded, padded[1:])):
+    if any(a >= b for a, b in pairwise(padded)):
         raise OutOfOrderError(f"sequence numbers of shard {shard.shard_id} do not increase in this batch")
     expected = aggregator.repository.checkpoint(shard)
 
     def record_handler(record: DynamoDBRecord) -> Change | None:
-        sequence = padded_sequence(record.dynamodb.sequence_number or "")
+        sequence = sequence_of(record)
         if expected is not None and sequence <= expected:
             return None  # applied by an earlier delivery
         return change_of(record, sequence)
@@ -355,7 +363,7 @@ def before_buckets(record: DynamoDBRecord) -> bool:
     return BUCKET_KEY not in keys and isinstance(keys.get(OLD_LAYOUT_KEY), str)
 
 
-def replay(request: dict[str, Any], aggregator: Aggregator | None = None) -> dict[str, Any]:
+def replay(request: Mapping[str, Any], aggregator: Aggregator | None = None) -> dict[str, Any]:
     """The operator's `{"replay": {...}}`: apply each pending parked record once (VotingRepository.replay)."""
     aggregator = aggregator or default_aggregator()
     store = parked.ParkedRecords(CONSUMER)
@@ -369,7 +377,7 @@ def replay(request: dict[str, Any], aggregator: Aggregator | None = None) -> dic
             # Its ballot was copied into the bucketed RawVotes by the upgrade and aggregated from that table's
             # stream (docs/adr/0106-a-polls-ballots-and-aggregates-spread-over-buckets.md): counted already.
             return superseded(item)
-        change = change_of(record, padded_sequence(record.dynamodb.sequence_number or ""))
+        change = change_of(record, sequence_of(record))
         deltas, versions = sum_deltas([change])
         outcome = aggregator.repository.replay(
             Replay(change.poll_id, change.bucket, deltas.get(change.segment, {}), versions.get(change.segment, 0)),

@@ -7,7 +7,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator, Field, StringConstraints
 
-from functions.shared.models import WHITE_SPACE, ApiModel, stripped
+from functions.shared.models import WHITE_SPACE, ApiModel, stripped_rules
 
 POLL_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 # A candidate is part of an aggregate's sort key (TOTAL#<candidate>#<segment>): no "#", no control characters,
@@ -26,7 +26,7 @@ def distinct(candidates: list[str]) -> list[str]:
 
 
 class PollIn(ApiModel):
-    question: stripped(1, 300)
+    question: Annotated[str, *stripped_rules(1, 300)]
     candidates: Annotated[
         list[Candidate],
         Field(min_length=MIN_CANDIDATES, max_length=MAX_CANDIDATES, json_schema_extra={"uniqueItems": True}),

@@ -185,9 +185,10 @@ class VotingRepository:
                 ReturnValuesOnConditionCheckFailure="ALL_OLD",
             )
         except ClientError as error:
-            if ddb.error_code(error) != "ConditionalCheckFailedException":
+            old = ddb.refused_item(error)
+            if ddb.error_code(error) != "ConditionalCheckFailedException" or old is None:
                 raise
-            return stored_poll_from(ddb.plain(error.response["Item"])), False
+            return stored_poll_from(old), False
         return StoredPoll(poll, buckets), True
 
     def get_poll(self, poll_id: str, *, consistent: bool = False) -> StoredPoll | None:
@@ -212,7 +213,8 @@ class VotingRepository:
             ),
             condition="attribute_not_exists(#candidate)",
             values={":poll": poll.poll.poll_id, ":candidate": candidate, ":now": now.isoformat(), ":one": 1},
-            refusal=ConflictError("you have already voted in this poll; change your vote instead", code="ALREADY_VOTED"),
+            refusal=ConflictError("you have already voted in this poll; change your vote instead",
+                                  code="ALREADY_VOTED"),
         ))
 
     def change_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> Vote:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
@@ -19,7 +19,7 @@ POLL_CACHE_SIZE = 1024
 
 
 def utc_now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def settled_after() -> timedelta:
@@ -60,7 +60,8 @@ class VotingService:
 
     def create_poll(self, poll_id: str, request: PollIn) -> tuple[Poll, bool]:
         """Create a poll; the same definition again is a no-op (False), another one a 409 POLL_EXISTS."""
-        asked = Poll(poll_id=poll_id, question=request.question, candidates=request.candidates, created_at=self._clock())
+        asked = Poll(poll_id=poll_id, question=request.question, candidates=request.candidates,
+                     created_at=self._clock())
         stored, created = self.repository.create_poll(asked, self._buckets)
         if not created and (stored.poll.question, stored.poll.candidates) != (asked.question, asked.candidates):
             raise ConflictError(

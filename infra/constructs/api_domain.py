@@ -49,7 +49,7 @@ from infra.constructs.stream_consumer import (
 
 # The variable functions/shared/pagination.py reads the cursor-signing secret's ARN from (CURSOR_SECRET_ENV there;
 # that module imports Powertools, which synth does not need).
-CURSOR_SECRET_ENV = "CURSOR_SECRET_ARN"
+CURSOR_SECRET_ENV = "CURSOR_SECRET_ARN"  # noqa: S105  the name of a variable that holds an ARN, not a secret
 
 
 @dataclass(frozen=True)
@@ -143,7 +143,8 @@ class ApiDomain(Construct):
                 **({CURSOR_SECRET_ENV: shared.cursor_secret.secret_arn} if paged else {}),
                 **({IDEMPOTENCY_TABLE.env_var: shared.idempotency.table.table_name} if idempotency else {}),
                 **({EXPLAIN_ENV: "items"} if shared.explain else {}),
-                # The origins whose pages may call the API, for the CORS headers of the answers (functions/shared/cors.py)
+                # The origins whose pages may call the API, for the CORS headers of the answers
+                # (functions/shared/cors.py)
                 **({CORS_ORIGINS_ENV: ",".join(shared.api.cors_origins)} if shared.api.cors_origins else {}),
                 **(environment or {}),
             },
@@ -156,7 +157,8 @@ class ApiDomain(Construct):
         self.methods = shared.api.add_routes(self, self.api_function, list(routes))
         for route, method in zip(routes, self.methods, strict=True):
             if route.public:
-                reason = f"{route.method} {route.path} is public by design (Route(public=True) in functions/<domain>/routes.py)."
+                reason = (f"{route.method} {route.path} is public by design (Route(public=True) in "
+                          "functions/<domain>/routes.py).")
                 acknowledge(method, "AwsSolutions-APIG4", reason)
                 acknowledge(method, "AwsSolutions-COG4", reason)
 

@@ -20,6 +20,7 @@ from infra.constructs.nag import acknowledge
 ROOT = Path(__file__).resolve().parents[2]
 RUNTIME = lambda_.Runtime.PYTHON_3_13
 ARCHITECTURE = lambda_.Architecture.ARM_64
+DEFAULT_TIMEOUT = Duration.seconds(10)  # an API function's: functions/shared/ddb.py's retries end inside it
 
 
 def powertools_version() -> str:
@@ -87,7 +88,7 @@ class ApiFunction(Construct):
         service: str,
         environment: dict[str, str],
         removal_policy: RemovalPolicy,
-        timeout: Duration = Duration.seconds(10),
+        timeout: Duration = DEFAULT_TIMEOUT,
         memory_size: int = 512,
     ):
         super().__init__(scope, construct_id)

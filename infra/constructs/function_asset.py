@@ -23,7 +23,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path, PurePosixPath
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,7 +85,7 @@ def _dist_files(dist: importlib.metadata.Distribution) -> Iterator[tuple[PurePos
             continue  # console scripts (bin/) and bytecode
         if relative.parent.name.endswith(".dist-info") and relative.name in _MACHINE_FILES:
             continue
-        yield relative, Path(dist.locate_file(file))
+        yield relative, Path(str(dist.locate_file(file)))  # typed as a protocol (SimplePath): a path here
 
 
 def _function_files(root: Path = ROOT) -> Iterator[tuple[PurePosixPath, Path]]:
@@ -116,13 +116,14 @@ def stage_function_asset() -> tuple[Path, str]:
         building = Path(tempfile.mkdtemp(prefix=".building.", dir=STAGING_ROOT))
         try:
             # functions/ is copied (an editor may rewrite a source file in place), the installed SDK linked
-            files = [(entry, shutil.copyfile) for entry in _function_files()]
+            files: list[tuple[tuple[PurePosixPath, Path], Callable[[Path, Path], object]]] = [
+                (entry, shutil.copyfile) for entry in _function_files()]
             files += [(entry, _link_or_copy) for dist in dists for entry in _dist_files(dist)]
             for (relative, source), place in files:
                 destination = building.joinpath(*relative.parts)
                 destination.parent.mkdir(parents=True, exist_ok=True)
                 place(source, destination)
-            os.chmod(building, 0o755)  # mkdtemp's 0700 would reach the asset's root
+            os.chmod(building, 0o755)  # noqa: S103  mkdtemp's 0700 would reach the asset's root, which Lambda reads
             # the key of what was copied, should functions/ have changed since it was read
             key = staging_key(dists, building)
             target = STAGING_ROOT / key[:32]

@@ -241,7 +241,8 @@ def watch_stage(alarms: StageAlarms, scope: Construct) -> list[cloudwatch.IMetri
     parked = stage_metric(PARKED_RECORDS_METRIC, stage)
     alarms.alarm(scope, "ParkedRecordsAlarm", parked, threshold=1,
                  description="A stream consumer parked a record it can never apply as things stand (the parked-records "
-                             "table, status pending); fix the cause, then replay: `python -m local replay --aws`.")
+                             f"table, status pending; make dlq STAGE={stage}); fix the cause, then replay: "
+                             f"make replay STAGE={stage}.")
     throttled = stage_metric(THROTTLED_METRIC, stage)
     alarms.alarm(scope, "ThrottledAlarm", throttled, threshold=THROTTLED_THRESHOLD,
                  description=f"DynamoDB throttled {THROTTLED_THRESHOLD} or more calls beyond the SDK's retries in 5 "

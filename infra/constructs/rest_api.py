@@ -242,7 +242,8 @@ class BlueprintsApi(Construct):
         logging as the stage's default. CDK renders the stage's settings when the stage is made, before any domain
         adds its routes, so the setting is appended to the CloudFormation stage here."""
         stage = self.rest_api.deployment_stage.node.default_child
-        assert isinstance(stage, apigw.CfnStage)
+        if not isinstance(stage, apigw.CfnStage):
+            raise TypeError(f"the deployment stage's default child is a {type(stage).__name__}, not a CfnStage")
         # The resource path of a method setting escapes "/" as "~1" (CloudFormation's AWS::ApiGateway::Stage
         # MethodSetting, ResourcePath): /docs/swagger-ui.js -> /~1docs~1swagger-ui.js; the root is "/" alone.
         setting = apigw.CfnStage.MethodSettingProperty(

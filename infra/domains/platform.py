@@ -11,8 +11,9 @@ from infra.constructs.api_domain import ApiDomain, SharedInfra
 
 
 def routes(*, explorer: bool) -> Routes:
-    """The platform's routes; without the explorer (prod, unless `-c explorer=true`) GET /explorer does not exist."""
-    return ROUTES if explorer else ROUTES.without("explorer")
+    """The platform's routes; without the explorer (prod, unless `-c explorer=true`) GET /explorer and its what-if,
+    GET /explorer/scale/{model}, do not exist."""
+    return ROUTES if explorer else ROUTES.without("explorer", "explorer_scale")
 
 
 def platform(scope: Construct, shared: SharedInfra) -> ApiDomain:

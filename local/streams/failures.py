@@ -42,9 +42,10 @@ def item_failures(result: Any, sequence_numbers: Sequence[str]) -> list[int] | N
         return None
     positions = {sequence: index for index, sequence in enumerate(sequence_numbers)}
     identifiers = [f.get("itemIdentifier") if isinstance(f, Mapping) else None for f in failures]
-    if not all(isinstance(i, str) and i in positions for i in identifiers):
+    known = [i for i in identifiers if isinstance(i, str) and i in positions]
+    if len(known) != len(identifiers):
         return None
-    return sorted(positions[i] for i in identifiers)
+    return sorted(positions[i] for i in known)
 
 
 @dataclass(frozen=True)

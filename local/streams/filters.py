@@ -67,7 +67,7 @@ def parse(text: str) -> Mapping[str, Any]:
     except (TypeError, ValueError) as error:
         raise FilterError(f"a filter pattern must be JSON: {error}") from error
     _check_object(pattern, "pattern")
-    return pattern  # type: ignore[no-any-return]
+    return pattern
 
 
 def matches(pattern: Mapping[str, Any], event: Any) -> bool:

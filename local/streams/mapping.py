@@ -43,7 +43,8 @@ class MappingSpec:
 
     @property
     def stream_arn(self) -> str:
-        assert self.table.stream_arn
+        if not self.table.stream_arn:  # mapping_specs takes tables with a stream only
+            raise TemplateError(f"{self.id}: table {self.table.logical_id} has no stream")
         return self.table.stream_arn
 
     @property
@@ -68,8 +69,8 @@ def mapping_specs(resources: StackResources, streams: Mapping[str, TableInfo]) -
                         props.get("EventSourceArn"))
             continue
         target = raw.get("FunctionName")
-        if not (isinstance(target, Mapping) and
-                resources.stack.resources.get(target.get("Ref"), {}).get("Type") == FUNCTION_TYPE):
+        ref = target.get("Ref") if isinstance(target, Mapping) else None
+        if not (isinstance(ref, str) and resources.stack.resources.get(ref, {}).get("Type") == FUNCTION_TYPE):
             raise TemplateError(f"{where}.FunctionName: must be a Ref to a function of the same stack")
         position, window = str(props.get("StartingPosition", "LATEST")), int(props.get("TumblingWindowInSeconds", 0))
         destination = ((props.get("DestinationConfig") or {}).get("OnFailure") or {}).get("Destination")
@@ -82,8 +83,8 @@ def mapping_specs(resources: StackResources, streams: Mapping[str, TableInfo]) -
         except FilterError as error:
             raise TemplateError(str(error)) from None
         specs.append(MappingSpec(
-            id=f"{resources.stack.name}/{logical_id}", function=f"{resources.stack.name}/{target['Ref']}",
-            function_arn=resources.get_att(target["Ref"], "Arn"), table=table,
+            id=f"{resources.stack.name}/{logical_id}", function=f"{resources.stack.name}/{ref}",
+            function_arn=resources.get_att(ref, "Arn"), table=table,
             batch_size=int(props.get("BatchSize", 100)),
             starting_position=position, batching_window=float(props.get("MaximumBatchingWindowInSeconds", 0)),
             report_item_failures="ReportBatchItemFailures" in (props.get("FunctionResponseTypes") or []),

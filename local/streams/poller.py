@@ -35,7 +35,8 @@ Invoke = Callable[[str, Any, str], Any]  # (function, event, request id) -> resu
 
 
 def _moto_shard_iterators() -> list[dict[str, Any]]:
-    """Every in-process moto DynamoDB Streams backend's iterators, by iterator string (one dict per account and region)."""
+    """Every in-process moto DynamoDB Streams backend's iterators, by iterator string (one dict per account and
+    region)."""
     from moto.dynamodbstreams.models import dynamodbstreams_backends
 
     return [backend.shard_iterators for account in list(dynamodbstreams_backends.values())
@@ -44,7 +45,9 @@ def _moto_shard_iterators() -> list[dict[str, Any]]:
 
 def _moto_iterator(iterator: str | None) -> Any:
     """The in-process moto's object behind a shard iterator, or None (another endpoint, or an iterator it forgot)."""
-    found = (held.get(iterator) for held in (_moto_shard_iterators() if iterator else ()))
+    if not iterator:
+        return None
+    found = (held.get(iterator) for held in _moto_shard_iterators())
     return next((it for it in found if it is not None), None)
 
 
@@ -67,7 +70,9 @@ def nothing_to_read(iterator: str | None) -> bool:
 def forget_moto_iterator(iterator: str | None) -> None:
     """Drop a used shard iterator from the in-process moto, which keeps every iterator it ever returned (about 2 KB,
     ten a second per idle poller). A poller never reuses an iterator it has replaced, and nobody else holds it."""
-    for held in _moto_shard_iterators() if iterator else ():
+    if not iterator:
+        return
+    for held in _moto_shard_iterators():
         held.pop(iterator, None)
 
 
@@ -114,7 +119,8 @@ class ShardPoller:
                 if self.streams.stopping:
                     break
                 errors += 1
-                delay, where = min(ERROR_DELAY_BASE * 2**errors, ERROR_DELAY_MAX), f"{self.spec.id} shard {self.shard_id}"
+                delay = min(ERROR_DELAY_BASE * 2**errors, ERROR_DELAY_MAX)
+                where = f"{self.spec.id} shard {self.shard_id}"
                 if isinstance(exc, (ClientError, BotoCoreError)):
                     log.warning("%s: reading the stream failed (%s); retrying in %.1fs", where, exc, delay)
                 else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -23,9 +24,10 @@ from functions.shared.table_spec import TableSpec
 from local.events import (
     LambdaContext,  # the worker's: one Lambda context for the runtime and the tests
 )
-from local.template import load_assembly
+from local.template import StackTemplate, load_assembly
 from tests.support import iam
 from tests.support.events import claims_for, rest_event
+from tests.support.whole_suite import RECORDER, Answer
 
 
 @dataclass
@@ -37,12 +39,32 @@ class Reply:
 
 @pytest.fixture(scope="session")
 def function_roles(tmp_path_factory) -> dict[str, iam.FunctionRole]:
-    """Each function's role as the synthesized dev template defines it, by handler (one synth per session)."""
+    """Each function's role as the synthesized dev template defines it, by handler (one synth per run). What their
+    calls use is recorded for test_grants.py (tests/support/whole_suite.py)."""
     assembly = os.environ.get("FUNCTIONAL_ASSEMBLY")  # an assembly synthesized already (`python -m local synth`)
     if assembly:
         (stack,) = load_assembly(Path(assembly))
-        return iam.function_roles(stack)
-    return iam.function_roles(iam.synth_dev(tmp_path_factory.mktemp("cdk-functional")))
+    else:
+        stack = _dev_stack_once_per_run(tmp_path_factory)
+    roles = iam.function_roles(stack)
+    RECORDER.watch(roles)
+    return roles
+
+
+def _dev_stack_once_per_run(tmp_path_factory) -> StackTemplate:
+    """The dev stage, synthesized once per run: the xdist workers of a run share their base temporary directory's
+    parent; the first to get there synthesizes under a lock, the others wait and read what it wrote."""
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent
+    outdir, done = shared / "cdk-functional", shared / "cdk-functional.done"
+    with open(shared / "cdk-functional.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            iam.synth_dev(outdir)
+            done.touch()
+    (stack,) = load_assembly(outdir)
+    return stack
 
 
 @pytest.fixture(autouse=True)
@@ -127,20 +149,6 @@ def calls(aws) -> Iterator[Calls]:
         yield recorded
 
 
-@dataclass(frozen=True)
-class Observed:
-    """One answer a functional test got: what the OpenAPI test (test_openapi_responses.py) compares with /docs."""
-
-    method: str
-    resource: str  # API Gateway's, e.g. /contacts/persons/{personId}
-    status: int
-    code: str | None  # the error envelope's code
-
-
-# Every answer of every `Client.call` in this session, in order.
-OBSERVED: list[Observed] = []
-
-
 def server_timing(reply: Reply) -> dict[str, dict[str, float]]:
     """`Server-Timing` as {metric: {param: value}}, `desc="a=1 b=2"` spread into its pairs."""
     parsed: dict[str, dict[str, float]] = {}
@@ -190,7 +198,8 @@ class Client:
         reply = Reply(response["statusCode"], parsed, {**multi, **(response.get("headers") or {})})
         # every answer carries its DynamoDB bill (functions/shared/cost.py; test_cost_header.py checks the figures)
         assert reply.headers.get("Server-Timing", "").startswith("ddb;dur="), (method, url, reply.headers)
-        OBSERVED.append(Observed(method.upper(), resource, reply.status, _error_code(reply.body)))
+        # what test_openapi_responses.py compares with /docs, once every functional test ran
+        RECORDER.answers.append(Answer(method.upper(), resource, reply.status, _error_code(reply.body)))
         return reply
 
     def _resource_for(self, path: str) -> str:
@@ -200,27 +209,6 @@ class Client:
             if re.match("^" + re.sub(r"{\w+}", "[^/]+", resource) + "$", path):
                 return resource
         return path
-
-
-# The unused-grant and documented-response tests read what the whole suite did: they run last, and only when
-# nothing was left out.
-RUN_LAST = ("test_grants.py", "test_openapi_responses.py")
-_partial_run: list[bool] = []
-
-
-def pytest_collection_modifyitems(config, items) -> None:
-    items.sort(key=lambda item: item.path.name in RUN_LAST)  # stable: only moves them to the end
-
-
-def pytest_deselected(items) -> None:
-    _partial_run.append(True)
-
-
-def whole_suite_ran(session) -> bool:
-    """True when every functional test module is in this session and none of its tests was deselected."""
-    here = Path(__file__).parent
-    selected = {item.path for item in session.items}
-    return not _partial_run and all(path in selected for path in here.glob("test_*.py"))
 
 
 @pytest.fixture

@@ -1,15 +1,14 @@
 """Grants both ways: every grant a function holds was used by some functional test of it.
 
-Runs last (tests/functional/conftest.py) and reads what the whole suite's handlers were allowed to do. A grant no
-test exercised is either unneeded (remove it) or untested (test the code that needs it): either way this fails.
+A whole-suite check (tests/support/whole_suite.py): called once, when every functional test has run (on whichever
+worker), with what all their handlers used merged; skipped, saying why, when not every one ran. A grant no test
+exercised is either unneeded (remove it) or untested (test the code that needs it): either way this fails.
 The missing-grant direction needs no test of its own: every handler call is checked (tests/support/iam.py).
 """
 
 from __future__ import annotations
 
-import pytest
-
-from tests.functional.conftest import whole_suite_ran
+from tests.support.whole_suite import Observations
 
 # Grants the function's code never uses because AWS uses them on its behalf. Each says who uses it.
 USED_BY_AWS = {
@@ -30,13 +29,10 @@ USED_BY_AWS = {
 }
 
 
-def test_every_grant_was_used_by_some_test(request, function_roles):
-    if not whole_suite_ran(request.session):
-        pytest.skip("reads the whole functional suite's calls: run tests/functional without -k or file selection")
+def test_every_grant_was_used_by_some_test(observations: Observations):
     unused = [
-        f"{role.logical_id}: {grant}"
-        for role in function_roles.values()
-        for grant in role.principal.unused_grants()
+        f"{function}: {grant}"
+        for function, grant in observations.unused_grants()
         if grant.action not in USED_BY_AWS
     ]
     assert unused == [], "grants no functional test used (remove them, or test the code that needs them):\n" + (

@@ -1,6 +1,8 @@
 """/docs tells the truth about statuses: what every functional test observed is what the OpenAPI description says.
 
-Runs last (tests/functional/conftest.py) and reads every `Client.call` answer of the suite, by API Gateway resource.
+Whole-suite checks (tests/support/whole_suite.py): called once, when every functional test has run (on whichever
+worker), with every `Client.call` answer of the suite merged, by API Gateway resource; skipped, saying why, when not
+every one ran.
 Both ways, per operation: every status a test got is documented; every status that only some routes give (success,
 400, 403, 404, 409, a domain's own 413) was got by some test. A route declaring an error it cannot give, or giving
 one it does not declare (its `responses=` in functions/<domain>/api.py), fails here.
@@ -10,14 +12,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from typing import Any
 
-import pytest
-
-from functions.platform.api import app as platform_app
+from functions.platform.api import every_domain
 from functions.shared.openapi import AUTHENTICATED, GATEWAY, WITH_BODY, WITH_IDEMPOTENCY_KEY
-from tests.functional.conftest import OBSERVED, whole_suite_ran
+from tests.support.whole_suite import Answer, Observations
 
 # Statuses every authenticated route (or every route with a body) documents alike, from one mechanism each: proven
 # once by these tests rather than on every route.
@@ -39,7 +39,9 @@ SHARED = {
 
 
 def spec_operations() -> dict[tuple[str, str], dict[str, Any]]:
-    spec = json.loads(platform_app.get_openapi_json_schema())
+    """Every operation /docs describes: every domain's routes included here, not by whichever test ran before (on
+    xdist's controller, which calls these checks, no test module was imported)."""
+    spec = json.loads(every_domain().get_openapi_json_schema())
     return {(method.upper(), path): op for path, ops in spec["paths"].items() for method, op in ops.items()}
 
 
@@ -47,31 +49,25 @@ def documented() -> dict[tuple[str, str], set[int]]:
     return {key: {int(status) for status in op["responses"]} for key, op in spec_operations().items()}
 
 
-def observed(operations: Collection[tuple[str, str]]) -> dict[tuple[str, str], set[int]]:
+def observed(answers: Sequence[Answer], operations: Collection[tuple[str, str]]) -> dict[tuple[str, str], set[int]]:
     """Statuses got per operation. Calls to no operation (a path no route has: API Gateway answers those itself)
     are left out; tests/infra/test_stack.py checks that the operations are the API's routes."""
     seen: dict[tuple[str, str], set[int]] = defaultdict(set)
-    for answer in OBSERVED:
+    for answer in answers:
         if (answer.method, answer.resource) in operations:
             seen[(answer.method, answer.resource)].add(answer.status)
     return seen
 
 
-def codes(method: str, path: str, status: int) -> list[str]:
-    return sorted({a.code or "-" for a in OBSERVED if (a.method, a.resource, a.status) == (method, path, status)})
+def codes(answers: Sequence[Answer], method: str, path: str, status: int) -> list[str]:
+    return sorted({a.code or "-" for a in answers if (a.method, a.resource, a.status) == (method, path, status)})
 
 
-@pytest.fixture
-def whole_suite(request) -> None:
-    if not whole_suite_ran(request.session):
-        pytest.skip("reads the whole functional suite's answers: run tests/functional without -k or file selection")
-
-
-def test_every_status_a_test_got_is_documented(whole_suite):
+def test_every_status_a_test_got_is_documented(observations: Observations):
     docs = documented()
-    seen = observed(docs)
+    seen = observed(observations.answers, docs)
     undocumented = sorted(
-        f"{method} {path}: {status} {codes(method, path, status)}"
+        f"{method} {path}: {status} {codes(observations.answers, method, path, status)}"
         for (method, path), statuses in seen.items()
         for status in sorted(statuses - docs[(method, path)])
     )
@@ -80,11 +76,11 @@ def test_every_status_a_test_got_is_documented(whole_suite):
     )
 
 
-def test_every_error_code_a_test_got_is_named_by_its_status_description(whole_suite):
+def test_every_error_code_a_test_got_is_named_by_its_status_description(observations: Observations):
     operations = spec_operations()
     unnamed = sorted({
         f"{answer.method} {answer.resource}: {answer.status} {answer.code}"
-        for answer in OBSERVED
+        for answer in observations.answers
         if (answer.method, answer.resource) in operations and answer.status >= 400
         and answer.code not in operations[(answer.method, answer.resource)]["responses"].get(str(answer.status), {})
         .get("description", "")
@@ -94,9 +90,9 @@ def test_every_error_code_a_test_got_is_named_by_its_status_description(whole_su
     )
 
 
-def test_every_route_specific_status_documented_was_got_by_some_test(whole_suite):
+def test_every_route_specific_status_documented_was_got_by_some_test(observations: Observations):
     operations = spec_operations()
-    seen = observed(operations)
+    seen = observed(observations.answers, operations)
     unexercised = sorted(
         f"{method} {path}: {status}"
         for (method, path), op in operations.items()

@@ -54,17 +54,23 @@ def test_every_public_route_has_its_own_throttle_and_no_other_route_does(dev, pr
         assert default["ThrottlingRateLimit"] == stage_rate > PUBLIC_RATE_LIMIT
 
 
+WHAT_IF = ("GET", "/explorer/scale/{model}")  # the explorer's what-if: with the explorer, public
+
+
 def test_the_explorer_is_on_dev_and_not_created_on_prod(dev, prod):
-    assert ("GET", "/explorer") in template_routes(dev.merged)
+    dev_routes = template_routes(dev.merged)
+    assert ("GET", "/explorer") in dev_routes and dev_routes[WHAT_IF]["AuthorizationType"] == "NONE"
     prod_routes = template_routes(prod.merged)
     assert ("GET", "/explorer") not in prod_routes and ("GET", "/docs") in prod_routes
-    assert not any(s["ResourcePath"] == "/~1explorer" for s in stage_settings(prod.merged))
+    assert WHAT_IF not in prod_routes
+    assert not any(s["ResourcePath"].startswith("/~1explorer") for s in stage_settings(prod.merged))
 
 
 @pytest.mark.parametrize(("stage", "switch", "expected"), [("prod", "true", True), ("dev", "false", False)])
 def test_the_explorer_switch_overrides_the_stages_default(tmp_path_factory, stage, switch, expected):
     synthesized = with_platform(tmp_path_factory, stage, explorer=switch)
     assert (("GET", "/explorer") in template_routes(synthesized.merged)) is expected
+    assert (WHAT_IF in template_routes(synthesized.merged)) is expected
 
 
 def test_without_cors_origins_there_is_no_preflight_and_no_cors_header(dev, prod):

@@ -1,5 +1,6 @@
 """The model explorer's data (functions/platform/explorer.py) and page: drawn from the catalogs and table specs, every
-runnable pattern a served route, nothing loaded from outside the API. The page in a browser: tests/e2e/test_explorer.py."""
+runnable pattern a served route, nothing loaded from outside the API. The page in a browser:
+tests/e2e/test_explorer.py."""
 
 from __future__ import annotations
 
@@ -45,7 +46,46 @@ def test_a_shortened_route_resolves_against_the_pattern_before_it():
     contacts = {p["name"]: p for p in DOMAINS["contacts"]["patterns"]}
     current = next(p for name, p in contacts.items() if name.startswith("…current"))
     assert current["requests"] == [{"method": "GET", "path": "/contacts/persons/{personId}/addresses",
-                                    "query": "relationship=Residential&current=true"}]
+                                    "query": "relationship=Residential&current=true", "group": None}]
+
+
+def test_each_request_names_the_group_its_route_needs_and_each_domain_the_rules_that_refuse_with_a_code():
+    """What a 403 asks of the caller, and the rule a refusal's code names, come from routes.toml and the catalog."""
+    for name, domain in DOMAINS.items():
+        routes = {(r.method, r.path): r.group for r in importlib.import_module(f"functions.{name}.routes").ROUTES}
+        for request in (r for p in domain["patterns"] for r in p["requests"]):
+            assert request["group"] == routes[(request["method"], request["path"])], (name, request)
+    voting = {p["name"]: p["requests"][0]["group"] for p in DOMAINS["voting"]["patterns"] if p["requests"]}
+    assert (voting["create a poll"], voting["vote"]) == ("admin", None)
+    refusals = {rule["refusal"].split(" ")[1]: rule["rule"] for rule in DOMAINS["voting"]["rules"]}
+    assert refusals["`ALREADY_VOTED`"] == "one vote per voter and poll"
+    assert all(re.search(r"`[A-Z_]+`", rule["refusal"]) for d in DOMAINS.values() for rule in d["rules"])
+
+
+# The page's demonstrations that choose their write from what is stored (`const FRESH_WRITES = {...}`): each key
+# `"<domain>/<demo>"`, each route a quoted `"METHOD /path"`.
+FRESH_WRITES = re.search(r"^const FRESH_WRITES = \{\n(.*?)^\};", explorer.PAGE.read_text(encoding="utf-8"), re.S | re.M)
+
+
+def test_every_stream_demonstration_reads_first_on_the_page_through_routes_its_domain_declares():
+    """A demonstration that wrote the catalog's fixed body worked once: the same price again streams nothing, a
+    second ballot is a 409. Each has a plan on the page (tests/e2e/test_explorer.py runs each twice)."""
+    assert FRESH_WRITES, "explorer.html lacks its FRESH_WRITES"
+    plans = re.split(r'^  "([a-z_]+)/([^"]+)": \{$', FRESH_WRITES.group(1), flags=re.M)[1:]
+    planned = {(plans[i], plans[i + 1]): plans[i + 2] for i in range(0, len(plans), 3)}
+    demos = {(name, demo["name"]) for name, domain in DOMAINS.items() for demo in domain["streams"]}
+    assert set(planned) == demos
+    for (name, _), code in planned.items():
+        requests = {f"{r['method']} {r['path']}" for p in DOMAINS[name]["patterns"] for r in p["requests"]}
+        used = set(re.findall(r'"((?:GET|PUT|POST|PATCH|DELETE) /[^"]+)"', code))
+        assert used and used <= requests, (name, used - requests)
+
+
+def test_no_rule_of_the_page_breaks_a_word_anywhere():
+    """Identifiers wrap after a separator (the page's `breakable` puts a <wbr> there), never inside a word."""
+    page = explorer.PAGE.read_text(encoding="utf-8")
+    assert not re.search(r"overflow-wrap:\s*anywhere|word-break:\s*break-all", page)
+    assert 'function breakable(' in page
 
 
 def test_examples_name_parameters_or_body_fields_the_domains_routes_use():

@@ -1,14 +1,33 @@
-"""The partition-load model (bench/scale/model.py) on the developer guide's rules and the seeds' own arithmetic, and
-the verdicts `make scale` prints for the seeds' claims (bench/scale/workloads.py)."""
+"""The partition-load model (bench/scale/model.py adds a workload up, functions/platform/scale/model.py judges it) on
+the developer guide's rules and the seeds' own arithmetic, the verdicts `make scale` prints for the seeds' claims
+(bench/scale/workloads.py), and the explorer's what-if: a model's rows at another rate, as the platform function
+answers them, are what `make scale` computes at that rate."""
 
 from __future__ import annotations
 
+import json
 import math
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
 
 import pytest
 
 from bench.scale import model, workloads
 from bench.scale.model import Op, Table, Touch, simulate, uniform, zipf
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@cache
+def every_row() -> tuple[model.Load, ...]:
+    """`make scale`'s rows, run once for the tests of this module (the cart's take most of a minute)."""
+    return tuple(workloads.all_rows())
+
+
+def rows_of(name: str) -> list[model.Load]:
+    return [row for row in every_row() if row.model == name]
 
 
 def one_key(rcu: float, wcu: float, index: str | None = None) -> model.Load:
@@ -230,7 +249,7 @@ def test_a_status_index_with_few_values_is_a_hot_key_and_so_was_our_one_key_flag
 
 
 def test_the_cart_break_even_follows_from_the_rows():
-    rows = workloads.cart_rows()
+    rows = rows_of("cart")
     seed, uniform_skus, zipf_skus, job = rows
     assert seed.monthly_usd == pytest.approx(seed.extra["make_cost_seed_month"], rel=1e-6)  # make cost's figure
     assert uniform_skus.monthly_usd == pytest.approx(uniform_skus.extra["make_cost_ours_month"], rel=1e-6)
@@ -243,7 +262,7 @@ def test_the_cart_break_even_follows_from_the_rows():
 
 def test_our_cart_holds_the_seeds_rate_with_a_popular_sku_at_most_one_and_a_half_times_the_seeds_cost():
     # docs/adr/0107-cart-one-item-holders-from-the-stream.md
-    seed, uniform_skus, zipf_skus, _ = workloads.cart_rows()
+    seed, uniform_skus, zipf_skus, _ = rows_of("cart")
     for ours in (uniform_skus, zipf_skus):
         assert not ours.throttles and ours.max_rate_per_s >= workloads.CART_RATE
         assert ours.monthly_usd <= 1.5 * seed.monthly_usd
@@ -284,13 +303,14 @@ def test_the_keys_with_one_value_bite_at_the_rates_their_docs_state():
 def test_the_committed_scale_figures_are_what_the_workloads_compute_now():
     # functions/platform/scale-figures.json (what the docs render and the explorer shows) drifts when a key design, an item or a projection changes:
     # `make scale` rewrites it, `make docs` renders it.
-    import json
+    # functions/platform/scale-basis.json (what the explorer's what-if scales) with it.
+    from bench.scale.__main__ import FIGURES, basis_file, figures
+    from functions.platform.scale.what_if import BASIS
 
-    from bench.scale.__main__ import FIGURES, figures
-
-    rows = workloads.all_rows()
+    rows = list(every_row())
     fresh = json.loads(json.dumps(figures(rows, workloads.cart_break_even([r for r in rows if r.model == "cart"]))))
     assert json.loads(FIGURES.read_text(encoding="utf-8")) == fresh, "run `make scale` and `make docs`"
+    assert json.loads(BASIS.read_text(encoding="utf-8")) == json.loads(json.dumps(basis_file(rows))), "run `make scale`"
 
 
 def test_a_scale_marker_renders_its_page_rows_and_names_a_page_without_rows():
@@ -314,3 +334,78 @@ def test_a_document_at_the_item_limit_reaches_one_item_s_read_limit_at_60_reads_
 
     per_read = read_units([ITEM_LIMIT])  # eventually consistent, as get_document reads
     assert per_read == 50 and model.KEY_RCU / per_read == 60  # docs/catalog.md
+
+
+# --- the explorer's what-if (functions/platform/scale/what_if.py, GET /explorer/scale/{model}?rate=) ----------------
+
+def what_if_route(name: str, rate: object) -> tuple[int, dict]:
+    """The platform function's answer, as API Gateway would hand it the request."""
+    from functions.platform import api as platform
+    from tests.support.events import rest_event
+
+    event = rest_event("GET", f"/explorer/scale/{name}?rate={rate}", resource="/explorer/scale/{model}", claims=None)
+    answer = platform.app.resolve(event, None)
+    return answer["statusCode"], json.loads(answer["body"])
+
+
+@pytest.mark.parametrize(("name", "rate"), [("voting", 2_000), ("voting", 25_000), ("cart", 3_000), ("cart", 25_000),
+                                            ("measurements", 450_000)])
+def test_the_what_if_answers_a_models_rows_at_a_rate_as_make_scale_computes_them(name, rate):
+    from bench.scale.__main__ import what_if
+    from functions.platform.scale.what_if import figures_row
+
+    # When: the route is asked for the model at another rate (it scales the committed scale-basis.json)
+    status, answer = what_if_route(name, rate)
+    # Then: its rows are what bench.scale computes at that rate from the workloads run now
+    assert status == 200 and answer["rate_per_s"] == rate and answer["seed_rate_per_s"] != rate
+    assert answer["rows"] == [figures_row(row) for row in what_if(name, rate, list(every_row()))]
+    # ... and not the seed's figures: every row's rate and bill moved
+    seed = [figures_row(row) for row in rows_of(name)]
+    assert len(answer["rows"]) == len(seed)
+    assert all(asked["rate_per_s"] != before["rate_per_s"] and asked["monthly_usd"] != before["monthly_usd"]
+               for asked, before in zip(answer["rows"], seed, strict=True))
+
+
+def test_at_another_rate_a_design_starts_or_stops_throttling():
+    unsharded, _, ours = rows_of("voting")
+    assert unsharded.throttles and not ours.throttles  # at the seed's 10,000 votes a second
+    # 2,000 votes a second: the favourite's one counter takes a fifth of its 3,414 WCU, under a key's 1,000
+    _, low = what_if_route("voting", 2_000)
+    assert not low["rows"][0]["throttles"] and low["rows"][0]["hottest_key"] == "Votes A_1"
+    assert low["rows"][0]["hottest_key_wcu"] == f"{unsharded.hottest_key_wcu / 5:,.0f}"
+    # 20,000: our buckets' hottest is past a key's 1,000 WCU (its limit, 19,194 a second, is in the seed's row)
+    _, high = what_if_route("voting", 20_000)
+    assert high["rows"][2]["throttles"] and "RawVotes favourite-feature#" in high["rows"][2]["hottest_key"]
+
+
+def test_every_row_starts_throttling_at_the_rate_its_limit_column_states():
+    from functions.platform.scale.model import judge
+    from functions.platform.scale.what_if import committed, model_rate, rows_at
+
+    for name, entry in committed().items():
+        bases = entry["rows"]
+        for position, basis in enumerate(bases):
+            limit = judge(basis).max_rate_per_s
+            if math.isinf(limit):
+                continue
+            at_limit = model_rate(bases) * limit / basis.rate_per_s  # the model's rate that brings the row there
+            assert not rows_at(bases, at_limit * 0.99)[position].throttles, (name, basis.design)
+            assert rows_at(bases, at_limit * 1.01)[position].throttles, (name, basis.design)
+
+
+def test_at_the_seeds_rate_the_what_if_answers_the_rows_the_page_shows_first():
+    from bench.scale.__main__ import FIGURES
+
+    for name, entry in json.loads(FIGURES.read_text(encoding="utf-8")).items():
+        status, answer = what_if_route(name, entry["what_if"]["rate_per_s"])
+        assert status == 200 and answer["rows"] == entry["rows"], name
+        assert answer["counts"] == entry["what_if"]["counts"] == workloads.MODELS[name][1]
+
+
+def test_make_scale_with_a_model_and_a_rate_prints_what_the_what_if_answers():
+    run = subprocess.run([sys.executable, "-m", "bench.scale", "--model", "voting", "--rate", "2000", "--json"],
+                         cwd=ROOT, capture_output=True, text=True, check=True)
+    assert json.loads(run.stdout) == what_if_route("voting", 2_000)[1]["rows"]
+    refused = subprocess.run([sys.executable, "-m", "bench.scale", "--rate", "2000"], cwd=ROOT, capture_output=True,
+                             text=True)
+    assert refused.returncode == 2 and "--model and --rate go together" in refused.stderr

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import concurrent.futures
+import os
+import signal
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -206,6 +208,19 @@ def test_crashed_worker_is_replaced(make_pool: Callable[..., FunctionPool]) -> N
     assert pool.invoke({"action": "echo"})["pid"] != pid
 
 
+def test_a_worker_killed_while_idle_is_replaced_before_it_is_handed_a_request(
+    make_pool: Callable[..., FunctionPool],
+) -> None:
+    pool = make_pool()
+    pid = pool.invoke({"action": "echo"})["pid"]
+    os.kill(pid, signal.SIGKILL)  # between two invocations: killed, out of memory...
+    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead, and left for the pool to reap
+    after = pool.invoke({"action": "echo", "n": 2})
+    assert after["event"]["n"] == 2
+    assert after["pid"] != pid and after["imports"] == 1  # a new environment, cold-started
+    assert pool.worker_pids == [after["pid"]]
+
+
 def test_import_error_fails_the_invocation(make_pool: Callable[..., FunctionPool]) -> None:
     pool = make_pool(handler="functions.missing.handler")
     with pytest.raises(FunctionError) as info:
@@ -296,8 +311,6 @@ def test_pool_runs_concurrent_invocations_up_to_its_limit(
 
 
 def test_close_kills_every_worker(make_pool: Callable[..., FunctionPool]) -> None:
-    import os
-
     pool = make_pool()
     pid = pool.invoke({"action": "echo"})["pid"]
     pool.close()

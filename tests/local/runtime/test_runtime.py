@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -192,6 +193,23 @@ def test_http_request_runs_the_function_against_moto(runtime: Runtime) -> None:
     }
     unauthorized = requests.get(f"{runtime.url}/persons/p-1", timeout=30)
     assert unauthorized.status_code == 401
+
+
+def test_a_worker_killed_between_two_requests_is_replaced_and_the_second_answers_200(runtime: Runtime) -> None:
+    keys_dir = Path(runtime.assembly).parent / "keys"
+    headers = {"Authorization": f"Bearer {mint_token('alice', ['admin'], keys_dir=keys_dir)}"}
+    assert requests.get(f"{runtime.url}/persons/p-2", headers=headers, timeout=30).status_code == 200
+    assert runtime.functions is not None
+    pool = runtime.functions.pool("Fn")
+    killed = pool.worker_pids
+    assert killed
+    for pid in killed:  # the warm environment dies between two requests (killed, out of memory...)
+        os.kill(pid, signal.SIGKILL)
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead, and left for the runtime to notice
+    second = requests.get(f"{runtime.url}/persons/p-2", headers=headers, timeout=30)
+    assert second.status_code == 200, second.text  # not 502: a new environment took the request
+    assert second.json()["item"] == {"PK": "p-2", "n": 1}
+    assert pool.worker_pids and set(pool.worker_pids).isdisjoint(killed)
 
 
 def test_tables_live_on_the_printed_endpoint(runtime: Runtime) -> None:

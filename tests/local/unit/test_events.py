@@ -6,13 +6,13 @@ import base64
 import time
 import uuid
 
+from functions.shared.identity import user_sub
 from local.auth import id_token_claims
 from local.events import (
     LambdaContext,
     RequestContext,
     rest_claims,
     rest_event,
-    user_sub,
 )
 from tests.support.events import claims_for
 from tests.support.events import rest_event as functional_event
