@@ -79,7 +79,7 @@ def read_cost(sizes: tuple[int, ...] = (0, 200, 2000)) -> None:
 def http_throughput(requests_total: int = 400, threads: int = 4) -> None:
     import requests
 
-    from local.auth import mint_token
+    from local.cognito import mint_token
     from seeds import contacts as seed
 
     print(f"\n2. The same question over HTTP on the local runtime: {requests_total} requests, {threads} client threads")

@@ -283,7 +283,7 @@ class Loader:
     """Writes copies of a domain's seeded items, identifiers renamed, into the runtime's moto backend."""
 
     def __init__(self, runtime: Any):
-        from local import moto_fidelity
+        from local.dynamodb import fidelity as moto_fidelity
 
         self.exclusive = runtime.moto.dynamodb_exclusive  # the TTL sweeper and the pollers read these tables meanwhile
         self.tables: dict[str, list[Any]] = {}
@@ -300,7 +300,7 @@ class Loader:
         self.written = {d: 0 for d in DOMAINS}
 
     def add(self, domain: str, count: int) -> None:
-        from local import moto_fidelity
+        from local.dynamodb import fidelity as moto_fidelity
 
         rounds = math.ceil(count / max(sum(len(items) for _, items in self.seed[domain]), 1))
         for table, items in self.seed[domain]:
@@ -426,7 +426,7 @@ def run(*, seeds_only: bool = False) -> None:
     import requests
 
     from bench.runtime import BENCH_KEYS, bench_runtime
-    from local.auth import mint_token
+    from local.cognito import mint_token
 
     started = time.perf_counter()
     print("\n11. Cost tables and scale audit: every GET route and each domain's main writes, through the local API, "

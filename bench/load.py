@@ -81,7 +81,7 @@ class Api:
 
     @cache  # noqa: B019 (one Api per run)
     def token(self, user: str, groups: tuple[str, ...] = ()) -> str:
-        from local.auth import mint_token
+        from local.cognito import mint_token
 
         return mint_token(user, groups, 3600, keys_dir=self.keys_dir)
 
@@ -555,10 +555,10 @@ def _throttling(api: Api, runtime: Any) -> list[str]:
     from functools import partial
 
     from infra.stack import StageConfig
-    from local.apigw import Throttle
-    from local.auth import verify_token
+    from local.apigateway.authorizer import verify_token
+    from local.apigateway.gateway import Gateway, GatewayRequestHandler
+    from local.apigateway.restapi import Throttle
     from local.aws import WsgiServer
-    from local.gateway import Gateway, GatewayRequestHandler
 
     dev = StageConfig.named("dev")
     limits = Throttle(rate=dev.throttling_rate_limit, burst=dev.throttling_burst_limit)

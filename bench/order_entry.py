@@ -9,7 +9,8 @@ computed N = 15; the local runtime has no way to override it, so N = 1 is measur
   pattern 5 reads GSI2, which holds nothing else;
 - latency through the local API (HTTP, authorizer, worker, moto) for N = 15: p50/p99 of one page (limit 25) over
   a month, and of a full walk (every page) of one week. moto answers a Query from its partition only
-  (local/moto_fidelity/query_partition.py), so these grow with the answer, as on DynamoDB, not with the 100,000 items;
+  (local/dynamodb/fidelity/query_partition.py), so these grow with the answer, as on DynamoDB, not with the 100,000
+  items;
 - N = 1 against N = 15 in-process, `OrderEntryRepository(..., shards=1|15)` on the same moto endpoint: the N = 15
   figures read the runtime's table; for N = 1 a second table (`bench-order-entry-n1`, the same schema) gets another
   50,000 headers written with N = 1. Per read: Query requests, items read (the sum of ScannedCount), and the
@@ -62,7 +63,7 @@ def _load(table_name: str, items: list[dict[str, Any]]) -> None:
     HTTP (BatchWriteItem through the IAM and serializing middlewares) 100,000 headers took 149 s; this takes a few."""
     from boto3.dynamodb.types import TypeSerializer
 
-    from local import moto_fidelity
+    from local.dynamodb import fidelity as moto_fidelity
 
     table = moto_fidelity.stored_table(table_name)
     serialize = TypeSerializer().serialize
@@ -136,7 +137,7 @@ def run() -> None:
     from functions.order_entry.schema import ORDER_ENTRY_TABLE
     from functions.shared import ddb
     from functions.shared.settings import Settings
-    from local.auth import mint_token
+    from local.cognito import mint_token
 
     print(f"\n8. Order entry, pattern 5 (OPEN orders in a date range, GSI2): N = 1 and N = 15 shards, "
           f"{ORDERS:,} orders each ({OPEN_SHARE:.0%} OPEN, dates over 2025)")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from local.apigw import Throttle
+    from local.apigateway.restapi import Throttle
     from local.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +42,7 @@ def prod_throttle() -> Throttle:
     runtime enforces from the template: these workloads exceed dev's limits, as they would on AWS. A 429 here
     means the prod stage would throttle them too."""
     from infra.stack import StageConfig
-    from local.apigw import Throttle
+    from local.apigateway.restapi import Throttle
 
     prod = StageConfig.named("prod")
     return Throttle(rate=prod.throttling_rate_limit, burst=prod.throttling_burst_limit)

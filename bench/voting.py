@@ -22,7 +22,7 @@ def run(votes_total: int = 2000, threads: int = 8) -> None:
     import boto3
     import requests
 
-    from local.auth import mint_token
+    from local.cognito import mint_token
 
     candidates = ["Aurora", "Borealis", "Cirrus", "Drizzle"]
     print(f"\n3. Voting on the local runtime: {votes_total} voters, {threads} client threads, "

@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from local.auth import DEFAULT_TTL, mint_token
-from local.template import TemplateError
+from local.cloudformation.template import TemplateError
+from local.cognito import DEFAULT_TTL, mint_token
 
 
 def _port(variable: str, default: int) -> int:
@@ -94,9 +94,9 @@ def _token(args: argparse.Namespace) -> int:
 
 
 def _synth(args: argparse.Namespace) -> int:
-    from local.functions import PACKAGE_ROOT
+    from local.awslambda.pool import PACKAGE_ROOT
+    from local.cloudformation.template import synth
     from local.runtime import stage_from_env
-    from local.template import synth
 
     print(synth(PACKAGE_ROOT, PACKAGE_ROOT / ".local" / "cdk.out", args.stage or stage_from_env(),
                 logging.getLogger("local").info))
@@ -112,7 +112,7 @@ def _local_client(service: str, port: int, read_timeout: int = 60) -> Any:
 
 def _dlq(args: argparse.Namespace) -> int:
     """The running runtime's on-failure queues (batch metadata only) and the records its consumers parked (whole)."""
-    from local.dlq import on_failure_messages, parked_records
+    from local.streams.destinations import on_failure_messages, parked_records
 
     messages = on_failure_messages(_local_client("sqs", args.aws_port))
     parked = parked_records(_local_client("dynamodb", args.aws_port))
@@ -123,7 +123,7 @@ def _dlq(args: argparse.Namespace) -> int:
 def _replay(args: argparse.Namespace) -> int:
     """Every consumer of the running runtime that parks records (or the one named) replays its pending ones. A
     deployed stage's: `make replay STAGE=<stage>` (tools/parked.py)."""
-    from local.dlq import replay
+    from local.streams.destinations import replay
 
     results, ok = replay(_local_client("lambda", args.port, read_timeout=900), args.function, args.limit)
     print(json.dumps(results, indent=2, default=str))

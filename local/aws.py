@@ -168,7 +168,7 @@ class MotoService(WsgiServer):
             create_backend_app,
         )
 
-        from local import moto_fidelity
+        from local.dynamodb import fidelity as moto_fidelity
 
         moto_fidelity.apply()  # the server runs in this process: its streams behave like DynamoDB's
         self._serialized = SerializedDynamoDB(DomainDispatcherApplication(create_backend_app))

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from local.template import ACCOUNT_ID, PARTITION, Resolver, StackTemplate
+from local.cloudformation.template import ACCOUNT_ID, PARTITION, Resolver, StackTemplate
 
 log = logging.getLogger("local.iam")
 

@@ -16,17 +16,18 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Self
 
-from local.apigw import RestApi, Throttle, build_rest_api, throttle_from_env
-from local.auth import load_keys, verify_token
+from local.apigateway.authorizer import verify_token
+from local.apigateway.gateway import Gateway, GatewayRequestHandler, LambdaApi
+from local.apigateway.restapi import RestApi, Throttle, build_rest_api, throttle_from_env
 from local.aws import EnvironmentPatch, MotoService, WsgiServer, client_environment, region_from_env
-from local.dlq import on_failure_messages
-from local.functions import DEFAULT_MAX_CONCURRENCY, PACKAGE_ROOT, Functions, LogSink, function_specs, stderr_sink
-from local.gateway import Gateway, GatewayRequestHandler, LambdaApi
+from local.awslambda.pool import DEFAULT_MAX_CONCURRENCY, PACKAGE_ROOT, Functions, LogSink, function_specs, stderr_sink
+from local.cloudformation.resources import Clients, StackResources
+from local.cloudformation.template import load_assembly, synth_cached
+from local.cognito import load_keys
+from local.dynamodb.ttl import TtlSweeper, sweep_seconds_from_env
 from local.iam import Principal, check_mapping_role, role_of, role_policies
-from local.resources import Clients, StackResources
 from local.streams import Streams, mapping_specs
-from local.template import load_assembly, synth_cached
-from local.ttl import TtlSweeper, sweep_seconds_from_env
+from local.streams.destinations import on_failure_messages
 
 log = logging.getLogger("local.runtime")
 

@@ -23,8 +23,8 @@ os.environ.update(
 for name in ("AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB"):
     os.environ.pop(name, None)
 
-# moto's DynamoDB behaves like DynamoDB in every test, as in the local runtime (local/moto_fidelity/).
-from local import moto_fidelity  # noqa: E402
+# moto's DynamoDB behaves like DynamoDB in every test, as in the local runtime (local/dynamodb/fidelity/).
+from local.dynamodb import fidelity as moto_fidelity  # noqa: E402
 
 moto_fidelity.apply()
 

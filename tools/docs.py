@@ -1,17 +1,17 @@
-"""`make docs`: the entity and access-pattern tables of docs/<domain>.md, rendered from functions/<domain>/catalog.py.
+"""`make docs`: the entity, access-pattern and rules tables of docs/<domain>.md, rendered from its domain.toml.
 
 Each table is generated between its two markers:
 
-    <!-- entities: generated from functions/<domain>/catalog.py by `make docs` -->
-    (the entity chart's table: `ENTITIES`)
+    <!-- entities: generated from functions/<domain>/domain.toml by `make docs` -->
+    (the entity chart's table: `[entities]`)
     <!-- /entities -->
 
-    <!-- access-patterns: generated from functions/<domain>/catalog.py by `make docs` -->
-    (the access-pattern table: `PATTERNS`, `COLUMNS`)
+    <!-- access-patterns: generated from functions/<domain>/domain.toml by `make docs` -->
+    (the access-pattern table: `[[patterns]]`, `[columns]`)
     <!-- /access-patterns -->
 
-    <!-- rules: generated from functions/<domain>/catalog.py by `make docs` -->
-    (the "Rules and errors" table: `RULES`, each rule with where it is enforced, its refusal and its tests)
+    <!-- rules: generated from functions/<domain>/domain.toml by `make docs` -->
+    (the "Rules and errors" table: `[[rules]]`, each rule with where it is enforced, its refusal and its tests)
     <!-- /rules -->
 
 And every figure of what a call costs that a page quotes (any docs/*.md), from what `make cost` measured
@@ -35,42 +35,42 @@ makes the same check. Anything else on a page (an entity chart's diagram, the pr
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 from functions.shared.catalog import EntityTable, Rule, markdown_table, rules_table
+from functions.shared.domain import Domain, load, names
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def catalog_of(domain: str) -> ModuleType:
-    return importlib.import_module(f"functions.{domain}.catalog")
+def catalog_of(domain: str) -> Domain:
+    """The domain's declaration (functions/<domain>/domain.toml)."""
+    return load(domain)
 
 
-def table_of(catalog: ModuleType) -> str:
+def table_of(catalog: Domain) -> str:
     """The access-pattern table."""
-    return markdown_table(catalog.PATTERNS, catalog.COLUMNS)
+    return markdown_table(catalog.patterns, catalog.columns)
 
 
-def entities_of(catalog: ModuleType) -> str:
+def entities_of(catalog: Domain) -> str:
     """The entity chart's table."""
-    entities = catalog.ENTITIES
+    entities = catalog.entities
     if not isinstance(entities, EntityTable):
-        raise TypeError(f"{catalog.__name__}.ENTITIES must be an EntityTable")
+        raise TypeError(f"functions/{catalog.name}/domain.toml: its [entities] must be an entity table")
     return entities.markdown()
 
 
-def rules_of(catalog: ModuleType) -> str:
+def rules_of(catalog: Domain) -> str:
     """The "Rules and errors" table."""
-    rules = catalog.RULES
+    rules = catalog.rules
     if not (rules and all(isinstance(rule, Rule) for rule in rules)):
-        raise TypeError(f"{catalog.__name__}.RULES must list Rules")
+        raise TypeError(f"functions/{catalog.name}/domain.toml must list [[rules]]")
     return rules_table(rules)
 
 
@@ -80,10 +80,10 @@ class Block:
 
     kind: str  # the marker's word: <!-- {kind}: generated from … --> … <!-- /{kind} -->
     what: str  # for messages
-    table: Callable[[ModuleType], str]
+    table: Callable[[Domain], str]
 
     def start(self, domain: str) -> str:
-        return f"<!-- {self.kind}: generated from functions/{domain}/catalog.py by `make docs` -->"
+        return f"<!-- {self.kind}: generated from functions/{domain}/domain.toml by `make docs` -->"
 
     @property
     def end(self) -> str:
@@ -92,7 +92,7 @@ class Block:
     @property
     def pattern(self) -> re.Pattern[str]:
         return re.compile(
-            rf"^<!-- {self.kind}: generated from functions/(?P<domain>\w+)/catalog\.py by `make docs` -->\n"
+            rf"^<!-- {self.kind}: generated from functions/(?P<domain>\w+)/domain\.toml by `make docs` -->\n"
             rf"(?P<body>.*?)^<!-- /{self.kind} -->$",
             re.MULTILINE | re.DOTALL,
         )
@@ -101,7 +101,7 @@ class Block:
         """domain -> the text between its markers (a blank line, the table, a blank line)."""
         return {match["domain"]: match["body"] for match in self.pattern.finditer(text)}
 
-    def render(self, text: str, load: Callable[[str], ModuleType] = catalog_of) -> str:
+    def render(self, text: str, load: Callable[[str], Domain] = catalog_of) -> str:
         """The page with every table of this kind rendered again from its catalog."""
         return self.pattern.sub(
             lambda match: f"{self.start(match['domain'])}\n\n{self.table(load(match['domain']))}\n{self.end}", text
@@ -134,7 +134,7 @@ def marked_entities(text: str) -> dict[str, str]:
     return ENTITIES.marked(text)
 
 
-def render(text: str, load: Callable[[str], ModuleType] = catalog_of) -> str:
+def render(text: str, load: Callable[[str], Domain] = catalog_of) -> str:
     """The page with every marked table, of either kind, rendered again from its catalog."""
     for block in BLOCKS:
         text = block.render(text, load)
@@ -241,8 +241,8 @@ def render_scale(text: str, figures: dict[str, dict], page_name: str | None = No
 
 
 def domains_with_catalogs(root: Path = ROOT) -> list[str]:
-    return sorted(path.parent.name for path in (root / "functions").glob("*/catalog.py")
-                  if path.parent.name != "shared")
+    """The domains whose domain.toml declares access patterns (every one but the platform)."""
+    return [name for name in names(root / "functions") if load(root / "functions" / name / "domain.toml").patterns]
 
 
 def doc_of(domain: str, root: Path = ROOT) -> Path:
@@ -277,7 +277,7 @@ def _catalog_pages(*, check: bool) -> list[str]:
             continue
         if check:
             problems.extend(
-                f"{doc.relative_to(ROOT)}: its {block.what} differs from functions/{domain}/catalog.py"
+                f"{doc.relative_to(ROOT)}: its {block.what} differs from functions/{domain}/domain.toml"
                 for block in BLOCKS
                 if block.render(text) != text
             )

@@ -1,6 +1,7 @@
 """`make new-domain NAME=order_entry [SUMMARY="…"]`: a new domain from tools/domain_template/, ready to grow.
 
-It writes the domain's schema, models, repository, service and routes (functions/<name>/), its infrastructure
+It writes the domain's schema, models, repository, service and its domain.toml (functions/<name>/: the access
+patterns with their routes and actions, entities and rules), its infrastructure
 (infra/domains/<name>.py: ApiDomain finds it, nothing registers it), its example data (seeds/<name>.py), a
 functional test and its docs page. The result synthesizes, runs under `make run` and passes its tests before any
 access pattern of the model is added: one table of items, put (admin) and get (signed in) by key.
@@ -88,8 +89,8 @@ def main(argv: list[str] | None = None) -> int:
         print(path.relative_to(ROOT))
     name = words(args.name)["name"]
     print(f"\nnext: make test-functional (tests/functional/test_{name}_api.py), make run, then add its access "
-          f"patterns in functions/{name}/: schema.py -> repository.py -> service.py -> routes.toml -> api.py -> "
-          "catalog.toml, then make docs")
+          f"patterns in functions/{name}/: schema.py -> repository.py -> service.py -> domain.toml (the pattern, "
+          "its handler's route, the actions it needs) -> api.py, then make docs")
     return 0
 
 

@@ -2,8 +2,8 @@
 router, so that the platform function answers /docs without importing the domains (functions/platform/docs.py), and
 the Swagger UI page it fills in, functions/platform/swagger.html (`page_template`).
 
-Each operation carries examples from the example data: its path and query parameters the ids of the domain's catalog
-`EXAMPLES` (the seed's), its request body one built from its schema with them (`with_examples`).
+Each operation carries examples from the example data: its path and query parameters the ids of the domain's
+`[examples]` in its domain.toml (the seed's), its request body one built from its schema with them (`with_examples`).
 
 `python -m tools.openapi` writes both; `--check` changes nothing and exits 1 when either differs from what the routers
 describe or Powertools renders. `make docs` runs both this and tools/docs.py; tests/unit/test_platform.py makes the
@@ -13,7 +13,6 @@ same check.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import re
 import sys
@@ -22,6 +21,7 @@ from typing import Any
 
 from functions.platform import docs
 from functions.platform.api import every_domain
+from functions.shared.domain import load, path_of
 
 
 def generate() -> str:
@@ -50,13 +50,12 @@ def domain_of(path: str) -> str:
 
 @cache
 def examples_of(domain: str) -> dict[str, str]:
-    """The domain's example values (functions/<domain>/catalog.py `EXAMPLES`: ids the seed writes, which the explorer
-    fills in too); `@today`, `@today+1T09` stay relative: GET /docs resolves them when it serves the description."""
-    try:
-        catalog = importlib.import_module(f"functions.{domain}.catalog")
-    except ModuleNotFoundError:
+    """The domain's example values (functions/<domain>/domain.toml `[examples]`: ids the seed writes, which the
+    explorer fills in too); `@today`, `@today+1T09` stay relative: GET /docs resolves them when it serves the
+    description."""
+    if not path_of(domain).is_file():
         return {}
-    return dict(getattr(catalog, "EXAMPLES", {}))
+    return dict(load(domain).examples)
 
 
 def with_examples(spec: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """`make dlq STAGE=<stage>` and `make replay STAGE=<stage> [FUNCTION=...]`: what a deployed stage's stream consumers
 gave up on and parked, and the parked records replayed, with your AWS credentials. Without STAGE= the same commands
-read the local runtime (`python -m local dlq | replay`); both print the same JSON, from the same code (local/dlq.py).
+read the local runtime (`python -m local dlq | replay`); both print the same JSON, from the same code
+(local/streams/destinations.py).
 
 Only the stage's own resources, found through its stack (tools/stage.py;
 docs/adr/0118-operator-tools-find-a-stage-by-its-stack.md), so another stage in the account and region is never read
@@ -31,7 +32,7 @@ from typing import Any
 
 from functions.shared.parked import DEFAULT_REPLAY_LIMIT
 from functions.shared.schema import PARKED_TABLE
-from local import dlq
+from local.streams import destinations as dlq
 from tools import stage as stages
 
 log = logging.getLogger("parked")
@@ -41,7 +42,7 @@ INVOKE_READ_TIMEOUT = 900  # seconds: Lambda's longest timeout, so that a slow r
 
 
 def consumers(configurations: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The functions that park records (local/dlq.py's rule)."""
+    """The functions that park records (local/streams/destinations.py's rule)."""
     return [c for c in configurations if dlq.is_consumer(c)]
 
 

@@ -635,7 +635,7 @@ def run_id(text: str) -> str:
 
 
 def local_tokens(keys_dir: Path | None) -> TokenSource:
-    from local.auth import mint_token
+    from local.cognito import mint_token
 
     return lambda user, groups: mint_token(user, groups, keys_dir=keys_dir)
 

@@ -10,7 +10,7 @@ project, not in a documented model field, so they are not written here: docs/<do
 
 Everything comes from what the stack uses:
 - tables and indexes, keys and projections: the domain's `TableSpec`s (functions/<domain>/schema.py);
-- one facet per entity of the catalog's entity chart (functions/<domain>/catalog.py `ENTITIES`, the table
+- one facet per entity of the catalog's entity chart (functions/<domain>/domain.toml `[entities]`, the table
   docs/<domain>.md shows), its key aliases the chart's key shapes (`TOTAL#<candidate>#<segment>`), its sample items
   those whose keys have that shape;
 - sample data: the domain's seed (seeds/<domain>.py `load(env)`, as the local runtime loads it), run on an in-memory
@@ -20,7 +20,7 @@ Everything comes from what the stack uses:
   window fields of local/streams/), its own `lambda_handler` invoked, until every stream is read (voting's
   aggregates and checkpoint, connected car's `isActive` and active-customer index, cart's holder index). Cart's seed
   leads to no notification and no abandoned cart, so `AFTER_SEED` writes what does: an idle cart removed by TTL
-  (local/ttl.py's sweeper), then the price change of the explorer's demonstration
+  (local/dynamodb/ttl.py's sweeper), then the price change of the explorer's demonstration
   (docs/adr/0121-workbench-samples-with-what-the-consumers-derive.md).
 
 `python -m tools.workbench` writes the files; `--check` changes nothing and exits 1 when a file differs from what
@@ -46,14 +46,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from functions.shared.catalog import EntityTable
+from functions.shared.domain import Domain, load
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
 if TYPE_CHECKING:
-    from local.resources import TableInfo
+    from local.cloudformation.resources import TableInfo
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "workbench"
@@ -69,7 +69,7 @@ _PLACEHOLDER_SEGMENT = re.compile(r"^(?:[a-z]{1,2}|id)$")  # order entry writes 
 def domains(root: Path = ROOT) -> list[str]:
     """Every domain with both table specs and an entity chart."""
     return sorted(p.parent.name for p in (root / "functions").glob("*/schema.py")
-                  if p.parent.name != "shared" and (p.parent / "catalog.py").is_file())
+                  if p.parent.name != "shared" and (p.parent / "domain.toml").is_file())
 
 
 def table_name(spec: TableSpec) -> str:
@@ -82,13 +82,13 @@ def table_name(spec: TableSpec) -> str:
 @contextmanager
 def _offline_dynamodb() -> Iterator[Any]:
     """An in-memory moto DynamoDB with fake credentials, at FROZEN_AT, corrected where moto differs from DynamoDB as
-    in the local runtime (local/moto_fidelity: a stream record per real change, INSERT for an UpdateItem that creates
-    an item); the process environment and the functions' per-container objects are restored after."""
+    in the local runtime (local/dynamodb/fidelity: a stream record per real change, INSERT for an UpdateItem that
+    creates an item); the process environment and the functions' per-container objects are restored after."""
     from freezegun import freeze_time
     from moto import mock_aws
 
     from functions.shared import container, ddb
-    from local import moto_fidelity
+    from local.dynamodb import fidelity as moto_fidelity
 
     moto_fidelity.apply()
     saved = dict(os.environ)
@@ -124,8 +124,8 @@ def sample_items(domain: str, tables: tuple[TableSpec, ...]) -> dict[str, list[d
     seed = importlib.import_module(f"seeds.{domain}")
     consumers = consumers_of(domain)  # before the clock stops: reading a CDK Duration is a call into jsii's Node
     if consumers:  # imported before it stops too: pydantic builds no model of freezegun's datetime
-        for module in ("local.events", "local.streams", "local.ttl", *(f"functions.{domain}.{c.module}"
-                                                                       for c in consumers)):
+        for module in ("local.awslambda.events", "local.streams", "local.dynamodb.ttl",
+                       *(f"functions.{domain}.{c.module}" for c in consumers)):
             importlib.import_module(module)
     with _offline_dynamodb() as client:
         env: dict[str, str] = {}
@@ -223,9 +223,9 @@ class Feed:
     def __init__(self, domain: str, consumer: ConsumerSpec, table: str, dynamodb: Any) -> None:
         import boto3
 
-        from local.events import LambdaContext
+        from local.awslambda.events import LambdaContext
+        from local.cloudformation.template import ACCOUNT_ID
         from local.streams import FilterCriteria, MappingSpec
-        from local.template import ACCOUNT_ID
 
         self._context = LambdaContext
         self.handler = importlib.import_module(f"functions.{domain}.{consumer.module}").lambda_handler
@@ -316,8 +316,9 @@ class Streams:
 
 
 def table_info(spec: TableSpec, name: str, dynamodb: Any) -> TableInfo:
-    """What the local runtime's stream pollers and TTL sweeper know of a table (local/resources.py TableInfo)."""
-    from local.resources import TableInfo
+    """What the local runtime's stream pollers and TTL sweeper know of a table (TableInfo,
+    local/cloudformation/resources.py)."""
+    from local.cloudformation.resources import TableInfo
 
     table = dynamodb.describe_table(TableName=name)["Table"]
     return TableInfo(logical_id=spec.construct_id, name=name, arn=table["TableArn"],
@@ -334,9 +335,9 @@ class Sandbox:
     streams: Streams
 
     def expire(self, spec: TableSpec) -> int:
-        """DynamoDB's TTL on one table, now: the local runtime's sweeper (local/ttl.py) deletes its expired items,
-        streamed as TTL's removals; then the consumers catch up. How many items it deleted."""
-        from local.ttl import TtlSweeper
+        """DynamoDB's TTL on one table, now: the local runtime's sweeper (local/dynamodb/ttl.py) deletes its expired
+        items, streamed as TTL's removals; then the consumers catch up. How many items it deleted."""
+        from local.dynamodb.ttl import TtlSweeper
 
         deleted = TtlSweeper([table_info(spec, self.env[spec.env_var], self.dynamodb)], self.dynamodb,
                              clock=time.time).sweep()  # time.time looked up now: the frozen clock
@@ -352,7 +353,7 @@ ABANDONED_CART = ("c0ffee0000000000000000000000ca40", "carol", {"SKU-MUG": 1})
 def cart_after_seed(box: Sandbox) -> None:
     """After cart's seed: carol's idle cart (its holder written from the stream), removed by TTL and counted abandoned
     on its expiry day; then the price change of the explorer's demonstration, its SKU and body as its catalog
-    declares them (functions/cart/catalog.toml, `[[streams]]`), which notifies alice and bob, whose open carts hold
+    declares them (functions/cart/domain.toml, `[[streams]]`), which notifies alice and bob, whose open carts hold
     that SKU."""
     from functions.cart.repository import CartRepository, TableNames
     from functions.cart.schema import CART_TABLE, DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV
@@ -371,7 +372,7 @@ def cart_after_seed(box: Sandbox) -> None:
     box.streams.settle()
     if not box.expire(CART_TABLE):
         raise RuntimeError(f"cart {cart_id} was not expired at {FROZEN_AT}")
-    demo = next(d for d in catalog_of("cart").STREAMS if d.write == "set a price")
+    demo = next(d for d in catalog_of("cart").streams if d.write == "set a price")
     _, changed_price = repository.put_price(demo.params["sku"], Decimal(str(demo.body["price"])),
                                             demo.body["currency"], now)
     if not changed_price:
@@ -589,17 +590,19 @@ def table_model(spec: TableSpec, items: list[dict[str, Any]], rows: list[Entity]
     return model
 
 
-def catalog_of(domain: str) -> ModuleType:
-    return importlib.import_module(f"functions.{domain}.catalog")
+def catalog_of(domain: str) -> Domain:
+    return load(domain)
 
 
 def model(domain: str) -> dict[str, Any]:
     """The Workbench model of one domain."""
     tables: tuple[TableSpec, ...] = importlib.import_module(f"functions.{domain}.schema").TABLES
     catalog = catalog_of(domain)
-    rows = entities(catalog.ENTITIES, tables)
+    if catalog.entities is None:
+        raise ValueError(f"functions/{domain}/domain.toml has no [entities]: the model's facets")
+    rows = entities(catalog.entities, tables)
     items = sample_items(domain, tables)
-    title = (catalog.__doc__ or domain).split(":", 1)[0].strip()
+    title = domain.replace("_", " ").capitalize()
     page = f"docs/{domain.replace('_', '-')}.md"
     consumers = ", ".join(f"functions/{domain}/{c.module}.py" for c in consumers_of(domain))
     after = AFTER_SEED.get(domain)

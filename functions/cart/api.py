@@ -19,69 +19,69 @@ from functions.cart.models import (
     PriceIn,
 )
 from functions.cart.repository import CartRepository, TableNames
-from functions.cart.routes import ROUTES
 from functions.cart.service import CartService
 from functions.shared import kit
+from functions.shared.domain import load
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
 SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
 
 
-@kit.per_container
-def service() -> CartService:
-    return CartService(CartRepository(TableNames(kit.settings())))
-
-
+service = kit.service(CartService, CartRepository, TableNames)
 Service = Annotated[CartService, kit.Depends(service)]
 
 
-def _owner() -> str:
-    return kit.caller_of(app).username
+def _owner(caller: kit.Caller) -> str:
+    """Carts and notifications are the caller's own, kept under their username."""
+    return caller.username
+
+
+Owner = Annotated[str, kit.Depends(_owner)]
 
 
 # --- carts (the caller's own) -------------------------------------------------------------------------
 
 
 @router.serve
-def create_cart(svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Cart]:
+def create_cart(svc: Service, owner: Owner, create: kit.CreateOnce,
+                idempotency_key: kit.IdempotencyKey = None) -> Response[Cart]:
     """Create an empty cart for the caller."""
-    owner = _owner()
-    return kit.create_once(app, operation="cart.create", key=idempotency_key, request={},
-                           make=lambda: svc.create_cart(owner))
+    return create(operation="cart.create", key=idempotency_key, request={},
+                  make=lambda: svc.create_cart(owner))
 
 
 @router.serve
-def get_cart(cart_id: CartIdPath, svc: Service) -> Cart:
+def get_cart(cart_id: CartIdPath, svc: Service, owner: Owner) -> Cart:
     """Read a cart with its lines."""
-    return svc.get_cart(_owner(), cart_id)
+    return svc.get_cart(owner, cart_id)
 
 
 @router.serve
-def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn, svc: Service) -> Cart:
+def set_line(cart_id: CartIdPath, sku: SkuPath, line: LineIn, svc: Service, owner: Owner) -> Cart:
     """Set the quantity of one SKU in a cart."""
-    return svc.set_line(_owner(), cart_id, sku, line.quantity)
+    return svc.set_line(owner, cart_id, sku, line.quantity)
 
 
 @router.serve
-def remove_line(cart_id: CartIdPath, sku: SkuPath, svc: Service) -> Response[None]:
+def remove_line(cart_id: CartIdPath, sku: SkuPath, svc: Service, owner: Owner) -> Response[None]:
     """Remove one SKU from a cart."""
-    svc.remove_line(_owner(), cart_id, sku)
+    svc.remove_line(owner, cart_id, sku)
     return Response(status_code=204)
 
 
 @router.serve
-def clear(cart_id: CartIdPath, svc: Service) -> Response[None]:
+def clear(cart_id: CartIdPath, svc: Service, owner: Owner) -> Response[None]:
     """Remove every line of a cart."""
-    svc.clear(_owner(), cart_id)
+    svc.clear(owner, cart_id)
     return Response(status_code=204)
 
 
 @router.serve
-def check_out(cart_id: CartIdPath, svc: Service) -> Cart:
+def check_out(cart_id: CartIdPath, svc: Service, owner: Owner) -> Cart:
     """Check out a cart: price its lines and close it."""
-    return svc.check_out(_owner(), cart_id)
+    return svc.check_out(owner, cart_id)
 
 
 # --- prices -------------------------------------------------------------------------------------------
@@ -99,15 +99,21 @@ def get_price(sku: SkuPath, svc: Service) -> Price:
     return svc.get_price(sku)
 
 
+@router.serve
+def prices_in_cart(cart_id: CartIdPath, svc: Service, owner: Owner) -> list[Price]:
+    """Read the current price of each SKU in a cart, by SKU."""
+    return svc.prices_in(owner, cart_id)
+
+
 # --- notifications and abandoned carts ----------------------------------------------------------------
 
 
 @router.serve
-def notifications(svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> NotificationPage:
+@kit.paged
+def notifications(svc: Service, owner: Owner, page: kit.PageRequest) -> NotificationPage:
     """List the caller's price-change notifications."""
-    owner = _owner()
-    return kit.paginate(app, NotificationPage, cursor,
-                        lambda start: svc.notifications_of(owner, limit=limit, start_key=start), owner=owner)
+    return page.page(NotificationPage,
+                     lambda start: svc.notifications_of(owner, limit=page.limit, start_key=start), owner=owner)
 
 
 @router.serve

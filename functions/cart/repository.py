@@ -50,7 +50,7 @@ from functions.shared.errors import (
     NotFoundError,
     ThrottledError,
 )
-from functions.shared.pagination import Page, read_page
+from functions.shared.pages import Page, read_page
 from functions.shared.settings import TableName, Tables
 
 StartKey = dict[str, Any] | None
@@ -82,6 +82,11 @@ class TableNames(Tables):
     price = TableName(PRICE_TABLE)
     notification = TableName(NOTIFICATION_TABLE)
     stats = TableName(STATS_TABLE)
+
+
+def visible(record: CartRecord | None, owner: str, now: datetime) -> bool:
+    """A caller sees a cart only if it is theirs and has not expired, whether or not TTL has removed it yet."""
+    return record is not None and record.owner == owner and record.expires_at > _epoch(now)
 
 
 def cart_refusal(item: Mapping[str, Any] | None, owner: str, now_epoch: int, *, sku: str | None = None,
@@ -131,6 +136,14 @@ class CartRepository:
         a caller never needs a read to see its own change). None when there is none."""
         item = ddb.table(self.tables.cart).get_item(Key={"cartId": cart_id}).get("Item")
         return None if item is None else record_of(item)
+
+    def visible_cart(self, cart_id: str, owner: str, now: datetime) -> CartRecord:
+        """A cart its owner sees (`get_cart`, `visible`); another owner's, an expired or a missing one is 404
+        CART_NOT_FOUND alike."""
+        record = self.get_cart(cart_id)
+        if record is None or not visible(record, owner, now):
+            raise NotFoundError(f"no cart {cart_id}", code="CART_NOT_FOUND")
+        return record
 
     def set_line(self, cart_id: str, owner: str, sku: str, quantity: int, now: datetime,
                  expires_at: int) -> CartRecord:
@@ -235,6 +248,13 @@ class CartRepository:
         """A SKU's price: GetItem `sku = :sku`."""
         item = ddb.table(self.tables.price).get_item(Key={"sku": sku}, ConsistentRead=consistent).get("Item")
         return None if item is None else _price(item)
+
+    def prices_of(self, skus: Sequence[str]) -> list[Price]:
+        """The current prices of these SKUs, by SKU: BatchGetItem (100 keys a call; a cart holds at most 50). A price
+        is never deleted, so a SKU in a cart has one."""
+        keys = [{"sku": sku} for sku in ddb.unique(skus)]
+        items = ddb.batch_get(self.tables.price, keys) if keys else []
+        return sorted((_price(item) for item in items), key=lambda price: price.sku)
 
     # the holder index (kept from the Carts stream by holder_index.py)
 

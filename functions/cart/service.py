@@ -12,7 +12,7 @@ from functions.cart.repository import CartRecord, CartRepository
 from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV
 from functions.shared.errors import InvalidInputError, NotFoundError
 from functions.shared.models import parse_day
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pages import Page, StartKey
 from functions.shared.settings import settings
 
 
@@ -26,11 +26,6 @@ def idle_ttl() -> timedelta:
 
 def epoch(moment: datetime) -> int:
     return int(moment.timestamp())
-
-
-def visible(record: CartRecord | None, owner: str, now: datetime) -> bool:
-    """A caller sees a cart only if it is theirs and has not expired, whether or not TTL has removed it yet."""
-    return record is not None and record.owner == owner and record.expires_at > epoch(now)
 
 
 def as_cart(record: CartRecord) -> Cart:
@@ -71,10 +66,7 @@ class CartService:
         return as_cart(self._cart(owner, cart_id))
 
     def _cart(self, owner: str, cart_id: str) -> CartRecord:
-        record = self.repository.get_cart(cart_id)
-        if not visible(record, owner, self._clock()):
-            raise NotFoundError(f"no cart {cart_id}", code="CART_NOT_FOUND")
-        return record  # type: ignore[return-value]
+        return self.repository.visible_cart(cart_id, owner, self._clock())
 
     def set_line(self, owner: str, cart_id: str, sku: str, quantity: int) -> Cart:
         now = self._clock()
@@ -98,6 +90,9 @@ class CartService:
     def put_price(self, sku: str, request: PriceIn) -> Price:
         price, _ = self.repository.put_price(sku, Decimal(request.price), request.currency, self._clock())
         return price
+
+    def prices_in(self, owner: str, cart_id: str) -> list[Price]:
+        return self.repository.prices_of([line.sku for line in self._cart(owner, cart_id).lines])
 
     def get_price(self, sku: str) -> Price:
         price = self.repository.get_price(sku)

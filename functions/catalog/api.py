@@ -23,22 +23,18 @@ from functions.catalog.models import (
     ProductPage,
 )
 from functions.catalog.repository import CatalogRepository
-from functions.catalog.routes import ROUTES
 from functions.catalog.service import CatalogService
 from functions.shared import kit
+from functions.shared.domain import load
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 ProductIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 ChildKindPath = Annotated[ChildKind, Path(description="track (of an album) or actor (of a movie)")]
 
 
-@kit.per_container
-def service() -> CatalogService:
-    return CatalogService(CatalogRepository(kit.settings()))
-
-
+service = kit.service(CatalogService, CatalogRepository)
 Service = Annotated[CatalogService, kit.Depends(service)]
 
 
@@ -52,19 +48,19 @@ def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()]
 
 
 @router.serve
-def product_items(product_id: ProductIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                  cursor: kit.Cursor = None) -> ProductPage:
+@kit.paged
+def product_items(product_id: ProductIdPath, svc: Service, page: kit.PageRequest) -> ProductPage:
     """Read a product with all its children."""
-    return kit.paginate(app, ProductPage, cursor,
-                        lambda start: svc.product_items(product_id, limit=limit, start_key=start))
+    return page.page(ProductPage,
+                     lambda start: svc.product_items(product_id, limit=page.limit, start_key=start))
 
 
 @router.serve
-def children_of(product_id: ProductIdPath, child_kind: ChildKindPath, svc: Service,
-                limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> ChildPage:
+@kit.paged
+def children_of(product_id: ProductIdPath, child_kind: ChildKindPath, svc: Service, page: kit.PageRequest) -> ChildPage:
     """List a product's children of one kind."""
-    return kit.paginate(app, ChildPage, cursor,
-                        lambda start: svc.children_of(product_id, child_kind, limit=limit, start_key=start))
+    return page.page(ChildPage,
+                     lambda start: svc.children_of(product_id, child_kind, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -116,12 +112,12 @@ def get_document(product_id: ProductIdPath, svc: Service) -> Document:
 
 
 @router.serve
-def append_to_document(product_id: ProductIdPath, request: DocumentChildIn, svc: Service,
+def append_to_document(product_id: ProductIdPath, request: DocumentChildIn, svc: Service, create: kit.CreateOnce,
                        idempotency_key: kit.IdempotencyKey = None) -> Response[DocumentChild]:
     """Append a child (track or actor) to a product document."""
-    return kit.create_once(app, operation="catalog.append_to_document", key=idempotency_key,
-                           request={"productId": product_id, **request.model_dump(mode="json")},
-                           make=lambda: svc.append_to_document(product_id, request))
+    return create(operation="catalog.append_to_document", key=idempotency_key,
+                  request={"productId": product_id, **request.model_dump(mode="json")},
+                  make=lambda: svc.append_to_document(product_id, request))
 
 
 app, lambda_handler = kit.serve(router)

@@ -46,8 +46,8 @@ from functions.catalog.schema import (
 )
 from functions.shared import ddb
 from functions.shared.capacity import ITEM_LIMIT
-from functions.shared.errors import AppError, ConflictError, NotFoundError
-from functions.shared.pagination import Page, read_page
+from functions.shared.errors import AppError, ConflictError, NotFoundError, found
+from functions.shared.pages import Page, read_page
 from functions.shared.settings import Settings, TableName
 
 StartKey = dict[str, Any] | None
@@ -103,16 +103,26 @@ class CatalogRepository:
 
     def product_items(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
         """A product with all its children: Query `ProductID = :id` (the parent sorts first); the first page reads
-        `limit` + 1 items, the parent and `limit` children."""
-        return self._page(limit, start_key, parent_first=True, KeyConditionExpression=Key(PRODUCT_KEY).eq(product_id))
+        `limit` + 1 items, the parent and `limit` children. A product always has its parent item: an empty first page
+        is an unknown product (404 PRODUCT_NOT_FOUND)."""
+        page = self._page(limit, start_key, parent_first=True, KeyConditionExpression=Key(PRODUCT_KEY).eq(product_id))
+        if not page.items and start_key is None:
+            raise NotFoundError(f"no product {product_id}", code="PRODUCT_NOT_FOUND")
+        return page
 
     def children_of(self, product_id: str, child_kind: str, *, limit: int, start_key: StartKey) -> Page:
-        """Only a product's children of one kind: Query `ProductID = :id AND begins_with(type, "album:track#")`."""
-        return self._page(
+        """Only a product's children of one kind: Query `ProductID = :id AND begins_with(type, "album:track#")`.
+        An empty first page costs a read of the parent (`has_parent`): 404 PRODUCT_NOT_FOUND for an unknown album,
+        [] for one without tracks."""
+        page = self._page(
             limit, start_key,
             KeyConditionExpression=(
                 Key(PRODUCT_KEY).eq(product_id) & Key(SORT_KEY).begins_with(children_prefix(child_kind))),
         )
+        kind = CHILD_KINDS[child_kind]
+        if not page.items and start_key is None and not self.has_parent(product_id, kind):
+            raise product_not_found(product_id, kind)
+        return page
 
     def has_parent(self, product_id: str, kind: str) -> bool:
         """Whether a product of this kind exists: GetItem of its parent, keys only."""
@@ -179,10 +189,10 @@ class CatalogRepository:
             raise
         return Document(product_id=product_id, **document.model_dump())
 
-    def get_document(self, product_id: str) -> Document | None:
-        """A product as one document: GetItem `ProductID = :id`."""
+    def get_document(self, product_id: str) -> Document:
+        """A product as one document: GetItem `ProductID = :id` (404 DOCUMENT_NOT_FOUND)."""
         item = ddb.table(self.documents).get_item(Key={PRODUCT_KEY: product_id}).get("Item")
-        return None if item is None else document_of(item)
+        return document_of(found(item, f"no document {product_id}", "DOCUMENT_NOT_FOUND"))
 
     def append_to_document(self, product_id: str, request: DocumentChildIn) -> DocumentChild:
         """Append a track (album) or an actor (movie) to the document's list:

@@ -16,10 +16,9 @@ from functions.catalog.models import (
     MovieIn,
     child_input,
 )
-from functions.catalog.repository import CatalogRepository, product_not_found
-from functions.catalog.schema import CHILD_KINDS
+from functions.catalog.repository import CatalogRepository
 from functions.shared.errors import NotFoundError, found
-from functions.shared.pagination import Page
+from functions.shared.pages import Page
 
 StartKey = dict[str, Any] | None
 
@@ -34,17 +33,10 @@ class CatalogService:
         return self.repository.put_product(product_id, product)
 
     def product_items(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
-        page = self.repository.product_items(product_id, limit=limit, start_key=start_key)
-        if not page.items and start_key is None:  # a product always has its parent item: empty means unknown
-            raise NotFoundError(f"no product {product_id}", code="PRODUCT_NOT_FOUND")
-        return page
+        return self.repository.product_items(product_id, limit=limit, start_key=start_key)  # 404 for an unknown one
 
     def children_of(self, product_id: str, child_kind: str, *, limit: int, start_key: StartKey) -> Page:
-        page = self.repository.children_of(product_id, child_kind, limit=limit, start_key=start_key)
-        kind = CHILD_KINDS[child_kind]
-        if not page.items and start_key is None and not self.repository.has_parent(product_id, kind):
-            raise product_not_found(product_id, kind)  # 404 for an unknown album, [] for one without tracks
-        return page
+        return self.repository.children_of(product_id, child_kind, limit=limit, start_key=start_key)
 
     def put_child(self, product_id: str, child_kind: str, child_id: str, body: Any) -> BaseModel:
         return self.repository.put_child(product_id, child_kind, child_id, child_input(child_kind, body))
@@ -65,7 +57,7 @@ class CatalogService:
         return self.repository.put_document(product_id, document)
 
     def get_document(self, product_id: str) -> Document:
-        return found(self.repository.get_document(product_id), f"no document {product_id}", "DOCUMENT_NOT_FOUND")
+        return self.repository.get_document(product_id)  # 404 DOCUMENT_NOT_FOUND
 
     def append_to_document(self, product_id: str, request: DocumentChildIn) -> DocumentChild:
         return self.repository.append_to_document(product_id, request)

@@ -34,12 +34,12 @@ from functions.connected_car.models import (
     check_service_date_hour,
 )
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
-from functions.connected_car.routes import ROUTES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import kit
+from functions.shared.domain import load
 from functions.shared.models import DAY_OR_HOUR_PATTERN, MOMENT_PATTERN
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 DealerPath = Annotated[str, Path(pattern=DEALER_ID_PATTERN)]
 HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="YYYY-MM-DDTHH (UTC)")]
@@ -48,11 +48,7 @@ VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 
 
-@kit.per_container
-def service() -> ConnectedCarService:
-    return ConnectedCarService(ConnectedCarRepository(TableNames(kit.settings())))
-
-
+service = kit.service(ConnectedCarService, ConnectedCarRepository, TableNames)
 Service = Annotated[ConnectedCarService, kit.Depends(service)]
 
 
@@ -88,9 +84,10 @@ def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: T
 
 
 @router.serve
+@kit.paged
 def timeslots_of(
     dealer_id: DealerPath,
-    svc: Service,
+    svc: Service, page: kit.PageRequest,
     first: Annotated[
         str | None,
         Query(alias="from", pattern=DAY_OR_HOUR_PATTERN, description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive"),
@@ -98,57 +95,53 @@ def timeslots_of(
     last: Annotated[
         str | None, Query(alias="to", pattern=DAY_OR_HOUR_PATTERN, description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")
     ] = None,
-    min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
+    min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None
 ) -> TimeslotPage:
     """List a dealer's hours over a range, optionally with free bays."""
-    return kit.paginate(
-        app,
+    return page.page(
         TimeslotPage,
-        cursor,
         lambda start: svc.timeslots_of(
-            dealer_id, first=first, last=last, min_available=min_available, limit=limit, start_key=start
+            dealer_id, first=first, last=last, min_available=min_available, limit=page.limit, start_key=start
         ),
     )
 
 
 # Admins only: a timeslot's appointments name customers.
 @router.serve
+@kit.paged
 def appointments_of_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, svc: Service,
-                             limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> AppointmentPage:
+                             page: kit.PageRequest) -> AppointmentPage:
     """List the appointments booked in a dealer's hour."""
     hour = _hour(service_date_hour)
-    return kit.paginate(app, AppointmentPage, cursor,
-                        lambda start: svc.appointments_of_timeslot(dealer_id, hour, limit=limit, start_key=start))
+    return page.page(AppointmentPage,
+                     lambda start: svc.appointments_of_timeslot(dealer_id, hour, limit=page.limit, start_key=start))
 
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
 
 
 @router.serve
-def put_customer(username: UsernamePath, customer: CustomerIn, svc: Service) -> Customer:
+def put_customer(username: UsernamePath, customer: CustomerIn, svc: Service, caller: kit.Caller) -> Customer:
     """Create or replace a customer."""
-    svc.require_self_or_admin(kit.caller_of(app), username)
+    svc.require_self_or_admin(caller, username)
     return svc.put_customer(username, customer.name, customer.email)
 
 
 @router.serve
-def get_customer(username: UsernamePath, svc: Service) -> Customer:
+def get_customer(username: UsernamePath, svc: Service, caller: kit.Caller) -> Customer:
     """Read a customer."""
-    svc.require_self_or_admin(kit.caller_of(app), username)
+    svc.require_self_or_admin(caller, username)
     return svc.get_customer(username)
 
 
 @router.serve
+@kit.paged
 def active_customers(
     active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
-    svc: Service,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
+    svc: Service, page: kit.PageRequest
 ) -> CustomerPage:
     """List the active customers."""
-    return kit.paginate(app, CustomerPage, cursor, lambda start: svc.active_customers(limit=limit, start_key=start))
+    return page.page(CustomerPage, lambda start: svc.active_customers(limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -164,61 +157,65 @@ def get_vehicle(vin: VinPath, svc: Service) -> Vehicle:
 
 
 @router.serve
-def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn, svc: Service) -> Registration:
+def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn, svc: Service,
+                     caller: kit.Caller) -> Registration:
     """Register a vehicle to a customer."""
-    svc.require_self_or_admin(kit.caller_of(app), username)
+    svc.require_self_or_admin(caller, username)
     return svc.register(username, vin, registration.status_code)
 
 
 @router.serve
-def registrations_of_customer(username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                              cursor: kit.Cursor = None) -> RegistrationPage:
+@kit.paged
+def registrations_of_customer(username: UsernamePath, svc: Service, caller: kit.Caller,
+                              page: kit.PageRequest) -> RegistrationPage:
     """List the vehicles registered to a customer."""
-    svc.require_self_or_admin(kit.caller_of(app), username)
-    return kit.paginate(app, RegistrationPage, cursor,
-                        lambda start: svc.registrations_of_customer(username, limit=limit, start_key=start))
+    svc.require_self_or_admin(caller, username)
+    return page.page(RegistrationPage,
+                     lambda start: svc.registrations_of_customer(username, limit=page.limit, start_key=start))
 
 
 @router.serve
-def registrations_of_vehicle(vin: VinPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                             cursor: kit.Cursor = None) -> RegistrationPage:
+@kit.paged
+def registrations_of_vehicle(vin: VinPath, svc: Service, page: kit.PageRequest) -> RegistrationPage:
     """List the customers a vehicle is registered to."""
-    return kit.paginate(app, RegistrationPage, cursor,
-                        lambda start: svc.registrations_of_vehicle(vin, limit=limit, start_key=start))
+    return page.page(RegistrationPage,
+                     lambda start: svc.registrations_of_vehicle(vin, limit=page.limit, start_key=start))
 
 
 @router.serve
-def appointments_of_registration(username: UsernamePath, vin: VinPath, svc: Service,
-                                 limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> AppointmentPage:
+@kit.paged
+def appointments_of_registration(username: UsernamePath, vin: VinPath, svc: Service, caller: kit.Caller,
+                                 page: kit.PageRequest) -> AppointmentPage:
     """List the appointments of a customer's vehicle."""
-    svc.require_self_or_admin(kit.caller_of(app), username)
-    return kit.paginate(app, AppointmentPage, cursor,
-                        lambda start: svc.appointments_of_registration(username, vin, limit=limit, start_key=start))
+    svc.require_self_or_admin(caller, username)
+    return page.page(AppointmentPage,
+                     lambda start: svc.appointments_of_registration(username, vin, limit=page.limit, start_key=start))
 
 
 # --- appointments -------------------------------------------------------------------------------------
 
 
 @router.serve
-def book(appointment: AppointmentIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Appointment]:
+def book(appointment: AppointmentIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[Appointment]:
     """Book a service appointment in a dealer's hour."""
-    svc.require_self_or_admin(kit.caller_of(app), appointment.username)
-    response = kit.create_once(app, operation="connected-car.book", key=idempotency_key,
-                               request=appointment.model_dump(mode="json"), make=lambda: svc.book(appointment))
+    svc.require_self_or_admin(caller, appointment.username)
+    response = create(operation="connected-car.book", key=idempotency_key,
+                      request=appointment.model_dump(mode="json"), make=lambda: svc.book(appointment))
     kit.metrics.add_metric(name="AppointmentBooked", unit="Count", value=1)
     return response
 
 
 @router.serve
-def get_appointment(appointment_id: IdPath, svc: Service) -> Appointment:
+def get_appointment(appointment_id: IdPath, svc: Service, caller: kit.Caller) -> Appointment:
     """Read an appointment."""
-    return svc.appointment_for(kit.caller_of(app), appointment_id)
+    return svc.appointment_for(caller, appointment_id)
 
 
 @router.serve
-def cancel(appointment_id: IdPath, svc: Service) -> Response[None]:
+def cancel(appointment_id: IdPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Cancel an appointment, freeing its bay."""
-    svc.cancel(kit.caller_of(app), appointment_id)
+    svc.cancel(caller, appointment_id)
     return Response(status_code=204)
 
 
@@ -226,19 +223,20 @@ def cancel(appointment_id: IdPath, svc: Service) -> Response[None]:
 
 
 @router.serve
-def submit_event(vin: VinPath, event: VehicleEventIn, svc: Service,
+def submit_event(vin: VinPath, event: VehicleEventIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
                  idempotency_key: kit.IdempotencyKey = None) -> Response[VehicleEvent]:
     """Record an event a vehicle reports."""
-    svc.require_vehicle_writer(kit.caller_of(app), vin)
-    return kit.create_once(app, operation="connected-car.submit_event", key=idempotency_key,
-                           request={"vin": vin, **event.model_dump(mode="json")},
-                           make=lambda: svc.submit_event(vin, event))
+    svc.require_vehicle_writer(caller, vin)
+    return create(operation="connected-car.submit_event", key=idempotency_key,
+                  request={"vin": vin, **event.model_dump(mode="json")},
+                  make=lambda: svc.submit_event(vin, event))
 
 
 @router.serve
+@kit.paged
 def events_of(
     vin: VinPath,
-    svc: Service,
+    svc: Service, caller: kit.Caller, page: kit.PageRequest,
     first: Annotated[
         str | None,
         Query(alias="from", max_length=40, pattern=MOMENT_PATTERN, description="ISO-8601 time or day, inclusive"),
@@ -247,17 +245,14 @@ def events_of(
         str | None,
         Query(alias="to", max_length=40, pattern=MOMENT_PATTERN, description="ISO-8601 time or day, exclusive"),
     ] = None,
-    event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
+    event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None
 ) -> VehicleEventPage:
     """List a vehicle's events over a time range."""
-    svc.require_vehicle_reader(kit.caller_of(app), vin)
-    return kit.paginate(
-        app,
+    svc.require_vehicle_reader(caller, vin)
+    return page.page(
         VehicleEventPage,
-        cursor,
-        lambda start: svc.events_of(vin, first=first, last=last, event_type=event_type, limit=limit, start_key=start),
+        lambda start: svc.events_of(vin, first=first, last=last, event_type=event_type, limit=page.limit,
+                                    start_key=start),
     )
 
 

@@ -50,9 +50,9 @@ from functions.connected_car.schema import (
     compound_key,
 )
 from functions.shared import ddb
-from functions.shared.errors import ConflictError, NotFoundError, ThrottledError
+from functions.shared.errors import ConflictError, NotFoundError, ThrottledError, found
 from functions.shared.models import from_item, to_item
-from functions.shared.pagination import Page, read_page
+from functions.shared.pages import Page, read_page
 from functions.shared.settings import TableName, Tables
 from functions.shared.sharded import ShardedIndex, merged_shards, resume_after
 
@@ -106,6 +106,10 @@ class ConnectedCarRepository:
         item = ddb.table(self.tables.dealer).get_item(Key={"dealerId": dealer_id}).get("Item")
         return None if item is None else from_item(Dealer, item)
 
+    def dealer(self, dealer_id: str) -> Dealer:
+        """A dealer: GetItem `dealerId = :id` (404 DEALER_NOT_FOUND)."""
+        return found(self.get_dealer(dealer_id), f"no dealer {dealer_id}", "DEALER_NOT_FOUND")
+
     def put_timeslot(self, dealer_id: str, service_date_hour: str, bay_count: int) -> Timeslot:
         """Create a timeslot or change its bay count, in one transaction with a check that the dealer exists.
 
@@ -154,6 +158,11 @@ class ConnectedCarRepository:
         )
         return None if item is None else from_item(Timeslot, item)
 
+    def timeslot(self, dealer_id: str, service_date_hour: str) -> Timeslot:
+        """A dealer's timeslot (404 TIMESLOT_NOT_FOUND)."""
+        return found(self.get_timeslot(dealer_id, service_date_hour),
+                     f"no timeslot {service_date_hour} at dealer {dealer_id}", "TIMESLOT_NOT_FOUND")
+
     def timeslots_of(
         self, dealer_id: str, *, first: str, last: str, min_available: int | None, limit: int, start_key: StartKey
     ) -> Page:
@@ -188,6 +197,10 @@ class ConnectedCarRepository:
     def get_customer(self, username: str) -> Customer | None:
         item = ddb.table(self.tables.customer).get_item(Key={"username": username}).get("Item")
         return None if item is None else from_item(Customer, item)
+
+    def customer(self, username: str) -> Customer:
+        """A customer: GetItem `username = :u` (404 CUSTOMER_NOT_FOUND)."""
+        return found(self.get_customer(username), f"no customer {username}", "CUSTOMER_NOT_FOUND")
 
     def customer_activity(self, username: str) -> CustomerActivity | None:
         """isActive sync: the customer's flag and registration version, GetItem strongly consistent."""
@@ -265,6 +278,10 @@ class ConnectedCarRepository:
         item = ddb.table(self.tables.vehicle).get_item(Key={"vin": vin}).get("Item")
         return None if item is None else from_item(Vehicle, item)
 
+    def vehicle(self, vin: str) -> Vehicle:
+        """A vehicle: GetItem `vin = :vin` (404 VEHICLE_NOT_FOUND)."""
+        return found(self.get_vehicle(vin), f"no vehicle {vin}", "VEHICLE_NOT_FOUND")
+
     def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> Registration:
         """Register a vehicle to a customer or change the registration's status, in one transaction that
         - bumps the customer's regVersion (which also checks the customer exists),
@@ -334,6 +351,11 @@ class ConnectedCarRepository:
     def get_registration(self, username: str, vin: str) -> Registration | None:
         item = ddb.table(self.tables.registration).get_item(Key={"username": username, "vin": vin}).get("Item")
         return None if item is None else from_item(Registration, item)
+
+    def registration(self, username: str, vin: str) -> Registration:
+        """A customer's registration of a vehicle (404 REGISTRATION_NOT_FOUND)."""
+        return found(self.get_registration(username, vin), f"{username} has not registered {vin}",
+                     "REGISTRATION_NOT_FOUND")
 
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         """Query the Registration table on its partition key."""
@@ -410,6 +432,11 @@ class ConnectedCarRepository:
             .get("Item")
         )
         return None if item is None else from_item(Appointment, item)
+
+    def appointment(self, appointment_id: str) -> Appointment:
+        """An appointment, read strongly consistent (404 APPOINTMENT_NOT_FOUND)."""
+        return found(self.get_appointment(appointment_id, consistent=True), f"no appointment {appointment_id}",
+                     "APPOINTMENT_NOT_FOUND")
 
     def cancel(self, appointment: Appointment) -> None:
         """Delete the appointment and give its bay back, all or nothing. The delete is conditioned on the

@@ -29,8 +29,8 @@ from functions.connected_car.schema import (
 )
 from functions.shared import auth
 from functions.shared.auth import ADMIN, Caller
-from functions.shared.errors import ForbiddenError, InvalidInputError, NotFoundError, check_range, found
-from functions.shared.pagination import Page
+from functions.shared.errors import ForbiddenError, InvalidInputError, check_range
+from functions.shared.pages import Page
 from functions.shared.settings import settings
 
 VEHICLE_GROUP = "vehicle"
@@ -123,7 +123,7 @@ class ConnectedCarService:
         return self.repository.put_dealer(dealer)
 
     def get_dealer(self, dealer_id: str) -> Dealer:
-        return found(self.repository.get_dealer(dealer_id), f"no dealer {dealer_id}", "DEALER_NOT_FOUND")
+        return self.repository.dealer(dealer_id)
 
     def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> Timeslot:
         return self.repository.put_timeslot(dealer_id, service_date_hour, service_bay_count)
@@ -162,7 +162,7 @@ class ConnectedCarService:
         return self.repository.put_vehicle(vehicle)
 
     def get_vehicle(self, vin: str) -> Vehicle:
-        return found(self.repository.get_vehicle(vin), f"no vehicle {vin}", "VEHICLE_NOT_FOUND")
+        return self.repository.vehicle(vin)
 
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.registrations_of_customer(username, limit=limit, start_key=start_key)
@@ -178,15 +178,15 @@ class ConnectedCarService:
 
     def appointments_of_registration(self, username: str, vin: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.appointments_of_registration(username, vin, limit=limit, start_key=start_key)
-        if not page.items and start_key is None and self.repository.get_registration(username, vin) is None:
-            raise NotFoundError(f"{username} has not registered {vin}", code="REGISTRATION_NOT_FOUND")
+        if not page.items and start_key is None:
+            self.repository.registration(username, vin)
         return page
 
     def register(self, username: str, vin: str, status_code: str) -> Registration:
         return self.repository.put_registration(username, vin, status_code, self._clock())
 
     def get_customer(self, username: str) -> Customer:
-        return found(self.repository.get_customer(username), f"no customer {username}", "CUSTOMER_NOT_FOUND")
+        return self.repository.customer(username)
 
     # appointments
 
@@ -204,10 +204,7 @@ class ConnectedCarService:
         return self.repository.book(appointment)
 
     def appointment_for(self, caller: Caller, appointment_id: str) -> Appointment:
-        appointment = found(
-            self.repository.get_appointment(appointment_id, consistent=True), f"no appointment {appointment_id}",
-            "APPOINTMENT_NOT_FOUND",
-        )
+        appointment = self.repository.appointment(appointment_id)
         self.require_self_or_admin(caller, appointment.username)
         return appointment
 
@@ -215,10 +212,7 @@ class ConnectedCarService:
         self.repository.cancel(self.appointment_for(caller, appointment_id))
 
     def timeslot(self, dealer_id: str, service_date_hour: str) -> Timeslot:
-        return found(
-            self.repository.get_timeslot(dealer_id, service_date_hour),
-            f"no timeslot {service_date_hour} at dealer {dealer_id}", "TIMESLOT_NOT_FOUND",
-        )
+        return self.repository.timeslot(dealer_id, service_date_hour)
 
     # vehicle events
 

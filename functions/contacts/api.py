@@ -20,41 +20,39 @@ from functions.contacts.models import (
     StoredItems,
 )
 from functions.contacts.repository import ContactRepository
-from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
 from functions.shared import kit
+from functions.shared.domain import load
 from functions.shared.models import parse_day
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 DayQuery = Annotated[str | None, Query(pattern=kit.DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
 
 
-@kit.per_container
-def service() -> ContactService:
-    return ContactService(ContactRepository(kit.settings().table(CONTACT_TABLE)))
-
-
+service = kit.service(ContactService, ContactRepository, lambda config: config.table(CONTACT_TABLE))
 Service = Annotated[ContactService, kit.Depends(service)]
 
 
 @router.serve
-def create_person(person: PersonIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Person]:
+def create_person(person: PersonIn, svc: Service, create: kit.CreateOnce,
+                  idempotency_key: kit.IdempotencyKey = None) -> Response[Person]:
     """Create a person."""
     kit.metrics.add_metric(name="PersonCreateRequested", unit="Count", value=1)
-    return kit.create_once(app, operation="contacts.create_person", key=idempotency_key,
-                           request=person.model_dump(mode="json"), make=lambda: svc.create_person(person))
+    return create(operation="contacts.create_person", key=idempotency_key,
+                  request=person.model_dump(mode="json"), make=lambda: svc.create_person(person))
 
 
 @router.serve
-def list_persons(svc: Service,
+@kit.paged
+def list_persons(svc: Service, page: kit.PageRequest,
                  last_name: Annotated[str | None, Query(alias="lastName", min_length=1, max_length=100)] = None,
-                 limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> PersonPage:
+                 ) -> PersonPage:
     """List persons, optionally by last name."""
-    return kit.paginate(app, PersonPage, cursor,
-                        lambda start: svc.list_persons(last_name=last_name, limit=limit, start_key=start))
+    return page.page(PersonPage,
+                     lambda start: svc.list_persons(last_name=last_name, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -64,19 +62,20 @@ def get_items(item_id: Annotated[str, Path(alias="id", min_length=1, max_length=
 
 
 @router.serve
-def create_address(address: AddressIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Address]:
+def create_address(address: AddressIn, svc: Service, create: kit.CreateOnce,
+                   idempotency_key: kit.IdempotencyKey = None) -> Response[Address]:
     """Create an address."""
-    return kit.create_once(app, operation="contacts.create_address", key=idempotency_key,
-                           request=address.model_dump(mode="json"), make=lambda: svc.create_address(address))
+    return create(operation="contacts.create_address", key=idempotency_key,
+                  request=address.model_dump(mode="json"), make=lambda: svc.create_address(address))
 
 
 @router.serve
-def link_address(person_id: IdPath, link: LinkIn, svc: Service,
+def link_address(person_id: IdPath, link: LinkIn, svc: Service, create: kit.CreateOnce,
                  idempotency_key: kit.IdempotencyKey = None) -> Response[Link]:
     """Link a person to an address from a day."""
-    return kit.create_once(app, operation="contacts.link_address", key=idempotency_key,
-                           request={"personId": person_id, **link.model_dump(mode="json")},
-                           make=lambda: svc.link(person_id, link))
+    return create(operation="contacts.link_address", key=idempotency_key,
+                  request={"personId": person_id, **link.model_dump(mode="json")},
+                  make=lambda: svc.link(person_id, link))
 
 
 @router.serve
@@ -86,26 +85,24 @@ def end_link(link_id: IdPath, change: EndLinkIn, svc: Service) -> Link:
 
 
 @router.serve
+@kit.paged
 def addresses_of(
     person_id: IdPath,
     svc: Service,
+    page: kit.PageRequest,
     relationship: Annotated[Literal["Business", "Residential"] | None, Query()] = None,
     on: DayQuery = None,
     current: Annotated[
         bool, Query(description="in effect today (UTC); `on`, when given, names the day instead")
     ] = False,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
 ) -> PersonAddressPage:
     """List the addresses a person is linked to, on a day or now."""
     # `on` wins over `current`: a 400 for both would refuse a request the description cannot call invalid
     # (docs/adr/0064-state-refusals-are-409-or-404-not-400.md).
     day = _day(on) if on is not None else today() if current else None
-    return kit.paginate(
-        app,
+    return page.page(
         PersonAddressPage,
-        cursor,
-        lambda start: svc.addresses_of(person_id, relationship=relationship, on=day, limit=limit, start_key=start),
+        lambda start: svc.addresses_of(person_id, relationship=relationship, on=day, limit=page.limit, start_key=start),
     )
 
 

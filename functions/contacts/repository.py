@@ -24,7 +24,7 @@ from functions.contacts.schema import (
 )
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
-from functions.shared.pagination import Page, read_page
+from functions.shared.pages import Page, read_page
 from functions.shared.sharded import ShardedIndex, merged_shards, resume_after
 
 # --- keys and stored values -------------------------------------------------------------------------
@@ -200,6 +200,13 @@ class ContactRepository:
         """Get a person by Id (GetItem)."""
         item = self._table.get_item(Key=item_key(person_id, PERSON)).get("Item")
         return None if item is None else person_from(item)
+
+    def person(self, person_id: str) -> Person:
+        """A person (`get_person`), or 404 PERSON_NOT_FOUND."""
+        person = self.get_person(person_id)
+        if person is None:
+            raise NotFoundError(f"no person {person_id}", code="PERSON_NOT_FOUND")
+        return person
 
     def items_with_id(self, item_id: str) -> list[dict[str, Any]]:
         """Any item(s) by Id: Query on the partition key (the seed's "retrieve any object by the Id")."""

@@ -18,7 +18,7 @@ from functions.contacts.models import (
 from functions.contacts.repository import ContactRepository, epoch_to_day
 from functions.contacts.schema import ADDRESS, PERSON, PERSON_ADDRESS
 from functions.shared.errors import NotFoundError, check_range
-from functions.shared.pagination import Page
+from functions.shared.pages import Page
 
 
 def today() -> date:
@@ -75,8 +75,8 @@ class ContactService:
         page = self._repository.list_links_of(
             person_id, relationship=relationship, on=on, limit=limit, start_key=start_key
         )
-        if not page.items and start_key is None and self._repository.get_person(person_id) is None:
-            raise NotFoundError(f"no person {person_id}", code="PERSON_NOT_FOUND")
+        if not page.items and start_key is None:
+            self._repository.person(person_id)  # 404 for an unknown person, [] for one with no address
         addresses = self._repository.addresses_by_id([link.address_id for link in page.items])
         page.items = [
             PersonAddress(

@@ -25,11 +25,12 @@ from functions.ecommerce.models import (
     StatusIn,
 )
 from functions.ecommerce.repository import EcommerceRepository
-from functions.ecommerce.routes import ROUTES
 from functions.ecommerce.service import EcommerceService
 from functions.shared import kit
-from functions.shared.pagination import cursor_codec, route_binding
+from functions.shared.cursors import cursor_codec, route_binding
+from functions.shared.domain import load
 
+ROUTES = load(__file__).routes
 router = kit.DomainRouter(ROUTES)
 
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
@@ -39,11 +40,7 @@ AddressName = Annotated[
 ]
 
 
-@kit.per_container
-def service() -> EcommerceService:
-    return EcommerceService(EcommerceRepository(kit.settings()))
-
-
+service = kit.service(EcommerceService, EcommerceRepository)
 Service = Annotated[EcommerceService, kit.Depends(service)]
 
 
@@ -53,17 +50,13 @@ def orders_list(username: str) -> str:
     return route_binding(route.method, route.path, username=username)
 
 
-def _self_or_admin(svc: EcommerceService, username: str) -> None:
-    svc.require_self_or_admin(kit.caller_of(app), username)
-
-
 # --- customers ------------------------------------------------------------------------------------------
 
 
 @router.serve
-def sign_up(request: SignUpIn, svc: Service) -> Response[Customer]:
+def sign_up(request: SignUpIn, svc: Service, caller: kit.Caller) -> Response[Customer]:
     """Sign up a customer with a unique username and email."""
-    _self_or_admin(svc, request.username)
+    svc.require_self_or_admin(caller, request.username)
     result = svc.sign_up(request)
     if result.created:
         kit.metrics.add_metric(name="CustomerSignedUp", unit="Count", value=1)
@@ -71,32 +64,32 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[Customer]:
 
 
 @router.serve
-def customer_with_recent_orders(username: UsernamePath, svc: Service) -> CustomerOverview:
+def customer_with_recent_orders(username: UsernamePath, svc: Service, caller: kit.Caller) -> CustomerOverview:
     """Read a customer with their most recent orders."""
-    _self_or_admin(svc, username)
+    svc.require_self_or_admin(caller, username)
     customer, overview = svc.customer_with_recent_orders(username)
     return CustomerOverview(customer=customer, orders=overview.orders,
                             next_cursor=cursor_codec().encode(overview.last_key, orders_list(username)))
 
 
 @router.serve
-def change_email(username: UsernamePath, change: EmailChangeIn, svc: Service) -> Customer:
+def change_email(username: UsernamePath, change: EmailChangeIn, svc: Service, caller: kit.Caller) -> Customer:
     """Change a customer's email."""
-    _self_or_admin(svc, username)
+    svc.require_self_or_admin(caller, username)
     return svc.change_email(username, change)
 
 
 @router.serve
-def put_address(username: UsernamePath, address: AddressIn, svc: Service) -> Customer:
+def put_address(username: UsernamePath, address: AddressIn, svc: Service, caller: kit.Caller) -> Customer:
     """Create or replace one of a customer's named addresses."""
-    _self_or_admin(svc, username)
+    svc.require_self_or_admin(caller, username)
     return svc.put_address(username, address.name, address.address())
 
 
 @router.serve
-def delete_address(username: UsernamePath, name: AddressName, svc: Service) -> Customer:
+def delete_address(username: UsernamePath, name: AddressName, svc: Service, caller: kit.Caller) -> Customer:
     """Delete one of a customer's named addresses."""
-    _self_or_admin(svc, username)
+    svc.require_self_or_admin(caller, username)
     return svc.delete_address(username, name.strip())
 
 
@@ -104,36 +97,36 @@ def delete_address(username: UsernamePath, name: AddressName, svc: Service) -> C
 
 
 @router.serve
-def place_order(username: UsernamePath, order: OrderIn, svc: Service,
+def place_order(username: UsernamePath, order: OrderIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
                 idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
     """Place an order for a customer."""
-    _self_or_admin(svc, username)
-    response = kit.create_once(app, operation="ecommerce.place_order", key=idempotency_key,
-                               request={"username": username, **order.model_dump(mode="json")},
-                               make=lambda: svc.place_order(username, order))
+    svc.require_self_or_admin(caller, username)
+    response = create(operation="ecommerce.place_order", key=idempotency_key,
+                      request={"username": username, **order.model_dump(mode="json")},
+                      make=lambda: svc.place_order(username, order))
     kit.metrics.add_metric(name="OrderPlaced", unit="Count", value=1)
     return response
 
 
 @router.serve
-def orders_of(username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-              cursor: kit.Cursor = None) -> OrderPage:
+@kit.paged
+def orders_of(username: UsernamePath, svc: Service, caller: kit.Caller, page: kit.PageRequest) -> OrderPage:
     """List a customer's orders, newest first."""
-    _self_or_admin(svc, username)
-    return kit.paginate(app, OrderPage, cursor, lambda start: svc.orders_of(username, limit=limit, start_key=start))
+    svc.require_self_or_admin(caller, username)
+    return page.page(OrderPage, lambda start: svc.orders_of(username, limit=page.limit, start_key=start))
 
 
 @router.serve
-def order_with_items(username: UsernamePath, order_id: OrderIdPath, svc: Service) -> OrderWithItems:
+def order_with_items(username: UsernamePath, order_id: OrderIdPath, svc: Service, caller: kit.Caller) -> OrderWithItems:
     """Read an order with its items."""
-    _self_or_admin(svc, username)
+    svc.require_self_or_admin(caller, username)
     return svc.order_with_items(username, order_id)
 
 
 @router.serve
-def set_status(username: UsernamePath, order_id: OrderIdPath, change: StatusIn, svc: Service) -> Order:
+def set_status(username: UsernamePath, order_id: OrderIdPath, change: StatusIn, svc: Service,
+               caller: kit.Caller) -> Order:
     """Change an order's status."""
-    caller = kit.caller_of(app)
     svc.require_self_or_admin(caller, username)
     return svc.set_status(caller, username, order_id, change.status)
 

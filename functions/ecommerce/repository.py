@@ -19,7 +19,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from functions.ecommerce.models import Address, Customer, Order, OrderItem
+from functions.ecommerce.models import Address, Customer, Order, OrderItem, SignUpIn
 from functions.ecommerce.schema import (
     CUSTOMER_PREFIX,
     ECOMMERCE_TABLE,
@@ -39,7 +39,7 @@ from functions.ecommerce.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ConflictError
 from functions.shared.models import from_item, to_item
-from functions.shared.pagination import Page, StartKey, read_page
+from functions.shared.pages import Page, StartKey, read_page
 from functions.shared.settings import Settings, TableName
 
 # The seed's bound ("it won't be a burden on our customers to limit them to only 20 addresses").
@@ -51,6 +51,11 @@ RECENT_ORDERS = 10
 def sort_key(item: Mapping[str, Any]) -> str:
     """An item's sort key (a string on every item of this table), which tells its entity apart."""
     return str(item[SK])
+
+
+def is_retry_of(stored: Customer, asked: Customer | SignUpIn) -> bool:
+    """A sign-up for a stored username is a retry when it asks for the same customer (name and email)."""
+    return (stored.name, stored.email) == (asked.name, asked.email)
 
 
 @dataclass(frozen=True)
@@ -106,7 +111,8 @@ class EcommerceRepository:
             return SignUp(customer, created=True)
         if failed.name == "customer":
             existing = from_item(Customer, failed.item) if failed.item else None
-            if existing is None:  # only a transaction that does not name the item returns no ALL_OLD
+            # No ALL_OLD only from a transaction that does not name the item; another customer's username is taken.
+            if existing is None or not is_retry_of(existing, customer):
                 raise ConflictError(f"username {customer.username} is taken", code="USERNAME_TAKEN") from failed.error
             return SignUp(existing, created=False)
         raise ConflictError(f"{customer.email} belongs to another customer", code="EMAIL_TAKEN") from failed.error

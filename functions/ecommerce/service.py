@@ -32,7 +32,7 @@ from functions.shared.errors import (
     ThrottledError,
     found,
 )
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pages import Page, StartKey
 
 # An order takes one ConditionCheck (the customer) and one Put (the order) of a transaction's actions.
 ORDER_OVERHEAD_ACTIONS = 2
@@ -56,11 +56,6 @@ def utc_now() -> datetime:
 
 def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def is_retry_of(stored: Customer, request: SignUpIn) -> bool:
-    """A sign-up for a stored username is a retry when it asks for the same customer (name and email)."""
-    return (stored.name, stored.email) == (request.name, request.email)
 
 
 def check_order_size(request: OrderIn) -> None:
@@ -91,10 +86,7 @@ class EcommerceService:
 
     def sign_up(self, request: SignUpIn) -> SignUp:
         """Created (201), or the same customer already there (a retry: 200), or 409 USERNAME_TAKEN / EMAIL_TAKEN."""
-        result = self.repository.sign_up(Customer(username=request.username, name=request.name, email=request.email))
-        if not result.created and not is_retry_of(result.customer, request):
-            raise ConflictError(f"username {request.username} is taken", code="USERNAME_TAKEN")
-        return result
+        return self.repository.sign_up(Customer(username=request.username, name=request.name, email=request.email))
 
     def get_customer(self, username: str, *, consistent: bool = False) -> Customer:
         return found(self.repository.get_customer(username, consistent=consistent), f"no customer {username}",

@@ -16,21 +16,17 @@ from functions.games.models import (
     MembershipPage,
 )
 from functions.games.repository import GamesRepository, TableNames
-from functions.games.routes import ROUTES
 from functions.games.service import GamesService
 from functions.shared import kit
+from functions.shared.domain import load
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 GameIdPath = Annotated[str, Path(pattern=GAME_ID_PATTERN)]
 UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
 
 
-@kit.per_container
-def service() -> GamesService:
-    return GamesService(GamesRepository(TableNames(kit.settings())))
-
-
+service = kit.service(GamesService, GamesRepository, TableNames)
 Service = Annotated[GamesService, kit.Depends(service)]
 
 
@@ -41,12 +37,12 @@ def _json(status: int, body: dict) -> Response:
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
 # (`/games/by-user/players` is the games of user "players"; no game may be called "by-user").
 @router.serve
-def games_of(user_id: UserIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-             cursor: kit.Cursor = None) -> MembershipPage:
+@kit.paged
+def games_of(user_id: UserIdPath, svc: Service, caller: kit.Caller, page: kit.PageRequest) -> MembershipPage:
     """List the games a user plays in."""
-    caller = kit.caller_of(app)
-    return kit.paginate(app, MembershipPage, cursor,
-                        lambda start: svc.games_of(caller, user_id, limit=limit, start_key=start))
+    caller = caller
+    return page.page(MembershipPage,
+                     lambda start: svc.games_of(caller, user_id, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -62,11 +58,11 @@ def get_game(game_id: GameIdPath, svc: Service) -> Game:
 
 
 @router.serve
-def players_of(game_id: GameIdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-               cursor: kit.Cursor = None) -> MembershipPage:
+@kit.paged
+def players_of(game_id: GameIdPath, svc: Service, page: kit.PageRequest) -> MembershipPage:
     """List the players of a game."""
-    return kit.paginate(app, MembershipPage, cursor,
-                        lambda start: svc.players_of(game_id, limit=limit, start_key=start))
+    return page.page(MembershipPage,
+                     lambda start: svc.players_of(game_id, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -76,18 +72,18 @@ def membership(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Member
 
 
 @router.serve
-def join(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Response[Membership]:
+def join(game_id: GameIdPath, user_id: UserIdPath, svc: Service, caller: kit.Caller) -> Response[Membership]:
     """Join a game as a player."""
-    joined = svc.join(kit.caller_of(app), game_id, user_id)
+    joined = svc.join(caller, game_id, user_id)
     if joined.created:
         kit.metrics.add_metric(name="GameJoined", unit="Count", value=1)
     return _json(201 if joined.created else 200, kit.dump(joined.membership))
 
 
 @router.serve
-def leave(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Response[None]:
+def leave(game_id: GameIdPath, user_id: UserIdPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Leave a game."""
-    svc.leave(kit.caller_of(app), game_id, user_id)
+    svc.leave(caller, game_id, user_id)
     return Response(status_code=204)
 
 

@@ -22,7 +22,7 @@ from functions.games.models import Game, Membership
 from functions.games.schema import GAME_USERS_INDEX, GAMES_TABLE, USER_GAMES_TABLE
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
-from functions.shared.pagination import Page, read_page
+from functions.shared.pages import Page, read_page
 from functions.shared.settings import TableName, Tables
 
 StartKey = dict[str, Any] | None
@@ -63,6 +63,10 @@ def _game_not_found(game_id: str) -> NotFoundError:
     return NotFoundError(f"no game {game_id}", code="GAME_NOT_FOUND")
 
 
+def _not_a_player(user_id: str, game_id: str) -> NotFoundError:
+    return NotFoundError(f"{user_id} is not a player of game {game_id}", code="NOT_A_PLAYER")
+
+
 @dataclass(frozen=True)
 class Joined:
     membership: Membership
@@ -99,6 +103,13 @@ class GamesRepository:
         item = ddb.table(self.tables.games).get_item(Key=game_key(game_id)).get("Item")
         return None if item is None else game_from(item)
 
+    def game(self, game_id: str) -> Game:
+        """A game (`get_game`), or 404 GAME_NOT_FOUND."""
+        game = self.get_game(game_id)
+        if game is None:
+            raise _game_not_found(game_id)
+        return game
+
     # memberships
 
     def get_membership(self, user_id: str, game_id: str) -> Membership | None:
@@ -109,6 +120,15 @@ class GamesRepository:
             .get("Item")
         )
         return None if item is None else membership_from(item)
+
+    def membership(self, user_id: str, game_id: str) -> Membership:
+        """A user's membership of a game (`get_membership`), or 404: a miss costs one more read, of the game, to tell
+        an unknown game (GAME_NOT_FOUND) from a game the user is not in (NOT_A_PLAYER)."""
+        membership = self.get_membership(user_id, game_id)
+        if membership is None:
+            self.game(game_id)
+            raise _not_a_player(user_id, game_id)
+        return membership
 
     def games_of(self, user_id: str, *, limit: int, start_key: StartKey) -> Page:
         """The games of a user: Query UserGames on `UserId = :user`, in GameId order."""
@@ -169,7 +189,7 @@ class GamesRepository:
         if failed.name == "game" and failed.item is None:
             raise _game_not_found(game_id) from failed.error
         # The membership is missing (a game with no players has none either: its count is never above them).
-        raise NotFoundError(f"{user_id} is not a player of game {game_id}", code="NOT_A_PLAYER") from failed.error
+        raise _not_a_player(user_id, game_id) from failed.error
 
     # helpers
 

@@ -9,8 +9,7 @@ from functions.games.models import Game, GameIn, Membership
 from functions.games.repository import GamesRepository, Joined, StartKey
 from functions.shared import auth
 from functions.shared.auth import Caller
-from functions.shared.errors import NotFoundError, found
-from functions.shared.pagination import Page
+from functions.shared.pages import Page
 
 
 def utc_now() -> datetime:
@@ -32,7 +31,7 @@ class GamesService:
         return self.repository.create_game(Game(**request.model_dump(), player_count=0))
 
     def get_game(self, game_id: str) -> Game:
-        return found(self.repository.get_game(game_id), f"no game {game_id}", "GAME_NOT_FOUND")
+        return self.repository.game(game_id)
 
     def players_of(self, game_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.players_of(game_id, limit=limit, start_key=start_key)
@@ -50,11 +49,7 @@ class GamesService:
     def membership(self, game_id: str, user_id: str) -> Membership:
         """Whether a user plays in a game, as the players list tells any signed-in caller: the membership, or 404.
         A miss costs one more read, of the game, to tell an unknown game from a game the user is not in."""
-        membership = self.repository.get_membership(user_id, game_id)
-        if membership is None:
-            self.get_game(game_id)
-            raise NotFoundError(f"{user_id} is not a player of game {game_id}", code="NOT_A_PLAYER")
-        return membership
+        return self.repository.membership(user_id, game_id)
 
     def join(self, caller: Caller, game_id: str, user_id: str) -> Joined:
         require_self_or_admin(caller, user_id)

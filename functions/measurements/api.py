@@ -13,12 +13,12 @@ from functions.measurements.models import (
     ReadingPage,
 )
 from functions.measurements.repository import MeasurementsRepository
-from functions.measurements.routes import ROUTES
 from functions.measurements.schema import MAX_EPOCH
 from functions.measurements.service import MeasurementsService
 from functions.shared import kit
+from functions.shared.domain import load
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
 
@@ -28,11 +28,7 @@ def instant(name: str) -> Query:
                  description=f"epoch seconds, inclusive ({name}): every millisecond of the second")
 
 
-@kit.per_container
-def service() -> MeasurementsService:
-    return MeasurementsService(MeasurementsRepository(kit.settings()))
-
-
+service = kit.service(MeasurementsService, MeasurementsRepository)
 Service = Annotated[MeasurementsService, kit.Depends(service)]
 
 
@@ -47,11 +43,12 @@ def ingest(batch: ReadingBatch, svc: Service) -> IngestResult:
 
 
 @router.serve
+@kit.paged
 def readings_of(device_id: DevicePath, first: Annotated[int, instant("from")], last: Annotated[int, instant("to")],
-                svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> ReadingPage:
+                svc: Service, page: kit.PageRequest) -> ReadingPage:
     """List a device's readings over a time range."""
-    return kit.paginate(app, ReadingPage, cursor,
-                        lambda start: svc.readings_of(device_id, first, last, limit=limit, start_key=start))
+    return page.page(ReadingPage,
+                     lambda start: svc.readings_of(device_id, first, last, limit=page.limit, start_key=start))
 
 
 app, lambda_handler = kit.serve(router)

@@ -16,10 +16,10 @@ from functions.measurements.schema import (
     RETENTION_SECONDS,
 )
 from functions.shared.errors import ConflictError, InvalidInputError, check_range
-from functions.shared.pagination import Page
+from functions.shared.pages import Page
 
 StartKey = dict[str, Any] | None
-# The page position in a readings cursor: the epoch millisecond the next page starts at (functions/shared/pagination.py
+# The page position in a readings cursor: the epoch millisecond the next page starts at (functions/shared/cursors.py
 # signs it and binds it to the device and the range). A cursor signed before readings had milliseconds holds an epoch
 # second under LEGACY_RESUME_AT, still read (docs/adr/0108-measurements-bins-of-400-ms-within-one-write-unit.md).
 RESUME_AT = "fromMs"

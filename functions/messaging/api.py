@@ -16,12 +16,12 @@ from functions.messaging.models import (
     MessagePage,
 )
 from functions.messaging.repository import MessagingRepository
-from functions.messaging.routes import ROUTES
 from functions.messaging.service import MessagingService
 from functions.shared import kit
-from functions.shared.pagination import MAX_LIMIT
+from functions.shared.cursors import MAX_LIMIT
+from functions.shared.domain import load
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 # The seed's page: the 50 newest headers (1 RCU); up to 100 on request.
 PAGE_SIZE = 50
@@ -29,42 +29,41 @@ PageLimit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size (50 
 MsgIdPath = Annotated[str, Path(pattern=MSG_ID_PATTERN)]
 
 
-@kit.per_container
-def service() -> MessagingService:
-    return MessagingService(MessagingRepository(kit.settings()))
-
-
+service = kit.service(MessagingService, MessagingRepository)
 Service = Annotated[MessagingService, kit.Depends(service)]
 
 
 @router.serve
-def send(message: MessageIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[MessageHeader]:
+def send(message: MessageIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[MessageHeader]:
     """Send a message."""
-    sender = kit.caller_of(app).username
-    response = kit.create_once(app, operation="messaging.send", key=idempotency_key,
-                               request=message.model_dump(mode="json"), make=lambda: svc.send(sender, message))
+    sender = caller.username
+    response = create(operation="messaging.send", key=idempotency_key,
+                      request=message.model_dump(mode="json"), make=lambda: svc.send(sender, message))
     kit.metrics.add_metric(name="MessageSent", unit="Count", value=1)
     return response
 
 
 @router.serve
-def inbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: kit.Cursor = None) -> MessagePage:
+@kit.paged(limit=PageLimit, default=PAGE_SIZE)
+def inbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> MessagePage:
     """List the caller's received messages, newest first."""
-    me = kit.caller_of(app).username
-    return kit.paginate(app, MessagePage, cursor, lambda start: svc.inbox(me, limit=limit, start_key=start), owner=me)
+    me = caller.username
+    return page.page(MessagePage, lambda start: svc.inbox(me, limit=page.limit, start_key=start), owner=me)
 
 
 @router.serve
-def outbox(svc: Service, limit: PageLimit = PAGE_SIZE, cursor: kit.Cursor = None) -> MessagePage:
+@kit.paged(limit=PageLimit, default=PAGE_SIZE)
+def outbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> MessagePage:
     """List the caller's sent messages, newest first."""
-    me = kit.caller_of(app).username
-    return kit.paginate(app, MessagePage, cursor, lambda start: svc.outbox(me, limit=limit, start_key=start), owner=me)
+    me = caller.username
+    return page.page(MessagePage, lambda start: svc.outbox(me, limit=page.limit, start_key=start), owner=me)
 
 
 @router.serve
-def get_message(msg_id: MsgIdPath, svc: Service) -> Message:
+def get_message(msg_id: MsgIdPath, svc: Service, caller: kit.Caller) -> Message:
     """Read one of the caller's messages."""
-    return svc.message_for(kit.caller_of(app).username, msg_id)
+    return svc.message_for(caller.username, msg_id)
 
 
 app, lambda_handler = kit.serve(router)

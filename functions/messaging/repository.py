@@ -16,7 +16,7 @@ from functions.messaging.models import Attachment, Message, MessageHeader
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE, OUTBOX_INDEX
 from functions.shared import ddb
 from functions.shared.errors import ConflictError
-from functions.shared.pagination import Page, StartKey, query_page, read_page
+from functions.shared.pages import Page, StartKey, query_page, read_page
 from functions.shared.settings import Settings, TableName
 
 # --- stored items -----------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from functions.messaging.models import Message, MessageHeader, MessageIn
 from functions.messaging.repository import MessagingRepository
 from functions.shared.errors import found
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pages import Page, StartKey
 
 Clock = Callable[[], datetime]
 

@@ -45,14 +45,14 @@ from functions.order_entry.models import (
     StatusChange,
 )
 from functions.order_entry.repository import OrderEntryRepository
-from functions.order_entry.routes import ROUTES
 from functions.order_entry.service import OrderEntryService
 from functions.shared import kit
 from functions.shared.auth import ADMIN
-from functions.shared.pagination import Page, StartKey
+from functions.shared.domain import load
+from functions.shared.pages import Page, StartKey
 
 P = "/order-entry"
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
 QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
@@ -60,11 +60,7 @@ From = Annotated[str, Query(alias="from", pattern=kit.DAY_PATTERN, description="
 To = Annotated[str, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 
 
-@kit.per_container
-def service() -> OrderEntryService:
-    return OrderEntryService(OrderEntryRepository(kit.settings()))
-
-
+service = kit.service(OrderEntryService, OrderEntryRepository)
 Service = Annotated[OrderEntryService, kit.Depends(service)]
 
 
@@ -83,10 +79,10 @@ def _after(start: StartKey) -> str | None:
     return None if start is None else str(start["after"])
 
 
-def _dated_orders(first: str, last: str, cursor: str | None, fetch: Callable[..., Page]) -> OrderPage:
+def _dated_orders(first: str, last: str, page: kit.PageRequest, fetch: Callable[..., Page]) -> OrderPage:
     """One page of a list of orders merged by date from several Queries: `fetch(first_day, last_day, after=...)`."""
     days = _day(first, "from"), _day(last, "to")
-    return kit.paginate(app, OrderPage, cursor, lambda start: fetch(*days, after=_after(start)))
+    return page.page(OrderPage, lambda start: fetch(*days, after=_after(start)))
 
 
 # --- reference entities, products, customers (admin) --------------------------------------------------
@@ -118,10 +114,11 @@ def put_customer(customer_id: IdPath, body: CustomerIn, svc: Service) -> Custome
 
 
 @router.serve
-def hire(body: HireIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Employee]:
+def hire(body: HireIn, svc: Service, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[Employee]:
     """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
-    return kit.create_once(app, operation="order-entry.hire", key=idempotency_key, request=body.model_dump(mode="json"),
-                           make=lambda: svc.hire(body))
+    return create(operation="order-entry.hire", key=idempotency_key, request=body.model_dump(mode="json"),
+                  make=lambda: svc.hire(body))
 
 
 @router.serve
@@ -131,11 +128,12 @@ def get_employee(employee_id: IdPath, svc: Service) -> Employee:
 
 
 @router.serve
+@kit.paged
 def employees_named(name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)], svc: Service,
-                    limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> EmployeePage:
+                    page: kit.PageRequest) -> EmployeePage:
     """Find employees by name (pattern 2, GSI1)."""
-    return kit.paginate(app, EmployeePage, cursor,
-                        lambda start: svc.employees_named(name, limit=limit, start_key=start))
+    return page.page(EmployeePage,
+                     lambda start: svc.employees_named(name, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -145,43 +143,44 @@ def current_job(employee_id: IdPath, svc: Service) -> JobHistory:
 
 
 @router.serve
-def change_job(employee_id: IdPath, body: JobChangeIn, svc: Service,
+def change_job(employee_id: IdPath, body: JobChangeIn, svc: Service, create: kit.CreateOnce,
                idempotency_key: kit.IdempotencyKey = None) -> Response[JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
-    return kit.create_once(app, operation=f"order-entry.job-change/{employee_id}", key=idempotency_key,
-                           request=body.model_dump(mode="json"), make=lambda: svc.change_job(employee_id, body))
+    return create(operation=f"order-entry.job-change/{employee_id}", key=idempotency_key,
+                  request=body.model_dump(mode="json"), make=lambda: svc.change_job(employee_id, body))
 
 
 @router.serve
-def recent_hires(since: Annotated[str, Query(pattern=kit.DAY_PATTERN)], svc: Service,
-                 limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> HirePage | PublicHirePage:
+@kit.paged
+def recent_hires(since: Annotated[str, Query(pattern=kit.DAY_PATTERN)], svc: Service, caller: kit.Caller,
+                 page: kit.PageRequest) -> HirePage | PublicHirePage:
     """Employees hired since a day (pattern 6); salary and commission only for admins.
 
     Salary and commission only for admins; the manager is public, as in an employee's details (pattern 1)."""
-    confidential = kit.caller_of(app).is_in(ADMIN)
+    confidential = caller.is_in(ADMIN)
     day = _day(since, "since")
     def fetch(start: StartKey) -> Page:
-        return svc.recent_hires(day, confidential=confidential, limit=limit, start_key=start)
+        return svc.recent_hires(day, confidential=confidential, limit=page.limit, start_key=start)
 
     if confidential:
-        return kit.paginate(app, HirePage, cursor, fetch)
-    return kit.paginate(app, PublicHirePage, cursor, fetch)
+        return page.page(HirePage, fetch)
+    return page.page(PublicHirePage, fetch)
 
 
 @router.serve
-def warehouse_employees(warehouse_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                        cursor: kit.Cursor = None) -> EmployeeEdgePage:
+@kit.paged
+def warehouse_employees(warehouse_id: IdPath, svc: Service, page: kit.PageRequest) -> EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
-    return kit.paginate(app, EmployeeEdgePage, cursor,
-                        lambda start: svc.warehouse_employees(warehouse_id, limit=limit, start_key=start))
+    return page.page(EmployeeEdgePage,
+                     lambda start: svc.warehouse_employees(warehouse_id, limit=page.limit, start_key=start))
 
 
 @router.serve
-def job_employees(job_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                  cursor: kit.Cursor = None) -> EmployeeEdgePage:
+@kit.paged
+def job_employees(job_id: IdPath, svc: Service, page: kit.PageRequest) -> EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
-    return kit.paginate(app, EmployeeEdgePage, cursor,
-                        lambda start: svc.job_employees(job_id, limit=limit, start_key=start))
+    return page.page(EmployeeEdgePage,
+                     lambda start: svc.job_employees(job_id, limit=page.limit, start_key=start))
 
 
 # --- products and stock -------------------------------------------------------------------------------
@@ -194,8 +193,8 @@ def get_product(product_id: IdPath, svc: Service) -> Product:
 
 
 @router.serve
-def product_activity(product_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                     cursor: kit.Cursor = None) -> ProductActivityPage:
+@kit.paged
+def product_activity(product_id: IdPath, svc: Service, page: kit.PageRequest) -> ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
     The product's order lines and, after them, its stock in each warehouse."""
@@ -207,8 +206,8 @@ def product_activity(product_id: IdPath, svc: Service, limit: kit.Limit = kit.DE
             next_cursor=next_cursor,
         )
 
-    return kit.paginate(app, build, cursor,
-                        lambda start: svc.product_activity(product_id, limit=limit, start_key=start))
+    return page.page(build,
+                     lambda start: svc.product_activity(product_id, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -218,29 +217,31 @@ def get_inventory(warehouse_id: IdPath, product_id: IdPath, svc: Service) -> Inv
 
 
 @router.serve
-def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn, svc: Service,
+def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn, svc: Service, create: kit.CreateOnce,
             idempotency_key: kit.IdempotencyKey = None) -> Response[Inventory]:
     """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
-    return kit.create_once(app, operation=f"order-entry.receipt/{warehouse_id}/{product_id}", key=idempotency_key,
-                           request=body.model_dump(mode="json"),
-                           make=lambda: svc.receive(warehouse_id, product_id, body.quantity))
+    return create(operation=f"order-entry.receipt/{warehouse_id}/{product_id}", key=idempotency_key,
+                  request=body.model_dump(mode="json"),
+                  make=lambda: svc.receive(warehouse_id, product_id, body.quantity))
 
 
 @router.serve
-def move(body: MoveIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Move]:
+def move(body: MoveIn, svc: Service, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[Move]:
     """Move stock between two warehouses in one transaction (the total does not change)."""
-    return kit.create_once(app, operation="order-entry.move", key=idempotency_key, request=body.model_dump(mode="json"),
-                           make=lambda: svc.move(body))
+    return create(operation="order-entry.move", key=idempotency_key, request=body.model_dump(mode="json"),
+                  make=lambda: svc.move(body))
 
 
 # --- customers, reps and orders -----------------------------------------------------------------------
 
 
 @router.serve
-def place_order(body: OrderIn, svc: Service, idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
+def place_order(body: OrderIn, svc: Service, create: kit.CreateOnce,
+                idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
-    return kit.create_once(app, operation="order-entry.order", key=idempotency_key,
-                           request=body.model_dump(mode="json"), make=lambda: svc.place_order(body))
+    return create(operation="order-entry.order", key=idempotency_key,
+                  request=body.model_dump(mode="json"), make=lambda: svc.place_order(body))
 
 
 @router.serve
@@ -256,46 +257,47 @@ def change_status(order_id: IdPath, body: StatusChange, svc: Service) -> Order:
 
 
 @router.serve
-def orders_in_status(first: From, last: To, svc: Service, status: Annotated[OrderStatus, Query()] = "OPEN",
-                     limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> OrderPage:
+@kit.paged
+def orders_in_status(first: From, last: To, svc: Service, page: kit.PageRequest,
+                     status: Annotated[OrderStatus, Query()] = "OPEN") -> OrderPage:
     """Orders in a status over a date range, across every customer (pattern 5, GSI2 shards merged).
 
     One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
-    return _dated_orders(first, last, cursor, partial(svc.orders_in_status, status, limit=limit))
+    return _dated_orders(first, last, page, partial(svc.orders_in_status, status, limit=page.limit))
 
 
 @router.serve
-def customer_orders(customer_id: IdPath, first: From, last: To, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                    cursor: kit.Cursor = None) -> OrderPage:
+@kit.paged
+def customer_orders(customer_id: IdPath, first: From, last: To, svc: Service, page: kit.PageRequest) -> OrderPage:
     """A customer's orders in a date range, every status merged by date (pattern 4, GSI1).
 
     One Query per status, in parallel, merged by date."""
-    return _dated_orders(first, last, cursor, partial(svc.customer_orders, customer_id, limit=limit))
+    return _dated_orders(first, last, page, partial(svc.customer_orders, customer_id, limit=page.limit))
 
 
 @router.serve
-def rep_customers(rep_id: IdPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                  cursor: kit.Cursor = None) -> CustomerPage:
+@kit.paged
+def rep_customers(rep_id: IdPath, svc: Service, page: kit.PageRequest) -> CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
-    return kit.paginate(app, CustomerPage, cursor,
-                        lambda start: svc.rep_customers(rep_id, limit=limit, start_key=start))
+    return page.page(CustomerPage,
+                     lambda start: svc.rep_customers(rep_id, limit=page.limit, start_key=start))
 
 
 @router.serve
-def rep_orders(rep_id: IdPath, first: From, last: To, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-               cursor: kit.Cursor = None) -> OrderPage:
+@kit.paged
+def rep_orders(rep_id: IdPath, first: From, last: To, svc: Service, page: kit.PageRequest) -> OrderPage:
     """An account rep's orders in a date range, every status merged by date (pattern 10, GSI1).
 
     One Query per status, in parallel, merged by date."""
-    return _dated_orders(first, last, cursor, partial(svc.rep_orders, rep_id, limit=limit))
+    return _dated_orders(first, last, page, partial(svc.rep_orders, rep_id, limit=page.limit))
 
 
 @router.serve
-def rep_ranking(quarter: QuarterPath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                cursor: kit.Cursor = None) -> RepQuarterPage:
+@kit.paged
+def rep_ranking(quarter: QuarterPath, svc: Service, page: kit.PageRequest) -> RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
-    return kit.paginate(app, RepQuarterPage, cursor,
-                        lambda start: svc.rep_ranking(quarter, limit=limit, start_key=start))
+    return page.page(RepQuarterPage,
+                     lambda start: svc.rep_ranking(quarter, limit=page.limit, start_key=start))
 
 
 app, lambda_handler = kit.serve(router)

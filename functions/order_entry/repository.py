@@ -73,7 +73,7 @@ from functions.order_entry.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ThrottledError
 from functions.shared.models import from_item
-from functions.shared.pagination import Page, StartKey, read_page
+from functions.shared.pages import Page, StartKey, read_page
 from functions.shared.settings import Settings, TableName
 
 EMPLOYEE_NOT_FOUND = "EMPLOYEE_NOT_FOUND"

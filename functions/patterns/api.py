@@ -38,23 +38,20 @@ from functions.patterns.models import (
     UserPage,
 )
 from functions.patterns.repository import PatternsRepository
-from functions.patterns.routes import ROUTES
 from functions.patterns.service import PatternsService
 from functions.shared import kit
+from functions.shared.auth import Caller
+from functions.shared.domain import load
 from functions.shared.errors import ForbiddenError
 
 P = "/patterns"
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
 NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
 
 
-@kit.per_container
-def service() -> PatternsService:
-    return PatternsService(PatternsRepository(kit.settings()))
-
-
+service = kit.service(PatternsService, PatternsRepository)
 Service = Annotated[PatternsService, kit.Depends(service)]
 
 
@@ -90,30 +87,28 @@ def get_repo(owner: NamePath, repo: NamePath, svc: Service) -> Repo:
 
 
 @router.serve
-def star(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) -> Response[Star]:
+def star(owner: NamePath, repo: NamePath, username: NamePath, svc: Service, caller: kit.Caller) -> Response[Star]:
     """Star a repository."""
-    caller = _as_self(username)
-    starred, created = svc.star(caller, owner, repo)
+    starred, created = svc.star(_as_self(caller, username), owner, repo)
     return _json(201 if created else 200, kit.dump(starred))
 
 
 @router.serve
-def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service) -> Response[None]:
+def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Remove a star from a repository."""
-    svc.unstar(_as_self(username), owner, repo)
+    svc.unstar(_as_self(caller, username), owner, repo)
     return Response(status_code=204)
 
 
 @router.serve
-def repo_with_stars(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                    cursor: kit.Cursor = None) -> RepoWithStars:
+@kit.paged
+def repo_with_stars(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> RepoWithStars:
     """Read a repository with its stargazers."""
-    return kit.paginate(app, _split(RepoWithStars, Repo), cursor,
-                        lambda start: svc.repo_with_stars(owner, repo, limit=limit, start_key=start))
+    return page.page(_split(RepoWithStars, Repo),
+                     lambda start: svc.repo_with_stars(owner, repo, limit=page.limit, start_key=start))
 
 
-def _as_self(username: str):
-    caller = kit.caller_of(app)
+def _as_self(caller: Caller, username: str) -> Caller:
     if caller.username != username:
         raise ForbiddenError("star and unstar as yourself")
     return caller
@@ -123,21 +118,22 @@ def _as_self(username: str):
 
 
 @router.serve
-def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service,
+def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, caller: kit.Caller,
+                 create: kit.CreateOnce,
                  idempotency_key: kit.IdempotencyKey = None) -> Response[Issue]:
     """Open an issue in a repository."""
-    caller = kit.caller_of(app)
-    return kit.create_once(app, operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
-                           request=issue.model_dump(mode="json"),
-                           make=lambda: svc.create_issue(caller, owner, repo, issue))
+    caller = caller
+    return create(operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
+                  request=issue.model_dump(mode="json"),
+                  make=lambda: svc.create_issue(caller, owner, repo, issue))
 
 
 @router.serve
-def repo_with_issues(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                     cursor: kit.Cursor = None) -> RepoWithIssues:
+@kit.paged
+def repo_with_issues(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> RepoWithIssues:
     """Read a repository with its issues."""
-    return kit.paginate(app, _split(RepoWithIssues, Repo), cursor,
-                        lambda start: svc.repo_with_issues(owner, repo, limit=limit, start_key=start))
+    return page.page(_split(RepoWithIssues, Repo),
+                     lambda start: svc.repo_with_issues(owner, repo, limit=page.limit, start_key=start))
 
 
 @router.serve
@@ -147,25 +143,26 @@ def get_issue(owner: NamePath, repo: NamePath, number: NumberPath, svc: Service)
 
 
 @router.serve
-def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange, svc: Service) -> Issue:
+def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange, svc: Service,
+                 caller: kit.Caller) -> Issue:
     """Change an issue's title or state."""
-    return svc.change_issue(kit.caller_of(app), owner, repo, number, change)
+    return svc.change_issue(caller, owner, repo, number, change)
 
 
 @router.serve
-def open_issues(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                cursor: kit.Cursor = None) -> IssuePage:
+@kit.paged
+def open_issues(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> IssuePage:
     """List a repository's open issues."""
-    return kit.paginate(app, IssuePage, cursor,
-                        lambda start: svc.open_issues(owner, repo, limit=limit, start_key=start))
+    return page.page(IssuePage,
+                     lambda start: svc.open_issues(owner, repo, limit=page.limit, start_key=start))
 
 
 @router.serve
-def issues_by_update(owner: NamePath, repo: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                     cursor: kit.Cursor = None) -> IssuePage:
+@kit.paged
+def issues_by_update(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> IssuePage:
     """List a repository's issues, most recently updated first."""
-    return kit.paginate(app, IssuePage, cursor,
-                        lambda start: svc.issues_by_update(owner, repo, limit=limit, start_key=start))
+    return page.page(IssuePage,
+                     lambda start: svc.issues_by_update(owner, repo, limit=page.limit, start_key=start))
 
 
 # --- organizations: sorting with multiple entity types, sparse index ----------------------------------
@@ -178,10 +175,12 @@ def put_org(org: NamePath, body: OrgIn, svc: Service) -> Org:
 
 
 @router.serve
+@kit.paged
 def org_with_users(
     org: NamePath,
     # desc is the default: the seed's one Query a page (docs/patterns.md, "Sorting with multiple entity types")
     svc: Service,
+    page: kit.PageRequest,
     order: Annotated[
         Literal["asc", "desc"],
         Query(
@@ -189,12 +188,11 @@ def org_with_users(
             "with the first page either way"
         ),
     ] = "desc",
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
 ) -> OrgWithUsers:
     """Read an organization with its users."""
-    return kit.paginate(app, _split(OrgWithUsers, Org), cursor,
-                        lambda start: svc.org_with_users(org, descending=order == "desc", limit=limit, start_key=start))
+    return page.page(_split(OrgWithUsers, Org),
+                     lambda start: svc.org_with_users(org, descending=order == "desc", limit=page.limit,
+                                                      start_key=start))
 
 
 @router.serve
@@ -204,10 +202,10 @@ def put_org_user(org: NamePath, username: NamePath, body: UserIn, svc: Service) 
 
 
 @router.serve
-def org_admins(org: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-               cursor: kit.Cursor = None) -> UserPage:
+@kit.paged
+def org_admins(org: NamePath, svc: Service, page: kit.PageRequest) -> UserPage:
     """List an organization's admins."""
-    return kit.paginate(app, UserPage, cursor, lambda start: svc.org_admins(org, limit=limit, start_key=start))
+    return page.page(UserPage, lambda start: svc.org_admins(org, limit=page.limit, start_key=start))
 
 
 # --- stores: composite sort keys for hierarchy --------------------------------------------------------
@@ -222,37 +220,39 @@ def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: Name
     )
 
 
-def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], limit: int, cursor: str | None) -> StorePage:
-    return kit.paginate(app, StorePage, cursor,
-                        lambda start: svc.stores_in(country, *levels, limit=limit, start_key=start))
+def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], page: kit.PageRequest) -> StorePage:
+    return page.page(StorePage,
+                     lambda start: svc.stores_in(country, *levels, limit=page.limit, start_key=start))
 
 
 @router.serve
-def stores_in_country(country: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                      cursor: kit.Cursor = None) -> StorePage:
+@kit.paged
+def stores_in_country(country: NamePath, svc: Service, page: kit.PageRequest) -> StorePage:
     """List the stores in a country."""
-    return _stores(svc, country, (), limit, cursor)
+    return _stores(svc, country, (), page)
 
 
 @router.serve
-def stores_in_state(country: NamePath, state: NamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                    cursor: kit.Cursor = None) -> StorePage:
+@kit.paged
+def stores_in_state(country: NamePath, state: NamePath, svc: Service, page: kit.PageRequest) -> StorePage:
     """List the stores in a state."""
-    return _stores(svc, country, (state,), limit, cursor)
+    return _stores(svc, country, (state,), page)
 
 
 @router.serve
+@kit.paged
 def stores_in_city(country: NamePath, state: NamePath, city: NamePath, svc: Service,
-                   limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> StorePage:
+                   page: kit.PageRequest) -> StorePage:
     """List the stores in a city."""
-    return _stores(svc, country, (state, city), limit, cursor)
+    return _stores(svc, country, (state, city), page)
 
 
 @router.serve
+@kit.paged
 def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, svc: Service,
-                  limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None) -> StorePage:
+                  page: kit.PageRequest) -> StorePage:
     """List the stores in a postal code."""
-    return _stores(svc, country, (state, city, zip_code), limit, cursor)
+    return _stores(svc, country, (state, city, zip_code), page)
 
 
 # --- orders: composite sort key with an enum ----------------------------------------------------------
@@ -265,24 +265,23 @@ def put_order(customer: NamePath, order_id: NamePath, body: OrderIn, svc: Servic
 
 
 @router.serve
+@kit.paged
 def orders_by_status(
     customer: NamePath,
     status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
     svc: Service,
+    caller: kit.Caller,
+    page: kit.PageRequest,
     first: Annotated[
         str | None, Query(alias="from", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")
     ] = None,
     last: Annotated[str | None, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
-    limit: kit.Limit = kit.DEFAULT_LIMIT,
-    cursor: kit.Cursor = None,
 ) -> OrderPage:
     """List a customer's orders by status and date."""
     wanted = OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
-    return kit.paginate(
-        app,
+    return page.page(
         OrderPage,
-        cursor,
-        lambda start: svc.orders_by_status(kit.caller_of(app), customer, wanted, limit=limit, start_key=start),
+        lambda start: svc.orders_by_status(caller, customer, wanted, limit=page.limit, start_key=start),
     )
 
 

@@ -59,7 +59,7 @@ from functions.patterns.schema import (
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, ForbiddenError, NotFoundError
 from functions.shared.models import from_item, to_item
-from functions.shared.pagination import Page, StartKey, read_page
+from functions.shared.pages import Page, StartKey, read_page
 from functions.shared.settings import Settings, TableName
 
 REPO_NOT_FOUND = "REPO_NOT_FOUND"

@@ -32,7 +32,7 @@ from functions.shared.errors import (
     check_range,
     found,
 )
-from functions.shared.pagination import Page, StartKey, listed_under
+from functions.shared.pages import Page, StartKey, listed_under
 
 Clock = Callable[[], datetime]
 

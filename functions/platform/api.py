@@ -11,20 +11,20 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
-from aws_lambda_powertools.event_handler import Response, content_types
+from aws_lambda_powertools.event_handler import Depends, Request, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Query
+from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
-from functions.platform import docs
+from functions.platform import EXPLORER_ENV, docs
 from functions.platform.domains import domain_names
-from functions.platform.routes import EXPLORER_ENV, ROUTES
 from functions.platform.scale import MAX_RATE_PER_S
-from functions.shared.handler import api_handler
-from functions.shared.http import DomainRouter, build_resolver
+from functions.shared.domain import load
+from functions.shared.handler import serve
+from functions.shared.http import DomainRouter
 
-router = DomainRouter(ROUTES)
-app = build_resolver(public=True)
+router = DomainRouter(load(__file__).routes)
 _included: list[str] = []
 _including = threading.Lock()
 
@@ -42,27 +42,38 @@ def every_domain() -> Any:
     return app
 
 
-def _if_none_match() -> str | None:
-    return app.current_event.headers.get("If-None-Match")
+def _if_none_match(request: Request) -> str | None:
+    return request.headers.get("If-None-Match")
+
+
+def _base_path(request: Request) -> str:
+    """"/dev" through API Gateway's stage URL, "" through a custom domain: the path begins with the stage or not
+    (as Powertools' REST resolver tells, `APIGatewayRestResolver._get_base_path`)."""
+    context = cast(APIGatewayProxyEvent, request.resolved_event).request_context
+    stage = context.stage
+    return f"/{stage}" if stage and stage != "$default" and context.path.startswith(f"/{stage}") else ""
+
+
+IfNoneMatch = Annotated[str | None, Depends(_if_none_match)]
+BasePath = Annotated[str, Depends(_base_path)]
 
 
 @router.serve
-def swagger_ui(format: Annotated[str | None, Query()] = None,
+def swagger_ui(base_path: BasePath, if_none_match: IfNoneMatch, format: Annotated[str | None, Query()] = None,
                domain: Annotated[str | None, Query()] = None) -> Response[str]:
     """Swagger UI with one domain's description inline (`?domain=voting`; `all`: every route); `?format=json`: the
     description alone (as Powertools' /docs), every route's."""
-    base_path = app._get_base_path()
     if format == "json":
         return docs.cacheable(
-            docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE, _if_none_match()
+            docs.description(base_path), content_types.APPLICATION_JSON, docs.REVALIDATE, if_none_match
         )
-    return docs.cacheable(docs.page(base_path, domain), content_types.TEXT_HTML, docs.REVALIDATE, _if_none_match())
+    return docs.cacheable(docs.page(base_path, domain), content_types.TEXT_HTML, docs.REVALIDATE, if_none_match)
 
 
 @router.serve
-def swagger_ui_script(v: Annotated[str | None, Query()] = None) -> Response[str]:
+def swagger_ui_script(if_none_match: IfNoneMatch, v: Annotated[str | None, Query()] = None) -> Response[str]:
     """Swagger UI's script; `?v=<Powertools version>` in the page's link makes a new version a new URL to caches."""
-    return docs.cacheable(*docs.asset(docs.SCRIPT_PATH), docs.A_DAY, _if_none_match())
+    return docs.cacheable(*docs.asset(docs.SCRIPT_PATH), docs.A_DAY, if_none_match)
 
 
 @router.serve
@@ -71,9 +82,8 @@ def health() -> dict:
 
 
 @router.serve
-def links() -> dict:
+def links(base: BasePath) -> dict:
     """GET /: where to go from here, as paths of this stage (the explorer only where the stage has it)."""
-    base = app._get_base_path()  # "/dev" through API Gateway's stage URL, "" through a custom domain
     out = {"api": base + "/", "docs": f"{base}/docs", "openapi": f"{base}/docs?format=json", "health": f"{base}/health"}
     if os.environ.get(EXPLORER_ENV, "on") == "on":
         out["explorer"] = f"{base}/explorer"
@@ -114,6 +124,4 @@ def explorer_scale(model: str, rate: Annotated[int, Query(ge=1, le=MAX_RATE_PER_
     return what_if.answer(model, rate)
 
 
-app.include_router(router)
-
-lambda_handler = api_handler(app)
+app, lambda_handler = serve(router, public=True)

@@ -24,7 +24,7 @@ import aws_lambda_powertools.event_handler as event_handler
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.shared.version import VERSION as POWERTOOLS_VERSION
 
-from functions.platform.routes import ROUTES
+from functions.shared.domain import load
 
 SPEC_FILE = Path(__file__).with_name("openapi.json")
 # Powertools' Swagger UI page (`generate_swagger_html`, as `enable_swagger` renders it) with a mark in each place that
@@ -39,9 +39,9 @@ DESCRIPTION = (
     "reference data need the `admin` group. Errors answer `{\"error\": {\"code\", \"message\", \"details\"?}}`: "
     "each operation lists its statuses and codes."
 )
-# Swagger UI's script, below /docs (functions/platform/routes.toml), with its file in Powertools' package and its
+# Swagger UI's script, below /docs (functions/platform/domain.toml), with its file in Powertools' package and its
 # content type; the styles' file, inlined.
-SCRIPT_PATH = ROUTES["swagger_ui_script"].path
+SCRIPT_PATH = load(__file__).routes["swagger_ui_script"].path
 ASSETS = {SCRIPT_PATH: ("swagger-ui-bundle.min.js", "text/javascript; charset=utf-8")}
 STYLES_FILE = "swagger-ui.min.css"
 _SWAGGER_UI = Path(event_handler.__file__).parent / "openapi" / "swagger_ui"

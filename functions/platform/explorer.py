@@ -6,8 +6,8 @@ as JSON when it is served:
 - the tables of each domain from its `functions/<domain>/schema.py` `TABLES` (the same `TableSpec`s the CDK builds
   the tables from): keys, every index with its keys and projection, TTL, stream;
 - the entity table, the access patterns, the example path parameters, the stream demonstrations and the rules that
-  refuse with an error code from its `functions/<domain>/catalog.py`, which loads its catalog.toml (the data
-  docs/<domain>.md is generated from); each request with the group its route needs (`functions/<domain>/routes.toml`);
+  refuse with an error code from its `functions/<domain>/domain.toml` (the data docs/<domain>.md is generated from);
+  each request with the group its route needs (the handler's `group` in the same file);
 - its load at the seed's scale from `scale-figures.json`, which `make scale` writes (the docs' "At the seed's
   scale" tables come from the same file).
 The page then calls the API itself: the OpenAPI description (/docs?format=json) for each route's parameters and
@@ -29,6 +29,7 @@ from typing import Any
 from functions.platform.domains import domain_names
 from functions.shared.catalog import AccessPattern, StreamDemo, http_routes
 from functions.shared.cost import EXPLAIN_REQUEST_HEADER, EXPLAIN_RESPONSE_HEADER, explaining_allowed
+from functions.shared.domain import load
 from functions.shared.schema import IDEMPOTENCY_TABLE, PARKED_TABLE
 from functions.shared.table_spec import IndexSpec, KeyAttribute, TableSpec
 
@@ -100,11 +101,11 @@ def pattern(access: AccessPattern, previous: list[dict[str, str]]) -> dict[str, 
 def domain(name: str) -> dict[str, Any]:
     package = importlib.import_module(f"functions.{name}")
     schema = importlib.import_module(f"functions.{name}.schema")
-    catalog = importlib.import_module(f"functions.{name}.catalog")
+    catalog = load(name)
     patterns: list[dict[str, Any]] = []
     previous: list[dict[str, str]] = []
-    routes = {(r.method, r.path): r for r in importlib.import_module(f"functions.{name}.routes").ROUTES}
-    for access in catalog.PATTERNS:
+    routes = {(r.method, r.path): r for r in catalog.routes}
+    for access in catalog.patterns:
         patterns.append(pattern(access, previous))
         previous = patterns[-1]["requests"] or previous
         for request in patterns[-1]["requests"]:  # the group a caller needs: what a 403 asks of them
@@ -116,30 +117,30 @@ def domain(name: str) -> dict[str, Any]:
             if declared is not None:
                 patterns[-1]["who"] = (f"the {declared.group} group" if declared.group else
                                        "anyone" if declared.public else "any signed-in user")
-    entities = getattr(catalog, "ENTITIES", None)
-    demos: tuple[StreamDemo, ...] = getattr(catalog, "STREAMS", ())
+    entities = catalog.entities
+    demos: tuple[StreamDemo, ...] = catalog.streams
     runnable = {p["name"] for p in patterns if p["requests"]}
     for demo in demos:
         if not {demo.write, demo.read} <= runnable:
-            raise ValueError(f"functions/{name}/catalog.toml: {demo.name!r} names a pattern with no route to run")
+            raise ValueError(f"functions/{name}/domain.toml: {demo.name!r} names a pattern with no route to run")
     return {
         "name": name,
         "slug": name.replace("_", "-"),
         "title": name.replace("_", " ").capitalize(),
         "summary": (package.__doc__ or "").strip(),
         # the seed's user: the page runs the patterns with that user's token, as the example data expects
-        "persona": getattr(catalog, "PERSONA", "alice"),
+        "persona": catalog.persona,
         "tables": [table(spec) for spec in schema.TABLES],
         "entities": None if entities is None else {"columns": list(entities.columns),
                                                     "rows": [list(row) for row in entities.rows]},
         "patterns": patterns,
-        "examples": dict(getattr(catalog, "EXAMPLES", {})),
+        "examples": dict(catalog.examples),
         # its NoSQL Workbench model in the repository (`make workbench`, tools/workbench.py)
         "workbench": f"docs/workbench/{name}.json",
         "streams": [{**asdict(demo), "params": dict(demo.params)} for demo in demos],
         # the "Rules and errors" rows that refuse with a code: a refusal on the page names its rule
         "rules": [{"rule": rule.rule, "enforcedBy": rule.enforced_by, "refusal": rule.refusal}
-                  for rule in getattr(catalog, "RULES", ()) if re.search(r"`[A-Z][A-Z_]+`", rule.refusal)],
+                  for rule in catalog.rules if re.search(r"`[A-Z][A-Z_]+`", rule.refusal)],
         "scale": scale().get(name.replace("_", "-")),
     }
 

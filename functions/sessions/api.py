@@ -15,64 +15,56 @@ from functions.sessions.models import (
     SessionPage,
 )
 from functions.sessions.repository import SessionsRepository
-from functions.sessions.routes import ROUTES
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from functions.sessions.service import SessionsService
 from functions.shared import kit
-from functions.shared.auth import Caller
+from functions.shared.domain import load
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
 UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 
 
-@kit.per_container
-def service() -> SessionsService:
-    config = kit.settings()
-    return SessionsService(SessionsRepository(config), config.integer(LIFETIME_ENV, DEFAULT_LIFETIME_SECONDS))
-
-
+service = kit.service(
+    lambda repository: SessionsService(repository, kit.settings().integer(LIFETIME_ENV, DEFAULT_LIFETIME_SECONDS)),
+    SessionsRepository,
+)
 Service = Annotated[SessionsService, kit.Depends(service)]
 
 
-def _caller() -> Caller:
-    return kit.caller_of(app)
-
-
 @router.serve
-def create_session(svc: Service) -> Response[Session]:
+def create_session(svc: Service, caller: kit.Caller) -> Response[Session]:
     """Start a session for the caller."""
-    session = svc.create(_caller())
+    session = svc.create(caller)
     return kit.answer(201, session)
 
 
 @router.serve
-def get_session(token: TokenPath, svc: Service) -> Session:
+def get_session(token: TokenPath, svc: Service, caller: kit.Caller) -> Session:
     """Read one of the caller's sessions."""
-    return svc.get(_caller(), token)
+    return svc.get(caller, token)
 
 
 @router.serve
-def delete_session(token: TokenPath, svc: Service) -> Response[None]:
+def delete_session(token: TokenPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """End a session."""
-    svc.delete(_caller(), token)
+    svc.delete(caller, token)
     return Response(status_code=204)
 
 
 @router.serve
-def sessions_of(username: UsernamePath, svc: Service, limit: kit.Limit = kit.DEFAULT_LIMIT,
-                cursor: kit.Cursor = None) -> SessionPage:
+@kit.paged
+def sessions_of(username: UsernamePath, svc: Service, caller: kit.Caller, page: kit.PageRequest) -> SessionPage:
     """List a user's sessions."""
-    caller = _caller()
-    return kit.paginate(app, SessionPage, cursor,
-                        lambda start: svc.sessions_of(caller, username, limit=limit, start_key=start))
+    return page.page(SessionPage,
+                     lambda start: svc.sessions_of(caller, username, limit=page.limit, start_key=start))
 
 
 @router.serve
-def delete_sessions_of(username: UsernamePath, svc: Service) -> Response[None]:
+def delete_sessions_of(username: UsernamePath, svc: Service, caller: kit.Caller) -> Response[None]:
     """End every session of a user."""
-    svc.delete_all(_caller(), username)
+    svc.delete_all(caller, username)
     return Response(status_code=204)
 
 

@@ -26,7 +26,7 @@ from functions.sessions.schema import (
     USERNAME,
 )
 from functions.shared import ddb
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pages import Page, StartKey
 from functions.shared.settings import Settings, TableName
 
 # Keys read from UserIndex per Query when ending all of a user's sessions (KEYS_ONLY items are small).

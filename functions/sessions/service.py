@@ -12,7 +12,7 @@ from functions.sessions.models import Session
 from functions.sessions.repository import SessionsRepository
 from functions.shared.auth import ADMIN, Caller
 from functions.shared.errors import ConflictError, ForbiddenError, NotFoundError
-from functions.shared.pagination import Page, StartKey
+from functions.shared.pages import Page, StartKey
 
 TOKEN_BYTES = 32  # 256 random bits: `secrets.token_urlsafe(32)`, 43 URL-safe characters
 CREATE_ATTEMPTS = 3  # a taken token (never seen with 256 bits) is retried with a fresh one

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Request, Response
 from aws_lambda_powertools.event_handler.middlewares import NextMiddleware
 
 from functions.shared.errors import ForbiddenError, UnauthorizedError
@@ -45,18 +45,32 @@ def parse_groups(value: Any) -> frozenset[str]:
     return frozenset(p.strip() for p in parts if p.strip())
 
 
-def caller_of(app: APIGatewayRestResolver) -> Caller:
-    """The signed-in caller of the current request; 401 if the authorizer passed no identity."""
-    authorizer = app.current_event.request_context.authorizer
-    claims = (authorizer.claims if authorizer else None) or {}
+def signed_in(event: Mapping[str, Any]) -> Caller | None:
+    """The caller the authorizer verified, read from the raw API Gateway event's claims (`sub`, the username, the
+    groups); None without an identity. The one reader of the claims: the resolver's refusals, the caller a handler
+    takes and the group a route requires all ask here."""
+    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
     user_id = claims.get("sub")
     if not user_id:
-        raise UnauthorizedError("sign in first")
+        return None
     return Caller(
         user_id=user_id,
         username=claims.get("cognito:username") or claims.get("username") or user_id,
         groups=parse_groups(claims.get("cognito:groups")),
     )
+
+
+def caller_of(event: Mapping[str, Any]) -> Caller:
+    """The signed-in caller of a request's raw event; 401 if the authorizer passed no identity."""
+    caller = signed_in(event)
+    if caller is None:
+        raise UnauthorizedError("sign in first")
+    return caller
+
+
+def current_caller(request: Request) -> Caller:
+    """The `Depends()` dependency a handler takes its caller through (`caller: kit.Caller`)."""
+    return caller_of(request.resolved_event.raw_event)
 
 
 def forbidden_message(group: str) -> str:
@@ -72,7 +86,7 @@ def require_group(group: str):
     defence in depth, for a resolver that would not do that."""
 
     def middleware(app: APIGatewayRestResolver, next_middleware: NextMiddleware) -> Response:
-        if not caller_of(app).is_in(group):
+        if not caller_of(app.current_event.raw_event).is_in(group):
             raise ForbiddenError(forbidden_message(group))
         return next_middleware(app)
 

@@ -1,43 +1,40 @@
 """Access patterns and entities declared once, as plain data (docs/adr/0075-access-patterns-declared-as-data.md).
 
-Each domain writes its catalog in functions/<domain>/catalog.toml, and its functions/<domain>/catalog.py is two lines
-that `load` it into module attributes, the objects below: `ENTITIES, COLUMNS, PATTERNS, RULES, EXAMPLES, STREAMS,
-PERSONA = load(__file__)`. tools/domain_template/functions/__name__/catalog.toml.tmpl is the smallest one; the file
-holds, each optional but the first two:
+Each domain writes them in functions/<domain>/domain.toml, read by functions/shared/domain.py `load` into the objects
+below (`load("cart").patterns`, `.entities`, `.rules`...). tools/domain_template/functions/__name__/domain.toml.tmpl is
+the smallest one; besides the handlers (functions/shared/routes.py) the file holds, each optional but the first two:
 - `[entities]`: `columns` (the headers) and `rows` (one array of cells an entity): an `EntityTable`;
 - `[[patterns]]`: one table an `AccessPattern`, keyed by its fields (`who` left out where the page has no "who"
-  column);
+  column), with the handlers serving it and the DynamoDB actions it needs (functions/shared/domain.py);
 - `[columns]`: the keyword arguments of `columns()` (`who = false`, `source`, `key_condition`, `book_pattern`), when
   the domain words its table's headers its own way;
 - `[[rules]]`: one table a `Rule`, `tests` an array of pytest node ids written whole;
 - `[examples]`, `[[streams]]` (one table a `StreamDemo`, `params` and `body` inline tables) and a top-level `persona`
   (the seed's user, "alice" when left out): what the explorer (functions/platform/explorer.py) runs.
 
-`PATTERNS` (one `AccessPattern` a row) and `COLUMNS` (the table's headers, each with the field it shows) make the
+The patterns (one `AccessPattern` a row) and the columns (the table's headers, each with the field it shows) make the
 "## Access patterns" table of docs/<domain>.md, rendered by `make docs` (tools/docs.py); tests/unit/test_docs.py checks
 the rendered table against the page and every pattern against the routes served, the code under functions/ and the
 tests under tests/.
 
-The same catalog holds `ENTITIES` (an `EntityTable`): the page's entity chart (its items or tables with their keys,
-indexes and attributes), headers worded the domain's own way, rendered by `make docs` too.
+The entities (an `EntityTable`): the page's entity chart (its items or tables with their keys, indexes and
+attributes), headers worded the domain's own way, rendered by `make docs` too.
 
-And `RULES` (one `Rule` a row): the page's "Rules and errors" table, each rule with where it is enforced, the refusal
+And the rules (one `Rule` a row): the page's "Rules and errors" table, each rule with where it is enforced, the refusal
 a client sees and the tests that prove it (pytest node ids), rendered by `make docs`; tests/unit/test_docs.py fails
 on a rule without a test, a test that does not exist, or a rule tabled on the page outside the rendered table.
 
 The cells are markdown as the docs show them (backticked routes, method names and tests), with `|` written plainly:
-the renderer escapes it. Standard library only (TOML read by `tomllib`): the explorer reads the catalogs at run time,
-in the function's asset (functions/ whole, catalog.toml files included: infra/constructs/function_asset.py).
+the renderer escapes it. Standard library only: the explorer reads the domains at run time, in the function's asset
+(functions/ whole, domain.toml files included: infra/constructs/function_asset.py).
 """
 
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 # (header, field of AccessPattern) for each column, in order.
 Columns = tuple[tuple[str, str], ...]
@@ -185,38 +182,3 @@ def rules_table(rules: Iterable[Rule]) -> str:
         lines.append(_row((rule.rule, rule.enforced_by, rule.refusal, tests)))
     return "\n".join(lines) + "\n"
 
-
-class Catalog(NamedTuple):
-    """A domain's catalog as its catalog.py names it, in this order (`ENTITIES, COLUMNS, ... = load(__file__)`)."""
-
-    entities: EntityTable
-    columns: Columns
-    patterns: tuple[AccessPattern, ...]
-    rules: tuple[Rule, ...]
-    examples: dict[str, str]
-    streams: tuple[StreamDemo, ...]
-    persona: str
-
-
-def load(module_file: str | Path) -> Catalog:
-    """The catalog.toml beside `module_file` (a domain's catalog.py passes its `__file__`), as this module's docstring
-    describes it. A key the objects do not have, or a missing one, is an error naming the file."""
-    path = Path(module_file).with_name("catalog.toml")
-    with path.open("rb") as file:
-        data = tomllib.load(file)
-    unknown = data.keys() - set(Catalog._fields)
-    if unknown:
-        raise ValueError(f"{path}: unknown keys {sorted(unknown)}: a catalog holds {', '.join(Catalog._fields)}")
-    try:
-        entities = data["entities"]
-        return Catalog(
-            entities=EntityTable(columns=tuple(entities["columns"]), rows=tuple(map(tuple, entities["rows"]))),
-            columns=columns(**data.get("columns", {})),
-            patterns=tuple(AccessPattern(**{"who": None, **row}) for row in data["patterns"]),
-            rules=tuple(Rule(**{**row, "tests": tuple(row["tests"])}) for row in data.get("rules", ())),
-            examples=dict(data.get("examples", {})),
-            streams=tuple(StreamDemo(**row) for row in data.get("streams", ())),
-            persona=data.get("persona", "alice"),
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"{path}: {type(error).__name__} {error}") from error

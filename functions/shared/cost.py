@@ -3,14 +3,15 @@ and the ledger of the request in flight sums what comes back (requests, items re
 and per index, time spent waiting). The resolver answers it as a `Server-Timing` header and as Powertools metrics.
 
 On AWS the units are DynamoDB's. Locally moto answers a constant, so the local endpoint computes them by DynamoDB's
-published rules (local/moto_fidelity/consumed_capacity.py, `functions/shared/capacity.py`) and the same header
+published rules (local/dynamodb/fidelity/consumed_capacity.py, `functions/shared/capacity.py`) and the same header
 carries true figures.
 
 What the header cannot show: DynamoDB bills a refused conditional write (at least one unit) and a cancelled
 transaction, but a ConditionalCheckFailedException or TransactionCanceledException carries no ConsumedCapacity
 (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/WorkingWithItems.html#WorkingWithItems.ConditionalWrites.ReturnConsumedCapacity:
 "you don't receive any information in the response about the write capacity that was consumed"). Such a call counts
-as a request with no units; the table's ConsumedWriteCapacityUnits metric has them (locally: local/moto_capacity.py).
+as a request with no units; the table's ConsumedWriteCapacityUnits metric has them (locally:
+local/dynamodb/capacity.py).
 The ledger adds what it can estimate apart, never into the units DynamoDB reported: a refused PutItem, UpdateItem or
 DeleteItem that asked for the item in the way (`ReturnValuesOnConditionCheckFailure=ALL_OLD`) is billed by the larger
 of that item and the item it attempted, at least one unit ("DynamoDB read and write operations",

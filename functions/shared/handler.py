@@ -12,7 +12,7 @@ from typing import Any
 from aws_lambda_powertools.logging import correlation_paths
 from aws_lambda_powertools.utilities.typing import LambdaContext
 
-from functions.shared.http import Resolver
+from functions.shared.http import DomainRouter, Resolver, build_resolver
 from functions.shared.observability import logger, metrics, tracer
 
 Handler = Callable[[dict, LambdaContext], dict]
@@ -31,6 +31,14 @@ def api_handler(app: Resolver) -> Handler:
         return app.resolve(event, context)
 
     return lambda_handler
+
+
+def serve(router: DomainRouter, *, public: bool = False) -> tuple[Resolver, Handler]:
+    """The function's resolver (every route needs a signed-in caller, unless `public`) with its router, and the
+    Lambda handler."""
+    app = build_resolver(public=public)
+    app.include_router(router)
+    return app, api_handler(app)
 
 
 def consumer_handler(

@@ -29,7 +29,8 @@ from aws_lambda_powertools.metrics import MetricUnit
 from botocore.exceptions import ClientError
 
 from functions.shared import cors, cost
-from functions.shared.auth import ADMIN, forbidden_message, parse_groups, require_group
+from functions.shared.auth import ADMIN, forbidden_message, require_group, signed_in
+from functions.shared.cursors import CURSOR_FIELD, CURSOR_PATTERN, invalid_cursor_message
 from functions.shared.ddb import (
     TRANSPORT_ERRORS,
     translate_client_error,
@@ -39,10 +40,13 @@ from functions.shared.errors import AppError, ServiceUnavailableError
 from functions.shared.models import PATTERN_FORMATS
 from functions.shared.observability import logger, metrics
 from functions.shared.openapi import camel, refine
-from functions.shared.pagination import CURSOR_FIELD, CURSOR_PATTERN, invalid_cursor_message
 from functions.shared.routes import Routes
 
 _Handler = TypeVar("_Handler", bound=Callable[..., Any])
+
+# The key of the invocation's Lambda context in the resolver's per-request context, for a dependency (which gets the
+# Request, not the resolver) that needs it: an idempotent creation bounds its in-progress record by the deadline.
+LAMBDA_CONTEXT = "lambda_context"
 
 # Far above any valid request of ours and far below Lambda's 6 MB: a bigger body is refused unread.
 MAX_BODY_BYTES = 64 * 1024
@@ -148,16 +152,17 @@ class Resolver(APIGatewayRestResolver):
             if refusal is not None:
                 return refusal
             event = _read_as_json(event)
-        claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
-        if not self._public and not claims.get("sub"):
+        caller = signed_in(event)
+        if not self._public and caller is None:
             return _proxy_error(401, "UNAUTHORIZED", "sign in first")
         for group in self._groups_required_by(event):
-            if not claims.get("sub"):  # a public resolver serving a group's route: as `caller_of` would answer
+            if caller is None:  # a public resolver serving a group's route: as `caller_of` would answer
                 return _proxy_error(401, "UNAUTHORIZED", "sign in first")
-            if group not in parse_groups(claims.get("cognito:groups")):
+            if not caller.is_in(group):
                 return _proxy_error(403, "FORBIDDEN", forbidden_message(group))
         if body and not _is_utf8(body, encoded=bool(event.get("isBase64Encoded"))):
             return _proxy_error(400, "MALFORMED_JSON", "the request body is not UTF-8 JSON")
+        self.append_context(**{LAMBDA_CONTEXT: context})  # cleared with the rest when Powertools has answered
         return super().resolve(event, context)
 
     def _convert_matches_into_route_keys(self, match: Match) -> dict[str, str]:
@@ -191,7 +196,7 @@ class Resolver(APIGatewayRestResolver):
 
 
 class DomainRouter(Router):
-    """Powertools' Router over a domain's declared routes (functions/<domain>/routes.py): `@router.serve` above a
+    """Powertools' Router over a domain's declared routes (functions/<domain>/domain.toml): `@router.serve` above a
     handler registers it under the route named like it, with the route's method, path, OpenAPI responses and tag,
     and the group it requires."""
 
@@ -216,7 +221,7 @@ class DomainRouter(Router):
     def check_every_route_served(self) -> None:
         unserved = [route.name for route in self.routes if route.name not in self._served]
         if unserved:
-            raise LookupError(f"declared in routes.py but served by no handler: {', '.join(unserved)}")
+            raise LookupError(f"declared in domain.toml but served by no handler: {', '.join(unserved)}")
 
 
 def cors_config() -> CORSConfig | None:
@@ -271,8 +276,8 @@ def _asks_to_explain(event: Mapping[str, Any]) -> bool:
     headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
     if headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) != "items":
         return False
-    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
-    return bool(claims.get("sub")) and ADMIN in parse_groups(claims.get("cognito:groups"))
+    caller = signed_in(event)
+    return caller is not None and caller.is_in(ADMIN)
 
 
 def _asks_for_bill(event: Mapping[str, Any]) -> bool:
@@ -282,8 +287,7 @@ def _asks_for_bill(event: Mapping[str, Any]) -> bool:
     if not cost.explaining_allowed():
         return False
     headers = {k.lower(): v for k, v in (event.get("headers") or {}).items()}
-    claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
-    return headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) == "items" and bool(claims.get("sub"))
+    return headers.get(cost.EXPLAIN_REQUEST_HEADER.lower()) == "items" and signed_in(event) is not None
 
 
 def _bill(response: dict[str, Any], ledger: cost.Ledger, *, contents: bool = True) -> None:
@@ -360,7 +364,7 @@ def build_resolver(*, public: bool = False) -> Resolver:
             return error_response(400, "MALFORMED_JSON", "the request body is not valid JSON")
         details = validation_details(errors)
         if details and all(d["field"] == CURSOR_FIELD for d in details):
-            # A cursor off its shape is as invalid as a forged one: one code for both (functions/shared/pagination.py)
+            # A cursor off its shape is as invalid as a forged one: one code for both (functions/shared/cursors.py)
             return error_response(400, "INVALID_CURSOR", invalid_cursor_message(), details)
         fields = ", ".join(d["field"] for d in details)
         return error_response(400, "VALIDATION_FAILED", f"invalid input: {fields}", details)

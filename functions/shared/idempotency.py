@@ -16,11 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any
 
-from aws_lambda_powertools.event_handler import (
-    APIGatewayRestResolver,
-    Response,
-    content_types,
-)
+from aws_lambda_powertools.event_handler import Depends, Request, Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Header
 from aws_lambda_powertools.utilities.idempotency import (
     DynamoDBPersistenceLayer,
@@ -33,9 +29,10 @@ from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
 from functions.shared import cost
-from functions.shared.auth import caller_of
+from functions.shared.auth import Caller, current_caller
 from functions.shared.container import per_container
 from functions.shared.ddb import CLIENT_CONFIG, retried
+from functions.shared.http import LAMBDA_CONTEXT
 from functions.shared.models import dump
 from functions.shared.schema import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
@@ -117,20 +114,32 @@ def once(
     return _execute()(request=request, run=run)
 
 
-def create_once(
-    app: APIGatewayRestResolver, *, operation: str, key: str | None, request: dict[str, Any],
-    make: Callable[[], BaseModel],
-) -> Response:
-    """201 with what `make()` created, once per (caller, operation, key): a retry gets the first answer."""
-    body = once(
-        key=key,
-        caller=caller_of(app).user_id,
-        operation=operation,
-        body=request,
-        run=lambda: dump(make()),
-        lambda_context=app.lambda_context,
-    )
-    return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+class CreateOnce:
+    """What a creation route retried with an `Idempotency-Key` answers through: `create(operation=..., key=...,
+    request=..., make=...)` is 201 with what `make()` created, once per (caller, operation, key)."""
+
+    def __init__(self, caller: Caller, lambda_context: Any = None) -> None:
+        self.caller = caller
+        self._lambda_context = lambda_context
+
+    def __call__(self, *, operation: str, key: str | None, request: dict[str, Any],
+                 make: Callable[[], BaseModel]) -> Response:
+        """201 with what `make()` created, once per (caller, operation, key): a retry gets the first answer."""
+        body = once(
+            key=key,
+            caller=self.caller.user_id,
+            operation=operation,
+            body=request,
+            run=lambda: dump(make()),
+            lambda_context=self._lambda_context,
+        )
+        return Response(status_code=201, content_type=content_types.APPLICATION_JSON, body=body)
+
+
+def create_once(request: Request, caller: Annotated[Caller, Depends(current_caller)]) -> CreateOnce:
+    """The `Depends()` dependency a creation route takes (`create: kit.CreateOnce`): the caller the records are
+    kept under and the invocation's Lambda context (its deadline bounds an in-progress record)."""
+    return CreateOnce(caller, request.context.get(LAMBDA_CONTEXT))
 
 
 def reset() -> None:

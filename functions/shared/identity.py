@@ -1,4 +1,4 @@
-"""A username's `sub` where no Cognito user pool assigns one: the local runtime's tokens (local/auth.py), the
+"""A username's `sub` where no Cognito user pool assigns one: the local runtime's tokens (local/cognito.py), the
 functional tests' claims and the example data's users (seeds/) all derive it here, so that a ballot the seeds cast
 for alice is the one `make token USER=alice` sees as hers. Deployed, Cognito assigns each user's `sub`; no handler
 calls this. Standard library only."""

@@ -1,67 +1,92 @@
 """What a domain's `api.py` is made of, in one import: `from functions.shared import kit`.
 
-    router = kit.DomainRouter(ROUTES)                    # the routes of routes.toml, served by name
+    router = kit.DomainRouter(load(__file__).routes)     # the routes of domain.toml, served by name
 
-    @kit.per_container                                   # built once per execution environment
-    def service() -> VotingService:
-        return VotingService(VotingRepository(TableNames(kit.settings())))
-
-    Service = Annotated[VotingService, kit.Depends(service)]   # what each handler takes: `svc: Service`
+    service = kit.service(VotingService, VotingRepository, TableNames)   # built once per execution environment
+    Service = Annotated[VotingService, kit.Depends(service)]            # what each handler takes: `svc: Service`
 
     @router.serve
-    def results(poll_id: PollIdPath, svc: Service) -> Results: ...
+    def my_vote(poll_id: PollIdPath, svc: Service, caller: kit.Caller) -> Vote: ...
+
+    @router.serve
+    @kit.paged                                           # `page` becomes the route's `limit` and `cursor`
+    def list_votes(poll_id: PollIdPath, svc: Service, page: kit.PageRequest) -> VotePage:
+        return page.page(VotePage, lambda start: svc.votes(poll_id, limit=page.limit, start_key=start))
 
     app, lambda_handler = kit.serve(router)
 
-Lists take `limit: kit.Limit = kit.DEFAULT_LIMIT, cursor: kit.Cursor = None` and answer
-`kit.paginate(app, Page, cursor, fetch)`; creations retried with an `Idempotency-Key` answer `kit.create_once(...)`.
+A handler takes what it uses, never the resolver: its caller (`caller: kit.Caller`), its page (`page:
+kit.PageRequest` under `@kit.paged`), a creation retried with an `Idempotency-Key` (`create: kit.CreateOnce`, with
+`idempotency_key: kit.IdempotencyKey = None`) — docs/adr/0125-handlers-take-what-they-use.md.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Annotated, Any, TypeVar
+
 from aws_lambda_powertools.event_handler import Depends, Response, content_types
 from pydantic import BaseModel
 
-from functions.shared.auth import caller_of
-from functions.shared.container import per_container
+from functions.shared import auth, idempotency
+from functions.shared.container import PerContainer, per_container
+from functions.shared.cursors import DEFAULT_LIMIT, Cursor, Limit, PageRequest, paged
 from functions.shared.errors import InvalidInputError
-from functions.shared.handler import Handler, api_handler
-from functions.shared.http import DomainRouter, Resolver, build_resolver
-from functions.shared.idempotency import IdempotencyKey, create_once
+from functions.shared.handler import serve
+from functions.shared.http import DomainRouter
+from functions.shared.idempotency import IdempotencyKey
 from functions.shared.models import DAY_PATTERN, dump
 from functions.shared.observability import metrics
-from functions.shared.pagination import DEFAULT_LIMIT, Cursor, Limit, paginate
 from functions.shared.settings import settings
 
 __all__ = [
     "DAY_PATTERN",
     "DEFAULT_LIMIT",
+    "Caller",
+    "CreateOnce",
     "Cursor",
     "Depends",
     "DomainRouter",
     "IdempotencyKey",
     "InvalidInputError",
     "Limit",
+    "PageRequest",
     "answer",
-    "caller_of",
-    "create_once",
     "dump",
     "metrics",
-    "paginate",
+    "paged",
     "per_container",
     "serve",
+    "service",
     "settings",
 ]
+
+# The signed-in caller (401 without one), parsed from the authorizer's claims in one place (functions/shared/auth.py).
+Caller = Annotated[auth.Caller, Depends(auth.current_caller)]
+# A creation made once per (caller, operation, Idempotency-Key): `create(operation=, key=, request=, make=)` is a 201.
+CreateOnce = Annotated[idempotency.CreateOnce, Depends(idempotency.create_once)]
+
+Built = TypeVar("Built")
+
+
+def service(outer: Callable[..., Built], *inner: Callable[[Any], Any]) -> PerContainer[Built]:
+    """The domain's service as a dependency's provider, built once per execution environment (`per_container`):
+    each callable is given what the next one builds, the last one the function's settings
+    (`kit.service(VotingService, VotingRepository, TableNames)` builds
+    `VotingService(VotingRepository(TableNames(settings())))`). Tests swap it in the resolver's `dependency_overrides`
+    or clear it (`service.cache_clear()`) when the settings change."""
+
+    @per_container
+    def provide() -> Built:
+        built: Any = settings()
+        for make in reversed(inner):
+            built = make(built)
+        return outer(built)
+
+    return provide
 
 
 def answer(status: int, model: BaseModel) -> Response:
     """`model` as a JSON answer with a status the route chooses (201 or 200): camelCase, JSON types (`dump`). The
     route's return annotation (`Response[User]`) describes the body to Powertools, which validates it."""
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=dump(model))
-
-
-def serve(router: DomainRouter) -> tuple[Resolver, Handler]:
-    """The domain's resolver (every route needs a signed-in caller) with its router, and the Lambda handler."""
-    app = build_resolver()
-    app.include_router(router)
-    return app, api_handler(app)

@@ -81,7 +81,8 @@ AUTHENTICATED = {
     429: "429 THROTTLED: DynamoDB throttled the request; retry with backoff",
     503: "503 SERVICE_UNAVAILABLE: a store is unavailable; retry later",
 }
-# What API Gateway itself answers for any operation (local/apigw.py MAX_URL_CHARS, a DEFAULT_4XX gateway response).
+# What API Gateway itself answers for any operation (local/apigateway/restapi.py MAX_URL_CHARS, a DEFAULT_4XX
+# gateway response).
 GATEWAY = {414: "414 BAD_REQUEST: the URL is over 10,240 characters (API Gateway's limit for a regional API)"}
 WITH_BODY = {
     400: "400 VALIDATION_FAILED (details name the fields), MALFORMED_JSON",

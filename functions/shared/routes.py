@@ -1,11 +1,10 @@
-"""A domain's routes, declared once, as plain data (docs/adr/0096-each-route-declared-once.md).
+"""A domain's routes, declared once, as plain data (docs/adr/0124-one-declaration-per-access-pattern.md).
 
-Each domain lists its routes in `functions/<domain>/routes.toml`, one table a handler, named like the handler
-function, and its `routes.py` loads them (`ROUTES = load(__file__)`):
+Each domain declares its handlers in `functions/<domain>/domain.toml`, each under the access pattern it serves
+(`[patterns.handlers.<name>]`) or on its own (`[handlers.<name>]`), named like the handler function; functions/shared/
+domain.py reads them into `Routes` (`load(__file__).routes`):
 
-    tag = "voting"                            # the OpenAPI tag of the domain's routes
-
-    [put_poll]                                # the handler's name
+    [patterns.handlers.put_poll]              # the handler's name
     route = "PUT /voting/polls/{pollId}"      # method and path, as API Gateway names them
     group = "admin"                           # optional: the Cognito group a caller must be in (403 otherwise)
     paged = true                              # optional: it answers a page and a signed cursor
@@ -26,11 +25,8 @@ Standard library only: the stack reads it without loading Powertools.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 ADMIN = "admin"  # the Cognito group of administrators
 METHODS = frozenset({"GET", "PUT", "POST", "DELETE", "PATCH"})
@@ -49,7 +45,7 @@ class Route:
     `path` is as API Gateway names it (`/voting/polls/{pollId}`); the handler takes each parameter by its
     snake-case name (`poll_id`). `group`: the Cognito group a caller must be in (403 otherwise). `public` routes
     skip the authorizer (health, docs). `paged` routes answer with a page and a signed cursor
-    (functions/shared/pagination.py): a domain with one gets the cursor-signing secret. `responses`: status ->
+    (functions/shared/cursors.py): a domain with one gets the cursor-signing secret. `responses`: status ->
     description, for the OpenAPI description (errors as "404 CODE, CODE"). `in_schema`: whether the OpenAPI
     description lists it."""
 
@@ -121,28 +117,3 @@ def _named(route: Route, name: str) -> Route:
     return Route(route.method, route.path, route.group, route.public, route.paged, dict(route.responses),
                  route.in_schema, name)
 
-
-_KEYS = {"route", "group", "public", "paged", "in_schema", "responses"}
-
-
-def load(module_file: str) -> Routes:
-    """The routes of the `routes.toml` beside `module_file` (a domain's routes.py passes its `__file__`)."""
-    path = Path(module_file).with_name("routes.toml")
-    data = tomllib.loads(path.read_text(encoding="utf-8"))
-    tag = data.pop("tag", None)
-    if not isinstance(tag, str):
-        raise TypeError(f"{path}: no `tag = \"...\"`")
-    return Routes(tag, **{name: _route(path, name, table) for name, table in data.items()})
-
-
-def _route(path: Path, name: str, table: Any) -> Route:
-    if not isinstance(table, dict) or not isinstance(table.get("route"), str):
-        raise TypeError(f"{path}: [{name}] needs `route = \"METHOD /path\"`")
-    unknown = set(table) - _KEYS
-    if unknown:
-        raise ValueError(f"{path}: [{name}] has unknown keys {sorted(unknown)} (known: {sorted(_KEYS)})")
-    method, _, route_path = table["route"].partition(" ")
-    responses = {int(status): str(text) for status, text in (table.get("responses") or {}).items()}
-    return Route(method, route_path, group=table.get("group"), public=bool(table.get("public", False)),
-                 paged=bool(table.get("paged", False)), responses=responses,
-                 in_schema=bool(table.get("in_schema", True)))

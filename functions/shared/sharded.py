@@ -10,7 +10,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import ConditionBase, Key
 
-from functions.shared.pagination import Page
+from functions.shared.pages import Page
 
 AFTER = "after"  # a merged list's cursor key: the sort key of the last item it returned
 

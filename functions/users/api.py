@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.shared import kit
+from functions.shared.domain import load
 from functions.users.models import (
     EMAIL_MAX_LENGTH,
     EMAIL_PATTERN,
@@ -17,27 +18,22 @@ from functions.users.models import (
     User,
 )
 from functions.users.repository import UsersRepository
-from functions.users.routes import ROUTES
 from functions.users.service import UsersService
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
 EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
 
 
-@kit.per_container
-def service() -> UsersService:
-    return UsersService(UsersRepository(kit.settings()))
-
-
+service = kit.service(UsersService, UsersRepository)
 Service = Annotated[UsersService, kit.Depends(service)]
 
 
 @router.serve
-def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
+def sign_up(request: SignUpIn, svc: Service, caller: kit.Caller) -> Response[User]:
     """Sign up a user with a unique email."""
-    svc.require_self_or_admin(kit.caller_of(app), request.user_id)
+    svc.require_self_or_admin(caller, request.user_id)
     result = svc.sign_up(request)
     if result.created:
         kit.metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
@@ -46,9 +42,9 @@ def sign_up(request: SignUpIn, svc: Service) -> Response[User]:
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.
 @router.serve
-def get_user(user_id: UserIdPath, svc: Service) -> User:
+def get_user(user_id: UserIdPath, svc: Service, caller: kit.Caller) -> User:
     """Read a user."""
-    svc.require_self_or_admin(kit.caller_of(app), user_id)
+    svc.require_self_or_admin(caller, user_id)
     return svc.get_user(user_id)
 
 
@@ -60,16 +56,16 @@ def user_by_email(email: EmailPath, svc: Service) -> User:
 
 
 @router.serve
-def change_email(user_id: UserIdPath, change: EmailChangeIn, svc: Service) -> User:
+def change_email(user_id: UserIdPath, change: EmailChangeIn, svc: Service, caller: kit.Caller) -> User:
     """Change a user's email, keeping it unique."""
-    svc.require_self_or_admin(kit.caller_of(app), user_id)
+    svc.require_self_or_admin(caller, user_id)
     return svc.change_email(user_id, change.email)
 
 
 @router.serve
-def delete_user(user_id: UserIdPath, svc: Service) -> Response[None]:
+def delete_user(user_id: UserIdPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Delete a user and free their email."""
-    svc.require_self_or_admin(kit.caller_of(app), user_id)
+    svc.require_self_or_admin(caller, user_id)
     svc.delete_user(user_id)
     return Response(status_code=204)
 

@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response, content_types
 from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.shared import kit
+from functions.shared.domain import load
 from functions.shared.observability import logger
 from functions.voting.models import (
     POLL_ID_PATTERN,
@@ -19,19 +20,14 @@ from functions.voting.models import (
     VoteIn,
 )
 from functions.voting.repository import TableNames, VotingRepository
-from functions.voting.routes import ROUTES
 from functions.voting.service import VotingService
 
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter(load(__file__).routes)
 
 PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
 
 
-@kit.per_container
-def service() -> VotingService:
-    return VotingService(VotingRepository(TableNames(kit.settings())))
-
-
+service = kit.service(VotingService, VotingRepository, TableNames)
 Service = Annotated[VotingService, kit.Depends(service)]
 
 
@@ -53,33 +49,32 @@ def get_poll(poll_id: PollIdPath, svc: Service) -> Poll:
 
 
 @router.serve
-def vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service,
+def vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service, create: kit.CreateOnce,
          idempotency_key: kit.IdempotencyKey = None) -> Response[Vote]:
     """Vote in a poll, once per caller."""
-    voter = kit.caller_of(app).user_id
-    response = kit.create_once(app, operation="voting.vote", key=idempotency_key,
-                               request={"pollId": poll_id, **ballot.model_dump(mode="json")},
-                               make=lambda: svc.vote(poll_id, voter, ballot.candidate))
+    response = create(operation="voting.vote", key=idempotency_key,
+                      request={"pollId": poll_id, **ballot.model_dump(mode="json")},
+                      make=lambda: svc.vote(poll_id, create.caller.user_id, ballot.candidate))
     kit.metrics.add_metric(name="VoteCast", unit="Count", value=1)
     return response
 
 
 @router.serve
-def my_vote(poll_id: PollIdPath, svc: Service) -> Vote:
+def my_vote(poll_id: PollIdPath, svc: Service, caller: kit.Caller) -> Vote:
     """Read the caller's vote in a poll."""
-    return svc.my_vote(poll_id, kit.caller_of(app).user_id)
+    return svc.my_vote(poll_id, caller.user_id)
 
 
 @router.serve
-def change_vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service) -> Vote:
+def change_vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service, caller: kit.Caller) -> Vote:
     """Change the caller's vote in a poll."""
-    return svc.change_vote(poll_id, kit.caller_of(app).user_id, ballot.candidate)
+    return svc.change_vote(poll_id, caller.user_id, ballot.candidate)
 
 
 @router.serve
-def withdraw_vote(poll_id: PollIdPath, svc: Service) -> Response[None]:
+def withdraw_vote(poll_id: PollIdPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Withdraw the caller's vote from a poll."""
-    svc.withdraw(poll_id, kit.caller_of(app).user_id)
+    svc.withdraw(poll_id, caller.user_id)
     return Response(status_code=204)
 
 

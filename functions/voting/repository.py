@@ -237,14 +237,17 @@ class VotingRepository:
             refusal=_no_vote(),
         )
 
-    def get_vote(self, poll: StoredPoll, user_id: str) -> Vote | None:
-        """My vote: GetItem on RawVotes, strongly consistent (a voter reads their own write); a tombstone is none."""
+    def get_vote(self, poll: StoredPoll, user_id: str) -> Vote:
+        """My vote: GetItem on RawVotes, strongly consistent (a voter reads their own write); none, or a tombstone, is
+        404 NO_VOTE."""
         item = (
             ddb.table(self.tables.raw_votes)
             .get_item(Key=ballot_key(poll.poll.poll_id, poll.buckets, user_id), ConsistentRead=True)
             .get("Item")
         )
-        return None if item is None or "candidate" not in item else vote_from(item)
+        if item is None or "candidate" not in item:
+            raise _no_vote()
+        return vote_from(item)
 
     def _write_ballot(
         self, poll: StoredPoll, user_id: str, *, update: str, condition: str, values: dict[str, Any],
@@ -308,9 +311,10 @@ class VotingRepository:
                     last = item["updatedAt"]
         return Tally(dict(totals), accepted, None if last is None else datetime.fromisoformat(last))
 
-    def correct(self, poll_id: str, corrections: Mapping[str, int], changes: int, recount_version: int) -> None:
+    def correct(self, poll_id: str, corrections: Mapping[str, int], changes: int, recount_version: int) -> bool:
         """A recount's correction: ADD the drift to bucket 0's segment of each candidate, and the accepted changes
-        that will never be applied to its applied counter, in one transaction with the poll's recount version."""
+        that will never be applied to its applied counter, in one transaction with the poll's recount version.
+        False, nothing written, when another recount moved the version first (what that means is the service's)."""
         actions: list[tuple[str, dict[str, Any]]] = [
             ("poll", {
                 "Update": {
@@ -332,10 +336,7 @@ class VotingRepository:
         if changes:
             actions.append(("applied", _applied_update(self.tables.votes, segment, changes)))
         failed = ddb.transact_write(actions)  # only the poll's recountVersion has a condition
-        if failed is not None:
-            raise ConflictError(
-                "another recount corrected this poll meanwhile; recount again", code="RECOUNT_BUSY"
-            ) from failed.error
+        return failed is None
 
     # the aggregator's checkpoints and flushes
 

@@ -114,10 +114,7 @@ class VotingService:
         self.repository.withdraw_vote(self._stored(poll_id), voter, self._clock())
 
     def my_vote(self, poll_id: str, voter: str) -> Vote:
-        vote = self.repository.get_vote(self._stored(poll_id), voter)  # an unknown poll: 404 POLL_NOT_FOUND
-        if vote is None:
-            raise NotFoundError("you have no vote in this poll", code="NO_VOTE")
-        return vote
+        return self.repository.get_vote(self._stored(poll_id), voter)  # an unknown poll: 404 POLL_NOT_FOUND
 
     # results
 
@@ -163,8 +160,12 @@ class VotingService:
                 for c in sorted(candidates)
                 if tally.totals.get(c, 0) != before.totals.get(c, 0)
             }
-            if corrected or pending:
-                self.repository.correct(poll_id, corrected, pending, poll.recount_version)
+            # False: another recount moved the poll's recount version first.
+            if (corrected or pending) and not self.repository.correct(poll_id, corrected, pending,
+                                                                      poll.recount_version):
+                raise ConflictError(
+                    "another recount corrected this poll meanwhile; recount again", code="RECOUNT_BUSY"
+                )
             results = _results(poll.poll, tally.totals)
             return Recount(
                 poll_id=poll_id, totals=results.totals, total_votes=results.total_votes, corrected=corrected

@@ -7,7 +7,8 @@ A domain is its table specs (`functions/<domain>/schema.py`), its routes, its gr
 - one `SpecTable` per spec;
 - the API function `functions.<domain>.api.lambda_handler`, with every table's name in the variable its spec
   names, the idempotency table's name, and the cursor secret's ARN when a route is `paged`;
-- exactly the grants listed (`SpecTable.grant`: actions on the table, Query on the named indexes), PutItem/
+- exactly the grants listed (`SpecTable.grant`: actions on the table, Query on the named indexes): for a domain
+  declared in functions/<domain>/domain.toml, the union of its access patterns' actions (`pattern_grants`); PutItem/
   UpdateItem/DeleteItem on the idempotency table, GetSecretValue on the cursor secret when it has it;
 - the routes on the shared REST API, with one invoke permission for the function;
 - each stream consumer (`StreamConsumer`: DLQ, bounded retries, parked records), with its source table's and
@@ -31,6 +32,7 @@ from aws_cdk import aws_secretsmanager as secretsmanager
 from constructs import Construct
 
 from functions.shared.cors import CORS_ORIGINS_ENV
+from functions.shared.domain import Domain
 from functions.shared.routes import Route
 from functions.shared.schema import EXPLAIN_ENV, IDEMPOTENCY_TABLE
 from functions.shared.table_spec import TableSpec
@@ -47,7 +49,7 @@ from infra.constructs.stream_consumer import (
     StreamConsumer,
 )
 
-# The variable functions/shared/pagination.py reads the cursor-signing secret's ARN from (CURSOR_SECRET_ENV there;
+# The variable functions/shared/cursors.py reads the cursor-signing secret's ARN from (CURSOR_SECRET_ENV there;
 # that module imports Powertools, which synth does not need).
 CURSOR_SECRET_ENV = "CURSOR_SECRET_ARN"  # noqa: S105  the name of a variable that holds an ARN, not a secret
 
@@ -59,6 +61,26 @@ class Grant:
     table: TableSpec
     actions: tuple[str, ...] = ()
     indexes: tuple[str, ...] = ()
+
+
+def pattern_grants(domain: Domain, tables: Sequence[TableSpec]) -> list[Grant]:
+    """The API function's grants: the union of the actions the domain's access patterns declare (domain.toml
+    `actions`), a `Grant` a table in the order of `tables` (its indexes in the spec's order). A pattern naming a
+    table or an index the domain does not have fails the synth."""
+    declared = {grant.table: grant for grant in domain.grants()}
+    specs = {spec.construct_id: spec for spec in tables}
+    unknown = sorted(declared.keys() - specs.keys())
+    if unknown:
+        raise ValueError(f"functions/{domain.name}/domain.toml: actions on {unknown}, not a table of {sorted(specs)}")
+    grants = []
+    for spec in tables:
+        if spec.construct_id in declared:
+            grant = declared[spec.construct_id]
+            for name in grant.indexes:
+                spec.index(name)  # KeyError: no such index
+            indexes = tuple(index.name for index in spec.indexes if index.name in grant.indexes)
+            grants.append(Grant(spec, grant.actions, indexes))
+    return grants
 
 
 @dataclass(frozen=True)
@@ -157,8 +179,8 @@ class ApiDomain(Construct):
         self.methods = shared.api.add_routes(self, self.api_function, list(routes))
         for route, method in zip(routes, self.methods, strict=True):
             if route.public:
-                reason = (f"{route.method} {route.path} is public by design (Route(public=True) in "
-                          "functions/<domain>/routes.py).")
+                reason = (f"{route.method} {route.path} is public by design (`public = true` in "
+                          "functions/<domain>/domain.toml).")
                 acknowledge(method, "AwsSolutions-APIG4", reason)
                 acknowledge(method, "AwsSolutions-COG4", reason)
 

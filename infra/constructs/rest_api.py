@@ -77,7 +77,8 @@ GATEWAY_RESPONSES = (
 # every 429; the functions send it on DynamoDB's throttling, and API Gateway's own 429 carries none by default).
 GATEWAY_RESPONSE_HEADERS = {  # by code: jsii hands out a new ResponseType each time
     "THROTTLED": {"Retry-After": "'1'"},
-    # RFC 6750 section 3; API Gateway cannot tell a missing token from a bad one, the local runtime can (local/auth.py)
+    # RFC 6750 section 3; API Gateway cannot tell a missing token from a bad one, the local runtime can
+    # (local/apigateway/authorizer.py)
     "UNAUTHORIZED": {"WWW-Authenticate": "'Bearer realm=\"blueprints\", error=\"invalid_token\", error_description="
                                          "\"a valid ID token of this user pool is needed\"'"},
 }

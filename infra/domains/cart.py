@@ -7,7 +7,6 @@ from __future__ import annotations
 from aws_cdk import Duration
 from constructs import Construct
 
-from functions.cart.routes import ROUTES
 from functions.cart.schema import (
     CART_TABLE,
     DEFAULT_IDLE_TTL_SECONDS,
@@ -19,18 +18,13 @@ from functions.cart.schema import (
     STATS_TABLE,
     TABLES,
 )
-from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra, pattern_grants
 
-# Exactly what functions/cart/repository.py calls for the API, table by table (the functional suite fails on a
-# missing or unused grant).
-GRANTS = [
-    # create (Put), get (Get), every change (Update): a cart is one item
-    Grant(CART_TABLE, ("GetItem", "PutItem", "UpdateItem")),
-    # a line needs a priced SKU, and prices are read (Get); set (Update)
-    Grant(PRICE_TABLE, ("GetItem", "UpdateItem")),
-    Grant(NOTIFICATION_TABLE, ("Query",)),
-    Grant(STATS_TABLE, ("GetItem",)),
-]
+# The domain as functions/cart/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("cart")
+
 
 # Lambda event filtering (https://docs.aws.amazon.com/lambda/latest/dg/invocation-eventfiltering.html) drops, before
 # any invocation, the records a consumer's code ignores; each consumer still checks them itself. DynamoDB values are
@@ -89,6 +83,7 @@ def idle_ttl_seconds(scope: Construct) -> int:
 def cart(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Cart", shared=shared, service="cart", package="functions.cart",
-        tables=TABLES, routes=ROUTES, grants=GRANTS, consumers=[PRICE_NOTIFIER, ABANDONED_CARTS],
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES),
+        consumers=[PRICE_NOTIFIER, ABANDONED_CARTS],
         environment={IDLE_TTL_ENV: str(idle_ttl_seconds(scope))},
     )

@@ -5,19 +5,17 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.catalog.routes import ROUTES
-from functions.catalog.schema import DOCUMENTS_TABLE, PRODUCTS_TABLE, TABLES
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from functions.catalog.schema import TABLES
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 
-# Exactly what functions/catalog/repository.py calls (the functional suite fails on a missing or unused grant).
-GRANTS = [
-    Grant(PRODUCTS_TABLE, ("GetItem", "Query", "PutItem", "ConditionCheckItem", "DeleteItem")),
-    Grant(DOCUMENTS_TABLE, ("GetItem", "PutItem", "UpdateItem")),
-]
+# The domain as functions/catalog/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("catalog")
 
 
 def catalog(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Catalog", shared=shared, service="catalog", package="functions.catalog",
-        tables=TABLES, routes=ROUTES, grants=GRANTS,
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES),
     )

@@ -5,40 +5,22 @@ from __future__ import annotations
 from aws_cdk import Duration
 from constructs import Construct
 
-from functions.connected_car.routes import ROUTES
 from functions.connected_car.schema import (
-    ACTIVE_CUSTOMER_INDEX,
-    APPOINTMENT_TABLE,
     CUSTOMER_TABLE,
     CUSTOMER_TABLE_DURING_UPGRADE,
-    DEALER_TABLE,
     DEFAULT_EVENT_RETENTION_DAYS,
     EVENT_RETENTION_ENV,
-    EVENT_TABLE,
-    REGISTRATION_APPOINTMENT_INDEX,
     REGISTRATION_TABLE,
     TABLES,
-    TIMESLOT_APPOINTMENT_INDEX,
-    TIMESLOT_TABLE,
-    VEHICLE_EVENT_TYPE_INDEX,
-    VEHICLE_REGISTRATION_INDEX,
-    VEHICLE_TABLE,
 )
+from functions.shared.domain import load
 from functions.shared.table_spec import TableSpec
-from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
+from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra, pattern_grants
 
-# Exactly what functions/connected_car/repository.py calls for the API, table by table.
-GRANTS = [
-    Grant(DEALER_TABLE, ("GetItem", "PutItem", "ConditionCheckItem")),
-    Grant(TIMESLOT_TABLE, ("GetItem", "Query", "UpdateItem")),
-    Grant(CUSTOMER_TABLE, ("GetItem", "UpdateItem"), indexes=(ACTIVE_CUSTOMER_INDEX,)),
-    Grant(VEHICLE_TABLE, ("GetItem", "UpdateItem", "ConditionCheckItem")),
-    Grant(REGISTRATION_TABLE, ("GetItem", "Query", "UpdateItem", "ConditionCheckItem"),
-          indexes=(VEHICLE_REGISTRATION_INDEX,)),
-    Grant(APPOINTMENT_TABLE, ("GetItem", "PutItem", "DeleteItem"),
-          indexes=(TIMESLOT_APPOINTMENT_INDEX, REGISTRATION_APPOINTMENT_INDEX)),
-    Grant(EVENT_TABLE, ("Query", "PutItem"), indexes=(VEHICLE_EVENT_TYPE_INDEX,)),
-]
+# The domain as functions/connected_car/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("connected_car")
+
 
 # Customer.isActive follows the registrations (functions/connected_car/active_customers.py).
 ACTIVE_CUSTOMERS = Consumer(
@@ -71,6 +53,7 @@ def tables(scope: Construct) -> tuple[TableSpec, ...]:
 def connected_car(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "ConnectedCar", shared=shared, service="connected-car", package="functions.connected_car",
-        tables=tables(scope), routes=ROUTES, grants=GRANTS, consumers=[ACTIVE_CUSTOMERS],
+        tables=tables(scope), routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, tables(scope)),
+        consumers=[ACTIVE_CUSTOMERS],
         environment={EVENT_RETENTION_ENV: str(DEFAULT_EVENT_RETENTION_DAYS)},
     )

@@ -4,27 +4,18 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.contacts.routes import ROUTES
 from functions.contacts.schema import (
-    CONTACT_TABLE,
     CONTACT_TABLE_DURING_UPGRADE,
-    LAST_NAME_INDEX,
-    PERSON_INDEX,
     TABLES,
-    TYPE_INDEX,
 )
+from functions.shared.domain import load
 from functions.shared.table_spec import TableSpec
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 from infra.domains.connected_car import keep_retired_indexes
 
-# Exactly what functions/contacts/repository.py calls, on the table and the indexes it queries.
-GRANTS = [
-    Grant(
-        CONTACT_TABLE,
-        ("GetItem", "Query", "BatchGetItem", "PutItem", "UpdateItem", "ConditionCheckItem"),
-        indexes=(TYPE_INDEX, LAST_NAME_INDEX, PERSON_INDEX),
-    ),
-]
+# The domain as functions/contacts/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("contacts")
 
 
 def tables(scope: Construct) -> tuple[TableSpec, ...]:
@@ -36,5 +27,5 @@ def tables(scope: Construct) -> tuple[TableSpec, ...]:
 def contacts(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Contacts", shared=shared, service="contacts", package="functions.contacts",
-        tables=tables(scope), routes=ROUTES, grants=GRANTS,
+        tables=tables(scope), routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, tables(scope)),
     )

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.ecommerce.routes import ROUTES
-from functions.ecommerce.schema import ECOMMERCE_TABLE, GSI1, TABLES
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from functions.ecommerce.schema import TABLES
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 
-# Exactly what functions/ecommerce/repository.py calls: Put/Update/Delete/ConditionCheck inside TransactWriteItems
-# need their own actions; Query on the table and on GSI1.
-GRANTS = [
-    Grant(ECOMMERCE_TABLE, ("GetItem", "PutItem", "UpdateItem", "DeleteItem", "ConditionCheckItem", "Query"),
-          indexes=(GSI1,)),
-]
+# The domain as functions/ecommerce/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("ecommerce")
 
 
 def ecommerce(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Ecommerce", shared=shared, service="ecommerce", package="functions.ecommerce",
-        tables=TABLES, routes=ROUTES, grants=GRANTS,
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES),
     )

@@ -5,17 +5,17 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.messaging.routes import ROUTES
-from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE, OUTBOX_INDEX, TABLES
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from functions.messaging.schema import TABLES
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 
-# Exactly what functions/messaging/repository.py calls (the functional suite fails on a missing or unused grant):
-# PutItem (send), GetItem (read one), Query on the two indexes only (the table itself is never queried).
-GRANTS = [Grant(MESSAGES_TABLE, ("GetItem", "PutItem"), indexes=(INBOX_INDEX, OUTBOX_INDEX))]
+# The domain as functions/messaging/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("messaging")
 
 
 def messaging(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Messaging", shared=shared, service="messaging", package="functions.messaging",
-        tables=TABLES, routes=ROUTES, grants=GRANTS,
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES),
     )

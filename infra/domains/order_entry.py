@@ -6,26 +6,22 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.order_entry.routes import ROUTES
 from functions.order_entry.schema import (
-    GSI1,
-    GSI2,
-    ORDER_ENTRY_TABLE,
     SHARDS_ENV,
     TABLES,
     shard_count,
 )
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 
-# Exactly what functions/order_entry/repository.py calls (the functional suite fails on a missing or unused grant).
-GRANTS = [
-    Grant(ORDER_ENTRY_TABLE, ("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "BatchGetItem",
-                              "ConditionCheckItem"), indexes=(GSI1, GSI2)),
-]
+# The domain as functions/order_entry/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("order_entry")
 
 
 def order_entry(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "OrderEntry", shared=shared, service="order-entry", package="functions.order_entry",
-        tables=TABLES, routes=ROUTES, grants=GRANTS, environment={SHARDS_ENV: str(shard_count())},
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES),
+        environment={SHARDS_ENV: str(shard_count())},
     )

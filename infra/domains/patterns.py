@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.patterns.routes import ROUTES
-from functions.patterns.schema import GSI1, GSI2, PATTERNS_TABLE, TABLES
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from functions.patterns.schema import TABLES
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 
-# Exactly what functions/patterns/repository.py calls (the functional suite fails on a missing or unused grant).
-GRANTS = [
-    Grant(PATTERNS_TABLE, ("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "ConditionCheckItem"),
-          indexes=(GSI1, GSI2)),
-]
+# The domain as functions/patterns/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("patterns")
 
 
 def patterns(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Patterns", shared=shared, service="patterns", package="functions.patterns",
-        tables=TABLES, routes=ROUTES, grants=GRANTS,
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES),
     )

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.platform.routes import EXPLORER_ENV, ROUTES
+from functions.platform import EXPLORER_ENV
+from functions.shared.domain import load
 from functions.shared.routes import Routes
 from infra.constructs.api_domain import ApiDomain, SharedInfra
 
@@ -13,7 +14,8 @@ from infra.constructs.api_domain import ApiDomain, SharedInfra
 def routes(*, explorer: bool) -> Routes:
     """The platform's routes; without the explorer (prod, unless `-c explorer=true`) GET /explorer and its what-if,
     GET /explorer/scale/{model}, do not exist."""
-    return ROUTES if explorer else ROUTES.without("explorer", "explorer_scale")
+    routes = load("platform").routes
+    return routes if explorer else routes.without("explorer", "explorer_scale")
 
 
 def platform(scope: Construct, shared: SharedInfra) -> ApiDomain:

@@ -4,23 +4,17 @@ from __future__ import annotations
 
 from constructs import Construct
 
-from functions.sessions.routes import ROUTES
 from functions.sessions.schema import (
     DEFAULT_LIFETIME_SECONDS,
     LIFETIME_ENV,
-    SESSION_TABLE,
     TABLES,
-    USER_INDEX,
 )
-from infra.constructs.api_domain import ApiDomain, Grant, SharedInfra
+from functions.shared.domain import load
+from infra.constructs.api_domain import ApiDomain, SharedInfra, pattern_grants
 
-# Exactly what functions/sessions/repository.py calls (the functional suite fails on a missing or unused grant):
-# create (Put), get (Get), end one (Delete), a user's tokens (Query UserIndex), their times (BatchGet), end all
-# (BatchWrite deletes).
-GRANTS = [
-    Grant(SESSION_TABLE, ("PutItem", "GetItem", "DeleteItem", "BatchGetItem", "BatchWriteItem"),
-          indexes=(USER_INDEX,)),
-]
+# The domain as functions/sessions/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("sessions")
 
 
 def lifetime_seconds(scope: Construct) -> int:
@@ -34,6 +28,6 @@ def lifetime_seconds(scope: Construct) -> int:
 def sessions(scope: Construct, shared: SharedInfra) -> ApiDomain:
     return ApiDomain(
         scope, "Sessions", shared=shared, service="sessions", package="functions.sessions",
-        tables=TABLES, routes=ROUTES, grants=GRANTS, idempotency=False,
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES), idempotency=False,
         environment={LIFETIME_ENV: str(lifetime_seconds(scope))},
     )

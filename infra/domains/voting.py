@@ -5,7 +5,7 @@ from __future__ import annotations
 from aws_cdk import Duration
 from constructs import Construct
 
-from functions.voting.routes import ROUTES
+from functions.shared.domain import load
 from functions.voting.schema import (
     AGGREGATOR_BATCH_SIZE,
     AGGREGATOR_BATCHING_WINDOW_SECONDS,
@@ -17,13 +17,12 @@ from functions.voting.schema import (
     TABLES,
     VOTES_TABLE,
 )
-from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra
+from infra.constructs.api_domain import ApiDomain, Consumer, Grant, SharedInfra, pattern_grants
 
-# Exactly what functions/voting/repository.py calls for the API, table by table.
-GRANTS = [
-    Grant(RAW_VOTES_TABLE, ("GetItem", "UpdateItem", "Query")),  # ballots; the recount's Query
-    Grant(VOTES_TABLE, ("GetItem", "PutItem", "Query", "UpdateItem")),  # polls, results, the correction
-]
+# The domain as functions/voting/domain.toml declares it: its routes, and the actions its access patterns need
+# (the API function's grants: the functional suite fails on a missing or unused one).
+DOMAIN = load("voting")
+
 
 # The aggregator's event source mapping: batch size and window are declared in functions/voting/schema.py, where
 # bench/scale reads them to model the flushes. Big batches and a short batching window keep the writes per vote low
@@ -66,6 +65,6 @@ def voting(scope: Construct, shared: SharedInfra) -> ApiDomain:
         raise ValueError(f"voteBuckets must be 1..{MAX_BUCKETS}, not {buckets}")
     return ApiDomain(
         scope, "Voting", shared=shared, service="voting", package="functions.voting",
-        tables=TABLES, routes=ROUTES, grants=GRANTS, consumers=[aggregator()],
+        tables=TABLES, routes=DOMAIN.routes, grants=pattern_grants(DOMAIN, TABLES), consumers=[aggregator()],
         environment={SETTLED_AFTER_ENV: str(int(SETTLED_AFTER.to_seconds())), BUCKETS_ENV: str(buckets)},
     )

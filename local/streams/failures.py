@@ -16,8 +16,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from local.dlq import QueueDestination
-from local.functions import FunctionError
+from local.awslambda.pool import FunctionError
+from local.streams.destinations import QueueDestination
 from local.streams.mapping import MappingSpec, StreamRecord
 
 log = logging.getLogger("local.streams")

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from local.resources import FUNCTION_TYPE, StackResources, TableInfo
+from local.cloudformation.resources import FUNCTION_TYPE, StackResources, TableInfo
+from local.cloudformation.template import TemplateError
+from local.dynamodb.ttl import TTL_IDENTITY, swept
 from local.streams.filters import FilterCriteria, FilterError, criteria_of
-from local.template import TemplateError
-from local.ttl import TTL_IDENTITY, swept
 
 log = logging.getLogger("local.streams")
 

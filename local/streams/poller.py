@@ -14,9 +14,9 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from local.dlq import QueueDestination
-from local.functions import FunctionError
-from local.resources import Clients
+from local.awslambda.pool import FunctionError
+from local.cloudformation.resources import Clients
+from local.streams.destinations import QueueDestination
 from local.streams.failures import BatchFailures, Outcome, Segment
 from local.streams.mapping import MappingSpec, StreamRecord, lambda_record
 from local.streams.windows import TumblingWindow

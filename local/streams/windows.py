@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from local.functions import FunctionError
+from local.awslambda.pool import FunctionError
 from local.streams.failures import RETRY_DELAY, RETRY_DELAY_MAX, iso
 from local.streams.mapping import MappingSpec, StreamRecord
 

@@ -14,8 +14,8 @@ import pytest
 import requests
 
 from infra.stack import StageConfig
-from local.apigw import Throttle
-from local.auth import mint_token
+from local.apigateway.restapi import Throttle
+from local.cognito import mint_token
 from local.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ draws may break one of them and still be "schema-valid", which the positive-data
 rejected. So a positive case is brought inside the rule before it is sent, the smallest change that does it; negative
 cases are sent as drawn.
 
-- A list cursor is valid only if this API signed it for this list and these parameters (functions/shared/pagination.py):
+- A list cursor is valid only if this API signed it for this list and these parameters (functions/shared/cursors.py):
   the description states its shape (`CURSOR_PATTERN`), no schema can state its signature. A positive case goes
   without its made-up cursor (the first page, as valid as any). Forged and foreign well-shaped cursors are tested by
   the functional and e2e suites (INVALID_CURSOR).

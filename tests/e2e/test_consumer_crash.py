@@ -1,7 +1,7 @@
 """A stream consumer killed mid-batch: its worker process dies (SIGKILL) while it flushes the votes aggregates.
 
 Lambda treats a crashed execution environment as a failed invocation and retries the batch per the mapping's retry
-settings; the local runtime does the same (a dead worker is `Runtime.ExitError`, local/functions.py, and a failed
+settings; the local runtime does the same (a dead worker is `Runtime.ExitError`, local/awslambda/pool.py, and a failed
 invocation is retried, local/streams/failures.py). The aggregator must converge to exactly the ballots whether it
 died before its flush committed (nothing applied: the retry applies all) or after (the retry finds the records at or
 below the shard's checkpoint and skips them).
@@ -65,7 +65,7 @@ class Crash:
 
     def kill(self) -> None:
         for pid in self.pool.worker_pids:
-            os.killpg(pid, signal.SIGKILL)  # the worker leads its own process group (local/functions.py)
+            os.killpg(pid, signal.SIGKILL)  # the worker leads its own process group (local/awslambda/pool.py)
             self.killed.append(pid)
 
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from functions.platform import explorer
-from local.auth import user_sub
+from local.cognito import user_sub
 from seeds import cart as cart_seed
 from seeds import connected_car as car_seed
 from seeds import voting as voting_seed

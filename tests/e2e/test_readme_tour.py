@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from collections import deque
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -59,7 +60,9 @@ def run_tour(commands: list[str], url: str) -> list[str]:
 def fresh_runtime() -> Iterator[Runtime]:
     """A runtime of its own, as `make run` starts it (default keys, example data): the tour writes (a booking, a
     vote, a price) that the shared e2e runtime's tests must not see, and it needs the example data untouched."""
-    rt = Runtime.start(ROOT, stage="dev", port=0, aws_port=0)
+    log: deque[str] = deque(maxlen=200)  # the functions' last log lines, shown when an answer does not hold
+    rt = Runtime.start(ROOT, stage="dev", port=0, aws_port=0, log_sink=log.append)
+    rt.log = log
     try:
         yield rt
     finally:
@@ -152,5 +155,5 @@ def test_the_readme_tour_answers_as_written_when_pasted_at_once(fresh_runtime):
             ok = check(out)
         except (ValueError, KeyError, IndexError, TypeError) as error:
             ok, out = False, f"{out}\n({error!r})"
-        assert ok, f"the README's answer does not hold for\n{command}\ngot: {out}"
+        assert ok, f"the README's answer does not hold for\n{command}\ngot: {out}\nlog:\n" + "\n".join(fresh_runtime.log)
     assert not unmatched, f"expectations whose command the README no longer has: {sorted(unmatched)}"

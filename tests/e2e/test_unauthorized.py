@@ -10,7 +10,7 @@ import time
 import jwt
 import pytest
 
-from local.auth import id_token_claims, load_keys, sign
+from local.cognito import id_token_claims, load_keys, sign
 
 HOW = "make token USER=<name> prints one for make run"
 

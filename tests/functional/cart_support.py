@@ -12,14 +12,16 @@ import pytest
 
 from functions.cart import abandoned_carts, api, price_notifier
 from functions.cart.repository import CartRepository, TableNames
-from functions.cart.routes import ROUTES
 from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, TABLES
 from functions.cart.service import CartService
 from functions.shared import ddb
+from functions.shared.domain import load
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from local.streams import lambda_record
 from tests.functional.conftest import Client, LambdaContext, make_table
+
+ROUTES = load("cart").routes
 
 ADMIN = ("admin",)
 IDLE = timedelta(seconds=DEFAULT_IDLE_TTL_SECONDS)

@@ -8,11 +8,13 @@ from typing import Any
 import pytest
 
 from functions.catalog import api
-from functions.catalog.routes import ROUTES
 from functions.catalog.schema import DOCUMENTS_TABLE, PRODUCTS_TABLE
 from functions.shared import ddb
+from functions.shared.domain import load
 from seeds import catalog as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("catalog").routes
 
 ADMIN = ("admin",)
 

@@ -21,10 +21,10 @@ from functions.shared import container, ddb, idempotency
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
-from local.events import (
+from local.awslambda.events import (
     LambdaContext,  # the worker's: one Lambda context for the runtime and the tests
 )
-from local.template import StackTemplate, load_assembly
+from local.cloudformation.template import StackTemplate, load_assembly
 from tests.support import iam
 from tests.support.events import claims_for, rest_event
 from tests.support.whole_suite import RECORDER, Answer

@@ -12,14 +12,16 @@ import pytest
 
 from functions.connected_car import active_customers, api
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
-from functions.connected_car.routes import ROUTES
 from functions.connected_car.schema import REGISTRATION_TABLE, TABLES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import ddb
+from functions.shared.domain import load
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
 from tests.functional.conftest import Client, LambdaContext
+
+ROUTES = load("connected_car").routes
 
 ADMIN = ("admin",)
 VEHICLE = ("vehicle",)
@@ -105,7 +107,7 @@ def utc(*parts: int) -> datetime:
 class RegistrationStream:
     """Reads the Registration table's stream on moto (DescribeStream, GetShardIterator, GetRecords) and turns
     each record into the shape of a Lambda DynamoDB stream event record (moto's streams corrected by
-    local/moto_fidelity/, applied in tests/conftest.py).
+    local/dynamodb/fidelity/, applied in tests/conftest.py).
     """
 
     def __init__(self, table_name: str):

@@ -10,11 +10,13 @@ import boto3
 import pytest
 
 from functions.order_entry import api
-from functions.order_entry.routes import ROUTES
 from functions.order_entry.schema import ORDER_ENTRY_TABLE
-from local import moto_fidelity
+from functions.shared.domain import load
+from local.dynamodb import fidelity as moto_fidelity
 from seeds import order_entry as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("order_entry").routes
 
 ADMIN = ("admin",)
 P = "/order-entry"

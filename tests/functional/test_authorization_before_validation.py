@@ -8,12 +8,14 @@ import boto3
 import pytest
 
 from functions.contacts import api as contacts_api
-from functions.contacts.routes import ROUTES as CONTACTS_ROUTES
 from functions.contacts.schema import CONTACT_TABLE
+from functions.shared.domain import load
 from functions.voting import api as voting_api
-from functions.voting.routes import ROUTES as VOTING_ROUTES
 from tests.functional import connected_car_support, voting_support
 from tests.functional.conftest import Client, make_table
+
+CONTACTS_ROUTES = load("contacts").routes
+VOTING_ROUTES = load("voting").routes
 
 ADMIN = ("admin",)
 STAFF = ("staff",)

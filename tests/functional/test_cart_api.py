@@ -286,6 +286,30 @@ def test_an_admin_sets_prices_anyone_signed_in_reads_them(client, tables):
     assert error(client.call("GET", "/cart/prices/TEA")) == (404, "PRICE_NOT_FOUND")
 
 
+def test_a_cart_answers_the_current_price_of_each_of_its_skus_in_two_reads(shop, tables, calls):
+    # Given alice's cart holding two of the three priced SKUs, one of them repriced since it went in
+    cart_id = new_cart(shop, "alice", {"MUG": 2, "COFFEE": 1})
+    set_price(shop, "COFFEE", "11.75")
+    calls.clear()
+    # When she asks for its prices
+    prices = ok(shop.call("GET", f"{CARTS}/{cart_id}/prices", user="alice"))
+    # Then each SKU of the cart is answered at its current price, by SKU, and nothing else
+    assert [(p["sku"], p["price"], p["currency"], p["version"]) for p in prices] == [
+        ("COFFEE", "11.75", "USD", 2), ("MUG", "8.00", "USD", 1)]
+    # in two reads: the cart (GetItem), then its SKUs' prices in one BatchGetItem of the Prices table
+    assert calls.names() == ["GetItem", "BatchGetItem"]
+    (params, _), = calls.of("BatchGetItem")
+    assert list(params["RequestItems"]) == [tables[PRICE_TABLE.env_var]]
+    assert sorted(key["sku"]["S"] for key in params["RequestItems"][tables[PRICE_TABLE.env_var]]["Keys"]) == [
+        "COFFEE", "MUG"]
+    # an empty cart has no prices, without a batch; another user's cart is 404
+    empty = new_cart(shop, "alice")
+    calls.clear()
+    assert ok(shop.call("GET", f"{CARTS}/{empty}/prices", user="alice")) == []
+    assert calls.names() == ["GetItem"]
+    assert error(shop.call("GET", f"{CARTS}/{cart_id}/prices", user="mallory")) == (404, "CART_NOT_FOUND")
+
+
 def test_setting_the_same_price_again_writes_nothing(client, tables, calls):
     first = set_price(client, "COFFEE", "12.50")
     assert set_price(client, "COFFEE", "12.5") == first  # the same amount: version unchanged, no stream record

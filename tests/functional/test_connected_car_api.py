@@ -10,7 +10,6 @@ import pytest
 
 from functions.connected_car import api
 from functions.connected_car.models import Appointment, AppointmentIn, Dealer, Vehicle
-from functions.connected_car.routes import ROUTES
 from functions.connected_car.schema import (
     APPOINTMENT_TABLE,
     CUSTOMER_TABLE,
@@ -20,6 +19,7 @@ from functions.connected_car.schema import (
     VEHICLE_EVENT_TYPE_INDEX,
     VEHICLE_TABLE,
 )
+from functions.shared.domain import load
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
 from tests.functional.connected_car_support import (  # noqa: F401 (client, tables: shared fixtures)
@@ -42,6 +42,8 @@ from tests.functional.connected_car_support import (  # noqa: F401 (client, tabl
     use_clock,
     utc,
 )
+
+ROUTES = load("connected_car").routes
 
 T0 = utc(2026, 12, 1, 9)
 
@@ -774,7 +776,7 @@ def test_event_window_includes_from_and_excludes_to(garage, clock):
 def test_a_cursor_whose_events_aged_out_of_the_retention_meanwhile_ends_the_list(garage, clock, calls):
     """The lower bound of the key range is now minus the retention, so it moves between two pages. A cursor left
     below it must not reach DynamoDB: a start key outside the sort key condition is a ValidationException there
-    (local/moto_fidelity/query_start_key.py). Newest first, everything after such a cursor has expired: the list ends."""
+    (local/dynamodb/fidelity/query_start_key.py). Newest first, everything after such a cursor has expired: the list ends."""
     for code in ("C0", "C1", "C2"):                        # T0, T0 + 1 min, T0 + 2 min
         ok(submit(garage, code=code), 201)
         clock.advance(minutes=1)

@@ -6,10 +6,12 @@ import boto3
 import pytest
 
 from functions.contacts import api
-from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE, PERSON, PERSON_INDEX, TYPE_INDEX, TYPE_SHARDS, type_shard
+from functions.shared.domain import load
 from seeds import contacts as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("contacts").routes
 
 ADMIN = ("admin",)
 

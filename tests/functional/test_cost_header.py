@@ -1,5 +1,5 @@
 """Every answer carries its DynamoDB bill (functions/shared/cost.py) as a `Server-Timing` header, with the figures
-DynamoDB returns: on the local endpoint, computed by DynamoDB's rules (local/moto_capacity.py). The functional
+DynamoDB returns: on the local endpoint, computed by DynamoDB's rules (local/dynamodb/capacity.py). The functional
 Client checks that every answer of the suite has the header; here, that its figures are the calls' own."""
 
 from __future__ import annotations

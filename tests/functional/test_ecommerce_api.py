@@ -13,12 +13,14 @@ import pytest
 from functions.ecommerce import api
 from functions.ecommerce.models import OrderIn, SignUpIn
 from functions.ecommerce.repository import MAX_ADDRESSES
-from functions.ecommerce.routes import ROUTES
 from functions.ecommerce.schema import ECOMMERCE_TABLE, customer_key, email_key
 from functions.ecommerce.service import MAX_ORDER_ITEMS
+from functions.shared.domain import load
 from functions.shared.errors import ConflictError
 from seeds import ecommerce as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("ecommerce").routes
 
 ADMIN = ("admin",)
 BASE = "/ecommerce/customers"

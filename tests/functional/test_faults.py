@@ -22,17 +22,19 @@ from moto.core.botocore_stubber import BotocoreStubber, MockRawResponse
 
 from functions.catalog.schema import DOCUMENTS_TABLE
 from functions.contacts import api as contacts_api
-from functions.contacts.routes import ROUTES as CONTACT_ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import ddb
+from functions.shared.domain import load
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.voting import api as voting_api
-from functions.voting.routes import ROUTES as VOTING_ROUTES
 from functions.voting.schema import VOTES_TABLE
 from tests.functional import catalog_support
 from tests.functional.catalog_support import raw_document
 from tests.functional.conftest import Client, make_table
 from tests.functional.voting_support import make_tables
+
+CONTACT_ROUTES = load("contacts").routes
+VOTING_ROUTES = load("voting").routes
 
 ADMIN = ("admin",)
 # the Catalog's fixtures, for its append (the seed's album is product 2)

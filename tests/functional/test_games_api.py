@@ -11,13 +11,15 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from functions.games import api
-from functions.games.routes import ROUTES
 from functions.games.schema import GAME_USERS_INDEX, GAMES_TABLE, USER_GAMES_TABLE
 from functions.shared import ddb
 from functions.shared.auth import Caller
+from functions.shared.domain import load
 from functions.shared.errors import ConflictError
 from seeds import games as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("games").routes
 
 ADMIN = ("admin",)
 

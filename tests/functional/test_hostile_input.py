@@ -10,15 +10,17 @@ import boto3
 import pytest
 
 from functions.contacts import api as contacts_api
-from functions.contacts.routes import ROUTES as CONTACTS_ROUTES
 from functions.contacts.schema import CONTACT_TABLE
 from functions.ecommerce import api as ecommerce_api
-from functions.ecommerce.routes import ROUTES as ECOMMERCE_ROUTES
 from functions.ecommerce.schema import ECOMMERCE_TABLE
+from functions.shared.domain import load
 from functions.users import api as users_api
-from functions.users.routes import ROUTES as USERS_ROUTES
 from functions.users.schema import USERS_TABLE
 from tests.functional.conftest import Client, make_table
+
+CONTACTS_ROUTES = load("contacts").routes
+ECOMMERCE_ROUTES = load("ecommerce").routes
+USERS_ROUTES = load("users").routes
 
 ADMIN = ("admin",)
 DEEP = "[" * 30_000 + "]" * 30_000  # thousands deep, inside the 64 KB limit

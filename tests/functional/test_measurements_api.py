@@ -11,7 +11,6 @@ import pytest
 
 from functions.measurements import api
 from functions.measurements.repository import MeasurementsRepository
-from functions.measurements.routes import ROUTES
 from functions.measurements.schema import (
     BIN_MS,
     LEGACY_BINS,
@@ -25,9 +24,12 @@ from functions.measurements.schema import (
 )
 from functions.measurements.service import MeasurementsService
 from functions.shared.capacity import item_size, write_units
+from functions.shared.domain import load
 from functions.shared.settings import settings
 from seeds import measurements as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("measurements").routes
 
 ADMIN = ("admin",)
 INGEST = "/measurements/readings"

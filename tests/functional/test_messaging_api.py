@@ -11,7 +11,6 @@ import pytest
 from functions.messaging import api
 from functions.messaging.models import MAX_BODY_BYTES
 from functions.messaging.repository import message_item
-from functions.messaging.routes import ROUTES
 from functions.messaging.schema import (
     HEADER_ATTRIBUTES,
     INBOX_INDEX,
@@ -19,9 +18,12 @@ from functions.messaging.schema import (
     OUTBOX_INDEX,
 )
 from functions.shared.capacity import item_size, read_units
+from functions.shared.domain import load
 from functions.shared.http import MAX_BODY_BYTES as MAX_REQUEST_BYTES
 from seeds import messaging as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("messaging").routes
 
 MESSAGES = "/messaging/messages"
 INBOX = "/messaging/inbox"

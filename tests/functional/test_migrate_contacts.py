@@ -10,14 +10,15 @@ import pytest
 from boto3.dynamodb.conditions import Key
 
 from functions.contacts import api
-from functions.contacts.routes import ROUTES
 from functions.contacts.schema import CONTACT_TABLE_DURING_UPGRADE, PERSON, RETIRED_TYPE_INDEX, TYPE_SHARD, type_shard
 from functions.shared import ddb
+from functions.shared.domain import load
 from tests.functional.conftest import Client, make_table
 from tests.support.old_layouts import put_old_items
 from tools import migrate
 from tools.migrations.contacts import MIGRATIONS
 
+ROUTES = load("contacts").routes
 (MIGRATION,) = MIGRATIONS
 
 

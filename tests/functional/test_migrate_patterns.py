@@ -8,13 +8,15 @@ from pathlib import Path
 import pytest
 
 from functions.patterns import api
-from functions.patterns.routes import ROUTES
 from functions.patterns.schema import FEATURED_KEY, FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared import ddb
+from functions.shared.domain import load
 from tests.functional.conftest import Client, make_table
 from tests.support.old_layouts import put_old_items
 from tools import migrate
 from tools.migrations.patterns import MIGRATIONS
+
+ROUTES = load("patterns").routes
 
 (MIGRATION,) = MIGRATIONS
 ADMIN = ("admin",)

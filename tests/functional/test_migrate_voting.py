@@ -19,7 +19,7 @@ from functions.voting import aggregator as aggregator_module
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
 from functions.voting.schema import TOTAL_PREFIX, UNRECORDED_BUCKETS, split_bucket
-from local.auth import user_sub
+from local.cognito import user_sub
 from seeds import voting as seed
 from tests.functional.conftest import LambdaContext
 from tests.functional.parked_support import REPLAY, parked_items

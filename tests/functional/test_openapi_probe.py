@@ -10,9 +10,7 @@ every domain's routes, as the local runtime's /docs "Try it out" would; validati
 
 from __future__ import annotations
 
-import importlib
 import json
-import pkgutil
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -21,10 +19,11 @@ from urllib.parse import quote, unquote
 import pytest
 from moto import mock_aws
 
-import infra.domains
 from functions.platform import api as platform_api
+from functions.shared.domain import load as load_domain
+from functions.shared.domain import names as domain_names
+from functions.shared.cursors import CURSOR_FIELD
 from functions.shared.openapi import api_gateway_path, can_be_invalid, required_groups
-from functions.shared.pagination import CURSOR_FIELD
 from tests.functional.conftest import Client
 
 SPEC = json.loads(platform_api.every_domain().get_openapi_json_schema())
@@ -45,11 +44,8 @@ FILLER = "x1"
 
 
 def _api_resources() -> list[str]:
-    resources = []
-    for module in pkgutil.iter_modules(infra.domains.__path__):
-        domain = importlib.import_module(f"infra.domains.{module.name}")
-        resources += [route.path for route in getattr(domain, "ROUTES", ())]
-    return resources
+    """Every domain's API Gateway resources, as each functions/<domain>/domain.toml declares its routes."""
+    return [route.path for name in domain_names() for route in load_domain(name).routes]
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +114,7 @@ def test_an_input_the_description_calls_invalid_is_a_400_naming_it(api, method, 
     reply = api.call(method, url, body=body, headers=headers, groups=("admin", "vehicle"))
     assert reply.status == 400, (url, reply.body)
     # A cursor off its shape, when it is all that is wrong, is refused under the one code every cursor the list did
-    # not give gets (functions/shared/pagination.py); anything else (fillers of other parameters may be invalid too)
+    # not give gets (functions/shared/cursors.py); anything else (fillers of other parameters may be invalid too)
     # under VALIDATION_FAILED.
     only_the_cursor = {d["field"] for d in reply.body["error"]["details"]} == {CURSOR_FIELD}
     expected = "INVALID_CURSOR" if only_the_cursor else "VALIDATION_FAILED"

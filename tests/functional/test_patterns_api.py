@@ -13,10 +13,12 @@ import pytest
 
 from functions.patterns import api
 from functions.patterns.models import IssueIn
-from functions.patterns.routes import ROUTES
 from functions.patterns.schema import FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared.auth import Caller
+from functions.shared.domain import load
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("patterns").routes
 
 ADMIN = ("admin",)
 REPO = "/patterns/repos/alexdebrie/dynamodb-book"

@@ -14,13 +14,15 @@ import pytest
 
 from functions.shared import cost
 from functions.shared.capacity import item_size
+from functions.shared.domain import load
 from functions.shared.schema import EXPLAIN_ENV
 from functions.voting import api
-from functions.voting.routes import ROUTES
 from functions.voting.schema import POLL_SK, VOTES_TABLE
 from tests.functional.conftest import Client
 from tests.functional.test_cost_header import bill
 from tests.functional.voting_support import make_tables
+
+ROUTES = load("voting").routes
 
 POLL = "/voting/polls/refused-bill"
 DEFINITION = {"question": "Which model do you draw first?", "candidates": ["Tables", "Patterns"]}

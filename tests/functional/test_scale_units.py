@@ -1,5 +1,5 @@
 """`make scale` (bench/scale/workloads.py) counts a request's units with the same rules the local runtime bills by
-(functions/shared/capacity.py, local/moto_capacity.py): here, for the requests its workloads are made of, its figures
+(functions/shared/capacity.py, local/dynamodb/capacity.py): here, for the requests its workloads are made of, its figures
 equal what the answer's `Server-Timing` reports for the same request, per table and index."""
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ from functions.cart.schema import CART_TABLE, HOLDER_TABLE, PRICE_TABLE, holder_
 from functions.measurements import api as measurements_api
 from functions.measurements.models import Reading
 from functions.measurements.repository import MeasurementsRepository
-from functions.measurements.routes import ROUTES as MEASUREMENT_ROUTES
 from functions.measurements.schema import MEASUREMENTS_TABLE
 from functions.measurements.service import MeasurementsService
 from functions.messaging import api as messaging_api
 from functions.messaging.repository import message_from
-from functions.messaging.routes import ROUTES as MESSAGING_ROUTES
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE
+from functions.shared.domain import load
 from functions.shared.settings import settings
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     client,
@@ -33,6 +32,9 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
 )
 from tests.functional.conftest import Client, make_table
 from tests.functional.conftest import server_timing as timing
+
+MEASUREMENT_ROUTES = load("measurements").routes
+MESSAGING_ROUTES = load("messaging").routes
 
 NOW = 1796115600  # 2026-12-01T09:00:00Z, the start of a bin
 

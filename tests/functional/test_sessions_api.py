@@ -8,12 +8,14 @@ import boto3
 import pytest
 
 from functions.sessions import api
-from functions.sessions.routes import ROUTES
 from functions.sessions.schema import SESSION_TABLE, USER_INDEX
 from functions.shared import ddb
 from functions.shared.ddb import BATCH_WRITE_MAX_ITEMS, BATCH_WRITE_ROUNDS
+from functions.shared.domain import load
 from seeds import sessions as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("sessions").routes
 
 ADMIN = ("admin",)
 WEEK = 7 * 24 * 3600

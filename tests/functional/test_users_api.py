@@ -11,13 +11,15 @@ import pytest
 from botocore.exceptions import ClientError
 
 from functions.shared import ddb
+from functions.shared.domain import load
 from functions.shared.errors import ConflictError, ThrottledError
 from functions.users import api
 from functions.users.models import SignUpIn, User
-from functions.users.routes import ROUTES
 from functions.users.schema import USERS_EMAIL_INDEX, USERS_TABLE, email_marker_key
 from seeds import users as seed
 from tests.functional.conftest import Client, make_table
+
+ROUTES = load("users").routes
 
 ADMIN = ("admin",)
 TODAY = date(2026, 12, 1)

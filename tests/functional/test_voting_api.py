@@ -8,15 +8,17 @@ import random
 import boto3
 import pytest
 
+from functions.shared.domain import load
 from functions.voting import api
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
-from functions.voting.routes import ROUTES
 from functions.voting.schema import BUCKETS_ENV, DEFAULT_BUCKETS, POLL_SK, ballot_pk, bucket_of, segment_pk, total_sk
 from seeds import voting as seed
 from tests.functional.conftest import Client, fresh_containers
 from tests.functional.voting_support import MotoStream, make_tables
 from tests.support.events import claims_for
+
+ROUTES = load("voting").routes
 
 ADMIN = ("admin",)
 POLL = "/voting/polls/lunch"

@@ -63,15 +63,15 @@ def test_the_asset_imports_its_own_sdk_first_as_lambda_would(dev):
     assert Path(botocore_file).is_relative_to(asset)
 
 
-def test_the_asset_ships_every_catalog_toml_and_each_catalog_loads_from_the_asset_alone():
-    # the explorer (functions/platform/explorer.py) reads functions/<domain>/catalog.toml at run time, in Lambda
+def test_the_asset_ships_every_domain_toml_and_each_domain_loads_from_the_asset_alone():
+    # every API function reads its functions/<domain>/domain.toml at run time (its routes), and the explorer every
+    # domain's (functions/platform/explorer.py), in Lambda
     staged, _ = stage_function_asset()
-    tomls = sorted(p.relative_to(function_asset.ROOT) for p in function_asset.ROOT.glob("functions/*/catalog.toml"))
-    assert len(tomls) >= 13 and [p for p in tomls if not (staged / p).is_file()] == []
+    tomls = sorted(p.relative_to(function_asset.ROOT) for p in function_asset.ROOT.glob("functions/*/domain.toml"))
+    assert len(tomls) >= 14 and [p for p in tomls if not (staged / p).is_file()] == []
     domains = [p.parent.name for p in tomls]
-    code = ("import importlib, sys; sys.path.insert(0, sys.argv[1]); "
-            "[print(m.__file__, len(m.PATTERNS)) for m in (importlib.import_module(f'functions.{d}.catalog') "
-            "for d in sys.argv[2:])]")
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from functions.shared import domain; "
+            "[print(domain.path_of(d), len(domain.load(d).routes)) for d in sys.argv[2:]]")
     out = subprocess.run([sys.executable, "-I", "-B", "-c", code, str(staged), *domains],
                          capture_output=True, text=True, check=True)
     loaded = [line.rsplit(" ", 1) for line in out.stdout.splitlines()]

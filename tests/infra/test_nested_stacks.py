@@ -12,7 +12,7 @@ import aws_cdk as cdk
 import pytest
 
 from functions.contacts.schema import CONTACT_TABLE
-from functions.shared import pagination
+from functions.shared import cursors
 from functions.shared.routes import Route
 from functions.voting.schema import VOTES_TABLE
 from infra.constructs.api_domain import CURSOR_SECRET_ENV, ApiDomain, Grant
@@ -199,11 +199,11 @@ def test_paged_routes_are_those_that_take_a_cursor_and_only_they_bring_the_secre
     served = domain.app._static_routes + domain.app._dynamic_routes
     api_function = f"{domain.construct_id}ApiFunction"
     with_cursor = {(r.method, normalize(r.path)) for r in served if _takes_a_cursor(r)}
-    assert {(r.method, normalize(r.path)) for r in domain.infra.ROUTES if r.paged} == with_cursor
+    assert {(r.method, normalize(r.path)) for r in domain.infra.DOMAIN.routes if r.paged} == with_cursor
     raw = dev.merged
     function = raw["Resources"][logical_id(raw, "AWS::Lambda::Function", api_function)]
     variables = function["Properties"]["Environment"]["Variables"]
-    assert CURSOR_SECRET_ENV == pagination.CURSOR_SECRET_ENV  # infra spells it without importing Powertools
+    assert CURSOR_SECRET_ENV == cursors.CURSOR_SECRET_ENV  # infra spells it without importing Powertools
     assert (CURSOR_SECRET_ENV in variables) == bool(with_cursor)
     policy = raw["Resources"][logical_id(raw, "AWS::IAM::Policy", api_function.replace("Function", "Role"))]
     actions = {a for s in policy["Properties"]["PolicyDocument"]["Statement"] for a in

@@ -9,7 +9,7 @@ from typing import Any
 
 from functions.order_entry.api import app as order_entry_app
 from functions.order_entry.schema import SHARDS_ENV
-from infra.domains.order_entry import ROUTES
+from infra.domains.order_entry import DOMAIN
 from tests.infra.test_stack import (
     function_policy,
     logical_id,
@@ -76,7 +76,7 @@ def test_the_function_knows_its_table_its_shard_count_the_cursor_key_and_the_ide
 
 def test_routes_are_the_ones_the_function_serves_and_all_need_a_token(dev):
     routes = {(m, p) for m, p in template_routes(dev.merged) if p.startswith("/order-entry")}
-    assert routes == {(r.method, r.path) for r in ROUTES} and len(routes) == 24
+    assert routes == {(r.method, r.path) for r in DOMAIN.routes} and len(routes) == 24
     assert {(m, normalize(p)) for m, p in routes} == resolver_routes(order_entry_app)
     for (method, path), props in template_routes(dev.merged).items():
         if (method, path) in routes:

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 from functions.patterns.api import app as patterns_app
-from infra.domains.patterns import ROUTES
+from infra.domains.patterns import DOMAIN
 from tests.infra.test_stack import (
     function_policy,
     logical_id,
@@ -74,7 +74,7 @@ def test_the_function_knows_its_table_the_cursor_key_and_the_idempotency_table(d
 
 def test_routes_are_the_ones_the_function_serves_and_all_need_a_token(dev):
     routes = {(m, p) for m, p in template_routes(dev.merged) if p.startswith("/patterns/")}
-    assert routes == {(r.method, r.path) for r in ROUTES} and len(routes) == 24
+    assert routes == {(r.method, r.path) for r in DOMAIN.routes} and len(routes) == 24
     assert {(m, normalize(p)) for m, p in routes} == resolver_routes(patterns_app)
     for (method, path), props in template_routes(dev.merged).items():
         if (method, path) in routes:

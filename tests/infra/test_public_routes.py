@@ -100,7 +100,7 @@ def test_cors_origins_give_every_resource_a_mock_preflight_for_the_allowed_origi
         assert headers["method.response.header.Access-Control-Allow-Origin"] == f"'{ORIGINS[0]}'"
         assert headers["method.response.header.Access-Control-Allow-Headers"] == f"'{','.join(cors.ALLOW_HEADERS)}'"
         assert headers["method.response.header.Access-Control-Max-Age"] == f"'{cors.MAX_AGE_SECONDS}'"
-        # the second origin is chosen by the response template, which the local runtime runs (local/apigw.py)
+        # the second origin is chosen by the response template, which the local runtime runs (local/apigateway/restapi.py)
         assert f'$origin == "{ORIGINS[1]}"' in answer["ResponseTemplates"]["application/json"]
 
 

@@ -21,7 +21,7 @@ from infra.domains import platform as platform_domain
 from tests.infra.conftest import domain_modules
 
 # The routes anyone may call, none of them in the OpenAPI description: GET /health, /docs and /explorer.
-PUBLIC = {(route.method, route.path) for route in platform_domain.ROUTES if route.public}
+PUBLIC = {(route.method, route.path) for route in platform_domain.routes(explorer=True) if route.public}
 
 platform_app = every_domain()  # every domain's routes, as /docs describes them
 
@@ -200,10 +200,10 @@ def test_every_route_the_function_serves_is_in_the_api_and_back(dev):
     served: set[tuple[str, str]] = set()
     for domain in domain_modules():
         routes = resolver_routes(domain.app)
-        assert {(r.method, normalize(r.path)) for r in domain.infra.ROUTES} == routes, domain.name
+        assert {(r.method, normalize(r.path)) for r in domain.infra.DOMAIN.routes} == routes, domain.name
         served |= routes
     assert len(served) > 30  # every domain's routes, not an empty set by mistake
-    platform = {(r.method, normalize(r.path)) for r in platform_domain.ROUTES}
+    platform = {(r.method, normalize(r.path)) for r in platform_domain.routes(explorer=True)}
     assert platform <= resolver_routes(platform_app)
     assert served <= resolver_routes(platform_app)  # /docs describes every domain
     assert in_template == served | platform
@@ -245,7 +245,7 @@ def test_gateway_refusals_answer_in_the_api_error_shape(dev):
         "ResponseTemplates": {"application/json": Match.string_like_regexp(r'^\{"error": \{"code": "\w+", "message": \$context\.error\.messageString\}\}$')},
     })
     # a 401 says what API Gateway knows (its Cognito authorizer's "Unauthorized") and how to get a token, and carries
-    # an RFC 6750 challenge; locally $context.error.message is the reason (local/auth.py)
+    # an RFC 6750 challenge; locally $context.error.message is the reason (local/apigateway/authorizer.py)
     template.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
         "ResponseType": "UNAUTHORIZED",
         "StatusCode": "401",
@@ -376,15 +376,17 @@ def test_cfn_lint_accepts_the_templates(dev, prod):
 
 def test_synth_imports_the_domains_schemas_and_no_function_code():
     # infra builds from plain data (functions/<domain>/schema.py, functions/shared/schema.py and table_spec.py, the
-    # routes of functions/<domain>/routes.toml read by functions/shared/routes.py, the CORS settings of
-    # functions/shared/cors.py): no handler, service or repository, so no Powertools, boto3 or pydantic at synth
+    # routes and access patterns' actions of functions/<domain>/domain.toml read by functions/shared/domain.py (with
+    # routes.py and catalog.py, the objects it makes), the CORS settings of functions/shared/cors.py): no handler,
+    # service or repository, so no Powertools, boto3 or pydantic at synth
     root = Path(__file__).resolve().parents[2]
     probe = "import json, sys, app; print('MODULES', json.dumps(sorted(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root, check=True)
     (line,) = [line for line in result.stdout.splitlines() if line.startswith("MODULES ")]
     modules = json.loads(line.removeprefix("MODULES "))
     code = [m for m in modules if m.startswith("functions.") and m.count(".") > 1]  # not the packages themselves
-    assert code and all(m.endswith((".schema", ".table_spec", ".routes")) or m == "functions.shared.cors" for m in code), code
+    plain = {"functions.shared.cors", "functions.shared.domain", "functions.shared.routes", "functions.shared.catalog"}
+    assert code and all(m.endswith((".schema", ".table_spec")) or m in plain for m in code), code
     assert not [m for m in modules if m.split(".")[0] in {"aws_lambda_powertools", "boto3", "botocore", "pydantic"}]
 
 

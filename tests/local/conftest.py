@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from local.aws import MotoService
-from local.resources import Clients, StackResources
-from local.template import StackTemplate
+from local.cloudformation.resources import Clients, StackResources
+from local.cloudformation.template import StackTemplate
 
 
 def stack_of(resources: Mapping[str, Any], **extra: Any) -> StackTemplate:

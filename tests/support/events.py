@@ -1,5 +1,5 @@
 """API Gateway REST (v1) proxy events as the Cognito-authorized API delivers them: built by the local runtime's own
-builder (local/events.py), so functional tests feed handlers exactly what the local gateway sends them."""
+builder (local/awslambda/events.py), so functional tests feed handlers exactly what the local gateway sends them."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from local.auth import id_token_claims
-from local.events import rest_claims
-from local.events import rest_event as build_event
+from local.awslambda.events import rest_claims
+from local.awslambda.events import rest_event as build_event
+from local.cognito import id_token_claims
 
 HOST = "example.execute-api.us-east-1.amazonaws.com"
 

@@ -24,9 +24,9 @@ from typing import Any
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 
+from local.cloudformation.resources import FUNCTION_TYPE, SECRET_TYPE, TABLE_TYPES
+from local.cloudformation.template import ACCOUNT_ID, PARTITION, Resolver, StackTemplate, load_assembly, synth
 from local.iam import Principal, denial_message, required_permissions, role_of, role_policies
-from local.resources import FUNCTION_TYPE, SECRET_TYPE, TABLE_TYPES
-from local.template import ACCOUNT_ID, PARTITION, Resolver, StackTemplate, load_assembly, synth
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"

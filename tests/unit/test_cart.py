@@ -12,7 +12,7 @@ from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import 
 
 from functions.cart.abandoned_carts import expiry_day, removed_by_ttl
 from functions.cart.price_notifier import price_change
-from functions.cart.repository import CartRecord, cart_refusal
+from functions.cart.repository import CartRecord, cart_refusal, visible
 from functions.cart.schema import (
     HOLDER_BUCKET_SECONDS,
     HOLDER_MARGIN_SECONDS,
@@ -24,7 +24,7 @@ from functions.cart.schema import (
     holder_shard,
     holder_shards,
 )
-from functions.cart.service import check_day, visible
+from functions.cart.service import check_day
 from functions.shared.errors import ConflictError, InvalidInputError, NotFoundError
 from functions.shared.parked import PermanentRecordError
 

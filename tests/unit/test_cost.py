@@ -162,7 +162,7 @@ def test_the_items_header_goes_where_the_answer_keeps_its_headers():
 def test_a_refused_write_is_a_request_with_no_units_as_dynamodb_answers_it():
     # DynamoDB bills a refused conditional write, but its ConditionalCheckFailedException carries no ConsumedCapacity
     # (the developer guide: "you don't receive any information in the response about the write capacity that was
-    # consumed"): the header shows what the answer shows. local/moto_capacity.py counts the units where AWS does.
+    # consumed"): the header shows what the answer shows. local/dynamodb/capacity.py counts the units where AWS does.
     with mock_aws():
         client = cost.instrument(boto3.client("dynamodb", region_name="us-east-1"))
         client.create_table(TableName="t", KeySchema=[{"AttributeName": "k", "KeyType": "HASH"}],

@@ -1,5 +1,5 @@
 """Docs that cannot drift: every domain declares its entities and access patterns once, in
-functions/<domain>/catalog.toml (loaded by its catalog.py), and the entity chart's table and the access-pattern table of
+functions/<domain>/domain.toml (loaded by functions/shared/domain.py), and the entity chart's table and the access-pattern table of
 docs/<domain>.md are rendered from it (`make docs`, tools/docs.py).
 
 - each table between the page's markers is exactly the one rendered from the catalog, and no access-pattern table of
@@ -57,9 +57,9 @@ def domain_of(doc: Path) -> str:
 def catalog_rows(doc: Path) -> Iterator[dict[str, str]]:
     """The rows of the page's table as its catalog declares them: {header: cell}, `|` unescaped."""
     catalog = docs_tool.catalog_of(domain_of(doc))
-    for pattern in catalog.PATTERNS:
+    for pattern in catalog.patterns:
         assert isinstance(pattern, AccessPattern)
-        yield {header: getattr(pattern, field) or "" for header, field in catalog.COLUMNS}
+        yield {header: getattr(pattern, field) or "" for header, field in catalog.columns}
 
 
 def served_routes() -> set[tuple[str, str]]:
@@ -104,7 +104,7 @@ def test_every_docs_table_is_the_one_rendered_from_its_catalog(doc):
     tables = sum(line.startswith("| access pattern |") for line in text.splitlines())
     assert tables == 1, f"{doc.name}: every access-pattern table is generated, between the markers"
     expected = "\n" + docs_tool.table_of(docs_tool.catalog_of(domain)) + "\n"
-    assert marked[domain] == expected, f"{doc.name} differs from functions/{domain}/catalog.py: run `make docs`"
+    assert marked[domain] == expected, f"{doc.name} differs from functions/{domain}/domain.toml: run `make docs`"
     assert docs_tool.render(text) == text
 
 
@@ -116,7 +116,7 @@ def test_every_entity_table_is_the_one_rendered_from_its_catalog(doc):
     assert list(marked) == [domain], f"{doc.name}: one table marked {docs_tool.ENTITIES.start(domain)}"
     expected = "\n" + docs_tool.entities_of(docs_tool.catalog_of(domain)) + "\n"
     assert marked[domain] == expected, (
-        f"{doc.name}'s entity table differs from functions/{domain}/catalog.py: run `make docs`"
+        f"{doc.name}'s entity table differs from functions/{domain}/domain.toml: run `make docs`"
     )
     assert text.index(docs_tool.ENTITIES.start(domain)) < text.index(docs_tool.START.format(domain=domain))
 
@@ -127,11 +127,12 @@ PARTITION_KEY = re.compile(r"partition key|\bPK\b", re.IGNORECASE)
 
 @pytest.mark.parametrize("domain", docs_tool.domains_with_catalogs())
 def test_every_entity_table_has_a_partition_key_column(domain):
-    entities = docs_tool.catalog_of(domain).ENTITIES
+    entities = docs_tool.catalog_of(domain).entities
+    assert entities is not None, f"functions/{domain}/domain.toml: no [entities]"
     assert isinstance(entities, EntityTable)
-    assert entities.rows, f"functions/{domain}/catalog.toml: [entities] lists the entities"
+    assert entities.rows, f"functions/{domain}/domain.toml: [entities] lists the entities"
     assert any(PARTITION_KEY.search(header) for header in entities.columns), (
-        f"functions/{domain}/catalog.toml: no [entities] column names the partition key: {entities.columns}"
+        f"functions/{domain}/domain.toml: no [entities] column names the partition key: {entities.columns}"
     )
 
 
@@ -268,7 +269,7 @@ def test_every_rules_table_is_the_one_rendered_from_its_catalog(doc):
     marked = docs_tool.marked_rules(text)
     assert list(marked) == [domain], f"{doc.name}: one table marked {docs_tool.RULES.start(domain)}"
     expected = "\n" + docs_tool.rules_of(docs_tool.catalog_of(domain)) + "\n"
-    assert marked[domain] == expected, f"{doc.name}'s rules differ from functions/{domain}/catalog.py: run `make docs`"
+    assert marked[domain] == expected, f"{doc.name}'s rules differ from functions/{domain}/domain.toml: run `make docs`"
     # A rule stated by hand anywhere else on the page is a rule the catalog lacks: no other rules table, and nothing
     # tabled in the "Rules and errors" section outside the markers.
     headers = [line for line in text.splitlines() if re.match(r"\|\s*rule\s*\|", line)]
@@ -282,7 +283,7 @@ def test_every_rules_table_is_the_one_rendered_from_its_catalog(doc):
 
 @pytest.mark.parametrize("domain", docs_tool.domains_with_catalogs())
 def test_every_rule_names_tests_that_exist_and_codes_the_code_raises(domain):
-    rules = docs_tool.catalog_of(domain).RULES
+    rules = docs_tool.catalog_of(domain).rules
     codes, endings = error_codes_in_code()
     problems = []
     for rule in rules:
@@ -292,7 +293,7 @@ def test_every_rule_names_tests_that_exist_and_codes_the_code_raises(domain):
         problems += [f"{rule.rule}: no test {node_id}" for node_id in missing_tests(rule.tests)]
         problems += [f"{rule.rule}: no code raises {code}" for code in TICKS.findall(rule.refusal)
                      if ERROR_CODE.fullmatch(code) and code not in codes and not code.endswith(tuple(endings))]
-    assert problems == [], f"functions/{domain}/catalog.toml [[rules]]:\n" + "\n".join(problems)
+    assert problems == [], f"functions/{domain}/domain.toml [[rules]]:\n" + "\n".join(problems)
 
 
 def test_the_drift_check_catches_a_missing_test_file_function_and_parametrized_id(tmp_path):

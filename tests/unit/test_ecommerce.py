@@ -9,11 +9,11 @@ import pytest
 
 from functions.ecommerce import ksuid
 from functions.ecommerce.models import Customer, OrderIn, OrderItem, SignUpIn
+from functions.ecommerce.repository import is_retry_of
 from functions.ecommerce.service import (
     ALLOWED_FROM,
     MAX_ORDER_ITEMS,
     check_order_size,
-    is_retry_of,
     order_total,
 )
 from functions.shared.errors import InvalidInputError

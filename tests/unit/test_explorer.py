@@ -14,6 +14,7 @@ import pytest
 
 from functions.platform import explorer
 from functions.platform.api import app, every_domain
+from functions.shared.domain import load
 from tests.support.events import rest_event
 
 MODEL = explorer.model()
@@ -24,13 +25,13 @@ def test_every_domain_package_is_on_the_page_with_its_tables_and_every_pattern_o
     assert list(DOMAINS) == explorer.domain_names() and len(DOMAINS) >= 13
     for name, domain in DOMAINS.items():
         schema = importlib.import_module(f"functions.{name}.schema")
-        catalog = importlib.import_module(f"functions.{name}.catalog")
+        catalog = load(name)
         assert [table["envVar"] for table in domain["tables"]] == [spec.env_var for spec in schema.TABLES]
         for table, spec in zip(domain["tables"], schema.TABLES):
             assert [index["name"] for index in table["indexes"]] == [index.name for index in spec.indexes]
             assert (table["partitionKey"]["name"], table["ttl"], table["stream"]) == (
                 spec.partition_key.name, spec.ttl_attribute, spec.stream_view)
-        assert [pattern["name"] for pattern in domain["patterns"]] == [p.name for p in catalog.PATTERNS]
+        assert [pattern["name"] for pattern in domain["patterns"]] == [p.name for p in catalog.patterns]
 
 
 def test_every_request_a_pattern_runs_is_an_operation_of_the_description_the_page_reads():
@@ -50,9 +51,9 @@ def test_a_shortened_route_resolves_against_the_pattern_before_it():
 
 
 def test_each_request_names_the_group_its_route_needs_and_each_domain_the_rules_that_refuse_with_a_code():
-    """What a 403 asks of the caller, and the rule a refusal's code names, come from routes.toml and the catalog."""
+    """What a 403 asks of the caller, and the rule a refusal's code names, come from domain.toml."""
     for name, domain in DOMAINS.items():
-        routes = {(r.method, r.path): r.group for r in importlib.import_module(f"functions.{name}.routes").ROUTES}
+        routes = {(r.method, r.path): r.group for r in load(name).routes}
         for request in (r for p in domain["patterns"] for r in p["requests"]):
             assert request["group"] == routes[(request["method"], request["path"])], (name, request)
     voting = {p["name"]: p["requests"][0]["group"] for p in DOMAINS["voting"]["patterns"] if p["requests"]}
@@ -152,8 +153,7 @@ def test_a_string_of_the_model_cannot_end_its_script_element(monkeypatch):
 
 def test_every_domain_runs_as_a_user_of_its_seed_and_every_pattern_has_its_own_address():
     for name, domain in DOMAINS.items():
-        catalog = importlib.import_module(f"functions.{name}.catalog")
-        assert domain["persona"] == catalog.PERSONA and re.fullmatch(r"[a-z0-9]+", domain["persona"]), name
+        assert domain["persona"] == load(name).persona and re.fullmatch(r"[a-z0-9]+", domain["persona"]), name
         slugs = [pattern["slug"] for pattern in domain["patterns"]]
         assert len(set(slugs)) == len(slugs) and all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", s) for s in slugs), name
     assert DOMAINS["messaging"]["persona"] == "david"  # the seed's David, whose inbox holds 3kf8

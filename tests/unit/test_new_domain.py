@@ -4,10 +4,10 @@ docs/adr/0037-domain-infra-file-is-data-apidomain.md describes (here the files i
 from __future__ import annotations
 
 import ast
-from types import ModuleType
 
 import pytest
 
+from functions.shared.domain import load
 from tools import docs, new_domain
 
 
@@ -17,12 +17,9 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         "docs/order-entry.md",
         "functions/order_entry/__init__.py",
         "functions/order_entry/api.py",
-        "functions/order_entry/catalog.py",
-        "functions/order_entry/catalog.toml",
+        "functions/order_entry/domain.toml",
         "functions/order_entry/models.py",
         "functions/order_entry/repository.py",
-        "functions/order_entry/routes.py",
-        "functions/order_entry/routes.toml",
         "functions/order_entry/schema.py",
         "functions/order_entry/service.py",
         "infra/domains/order_entry.py",
@@ -35,24 +32,28 @@ def test_a_new_domain_is_its_package_infra_seeds_test_and_docs_with_every_placeh
         if path.suffix == ".py":
             ast.parse(text)
     infra = (tmp_path / "infra/domains/order_entry.py").read_text()
-    routes = (tmp_path / "functions/order_entry/routes.toml").read_text()
-    assert 'def order_entry(' in infra and 'route = "GET /order-entry/items/{itemId}"' in routes
+    declared = load(tmp_path / "functions/order_entry/api.py")
+    assert 'def order_entry(' in infra and [(r.name, r.method, r.path, r.group) for r in declared.routes] == [
+        ("put_item", "PUT", "/order-entry/items/{itemId}", "admin"),
+        ("get_item", "GET", "/order-entry/items/{itemId}", None),
+    ]
+    # the API function's grants: what the two patterns declare, nothing written in infra/
+    assert [(g.table, g.actions, g.indexes) for g in declared.grants()] == [("ItemTable", ("GetItem", "PutItem"), ())]
+    assert "Grant(" not in infra
     assert "class OrderEntryRepository" in (tmp_path / "functions/order_entry/repository.py").read_text()
     assert 'env_var="ORDER_ENTRY_ITEM_TABLE_NAME"' in (tmp_path / "functions/order_entry/schema.py").read_text()
 
 
 def test_a_new_domains_docs_tables_are_the_ones_rendered_from_its_catalog(tmp_path):
     new_domain.create("order_entry", "orders and their lines", root=tmp_path)
-    catalog = ModuleType("functions.order_entry.catalog")
-    catalog.__file__ = str(tmp_path / "functions/order_entry/catalog.py")  # it loads the catalog.toml beside it
-    exec((tmp_path / "functions/order_entry/catalog.py").read_text(), catalog.__dict__)  # not importable from tmp_path
+    catalog = load(tmp_path / "functions/order_entry/domain.toml")
     page = (tmp_path / "docs/order-entry.md").read_text()
     assert docs.marked_tables(page) == {"order_entry": "\n" + docs.table_of(catalog) + "\n"}
     assert docs.marked_entities(page) == {"order_entry": "\n" + docs.entities_of(catalog) + "\n"}
     assert docs.marked_rules(page) == {"order_entry": "\n" + docs.rules_of(catalog) + "\n"}
-    assert all(rule.tests for rule in catalog.RULES)
+    assert all(rule.tests for rule in catalog.rules)
     assert docs.render(page, load=lambda domain: catalog) == page
-    assert [p.route for p in catalog.PATTERNS] == [
+    assert [p.route for p in catalog.patterns] == [
         "`PUT /order-entry/items/{itemId}` `{name}`",
         "`GET /order-entry/items/{itemId}`",
     ]

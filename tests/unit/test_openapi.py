@@ -16,9 +16,9 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from functions.platform.api import every_domain
+from functions.shared.cursors import CURSOR_PATTERN, MAX_CURSOR_LENGTH, CursorCodec
 from functions.shared.models import DAY_OR_HOUR_PATTERN, DAY_PATTERN, HOUR_PATTERN, MOMENT_PATTERN, JsonInt, stripped
 from functions.shared.openapi import ERROR_REF
-from functions.shared.pagination import CURSOR_PATTERN, MAX_CURSOR_LENGTH, CursorCodec
 from tests.support.events import rest_event
 
 platform_app = every_domain()  # every domain's routes, as /docs describes them

@@ -2,8 +2,9 @@ from decimal import Decimal
 
 import pytest
 
+from functions.shared.cursors import CursorCodec, binding
 from functions.shared.errors import InvalidInputError
-from functions.shared.pagination import CursorCodec, Page, binding, query_page
+from functions.shared.pages import Page, query_page
 
 CODEC = CursorCodec(b"k" * 32)
 

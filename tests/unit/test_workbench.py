@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from functions.shared.domain import load
 from functions.shared.table_spec import TableSpec
 from tools import workbench
 
@@ -105,7 +106,9 @@ def test_every_sample_item_has_its_table_keys_and_every_entity_a_facet(domain: s
         placed = [json.dumps(i, sort_keys=True) for f in table["TableFacets"] for i in f["TableData"]]
         assert len(placed) == len(set(placed))
     assert items > 0, f"seeds/{domain}.py wrote nothing"
-    rows = workbench.entities(workbench.catalog_of(domain).ENTITIES, specs(domain))
+    chart = workbench.catalog_of(domain).entities
+    assert chart is not None
+    rows = workbench.entities(chart, specs(domain))
     assert {row.name for row in rows if not row.is_index_view} == facets
 
 
@@ -177,7 +180,6 @@ def test_voting_totals_are_the_seeds_ballots_counted_once() -> None:
 
 
 def test_cart_samples_hold_its_holder_index_notifications_and_abandoned_count() -> None:
-    from functions.cart.catalog import STREAMS
     from functions.cart.schema import (
         CART_TABLE,
         HOLDER_TABLE,
@@ -193,7 +195,7 @@ def test_cart_samples_hold_its_holder_index_notifications_and_abandoned_count() 
         for sku in lines:
             assert (holder_key(sku, holder_shard(cart_id)), cart_id) in holders
     # The explorer's price change notifies each owner whose open cart holds the SKU, once, with its new price.
-    (demo,) = [d for d in STREAMS if d.write == "set a price"]
+    (demo,) = [d for d in load("cart").streams if d.write == "set a price"]
     sku, price = demo.params["sku"], Decimal(str(demo.body["price"]))
     holding = {owner for owner, lines in seed.CARTS.values() if sku in lines}
     assert holding == {"alice", "bob"}

@@ -33,7 +33,7 @@ Rules
   (developerguide/GuidelinesForTables.html#GuidelinesForTables.Partitions, since retired; "Partitions and data
   distribution", https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/HowItWorks.Partitions.html, keeps
   the 10 GB a partition stores). A floor, for scale only: DynamoDB splits as it sees fit.
-- Units of a request: functions/shared/capacity.py, the rules the local runtime bills by (local/moto_capacity.py).
+- Units of a request: functions/shared/capacity.py, the rules the local runtime bills by (local/dynamodb/capacity.py).
 - Transactions serialize on their items: "a TransactWriteItems ... request ... is rejected" when it conflicts with
   "an ongoing TransactWriteItems ... on the same item" ("Transaction conflict handling in DynamoDB",
   https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/transaction-apis.html#transaction-conflict-handling),

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from local.functions import (
+from local.awslambda.pool import (
     PACKAGE_ROOT,
     FunctionError,
     FunctionPool,

@@ -12,10 +12,10 @@ import pytest
 import requests
 from botocore.exceptions import ClientError
 
-from local.apigw import MAX_BODY_BYTES, build_rest_api
+from local.apigateway.gateway import Gateway, GatewayRequestHandler, LambdaApi
+from local.apigateway.restapi import MAX_BODY_BYTES, build_rest_api
 from local.aws import WsgiServer
-from local.functions import FunctionError
-from local.gateway import Gateway, GatewayRequestHandler, LambdaApi
+from local.awslambda.pool import FunctionError
 from tests.local.api_template import api_resources
 from tests.local.conftest import stack_resources
 from tests.local.unit.test_gateway import GOOD_TOKEN, SPEC, FakeFunctions, verify

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from local.auth import mint_token
+from local.cloudformation.template import synth
+from local.cognito import mint_token
 from local.runtime import Runtime
-from local.template import synth
 from tests.support.waiting import eventually
 
 APP = '''

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import requests
 
-from local import template as template_module
-from local.functions import PACKAGE_ROOT
+from local.awslambda.pool import PACKAGE_ROOT
+from local.cloudformation import template as template_module
 from local.runtime import Runtime
 from tests.local.runtime.test_runtime import _assembly
 from tests.support.waiting import eventually

@@ -13,7 +13,7 @@ import boto3
 import pytest
 import requests
 
-from local.auth import mint_token
+from local.cognito import mint_token
 from local.runtime import Runtime
 from tests.local.api_template import API, ROOT
 

@@ -15,10 +15,10 @@ import pytest
 from botocore.exceptions import ClientError
 
 from local.aws import MotoService
-from local.dlq import on_failure_messages
-from local.functions import FunctionError
-from local.resources import Clients, StackResources, TableInfo
+from local.awslambda.pool import FunctionError
+from local.cloudformation.resources import Clients, StackResources, TableInfo
 from local.streams import FilterCriteria, MappingSpec, Streams
+from local.streams.destinations import on_failure_messages
 from tests.local.conftest import stack_of
 from tests.support.waiting import eventually
 

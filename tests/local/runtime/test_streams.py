@@ -22,9 +22,9 @@ import pytest
 
 import seeds
 from local.__main__ import main
-from local.dlq import parked_records
-from local.resources import TableInfo
+from local.cloudformation.resources import TableInfo
 from local.runtime import Runtime
+from local.streams.destinations import parked_records
 from tests.local.stream_support import (
     Scenario,
     delivered_ids,

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from local.apigw import (
+from local.apigateway.restapi import (
     DEFAULT_5XX,
     MISSING_AUTHENTICATION_TOKEN,
     REQUEST_TOO_LARGE,
@@ -16,9 +16,9 @@ from local.apigw import (
     build_rest_api,
     gateway_response,
 )
-from local.events import RequestContext
-from local.resources import Clients, StackResources
-from local.template import StackTemplate, TemplateError
+from local.awslambda.events import RequestContext
+from local.cloudformation.resources import Clients, StackResources
+from local.cloudformation.template import StackTemplate, TemplateError
 from tests.local.api_template import API, ROOT, api_resources
 from tests.local.conftest import no_clients, stack_of, stack_resources
 

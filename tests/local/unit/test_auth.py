@@ -13,16 +13,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from local.__main__ import main
-from local.auth import (
-    ISSUER,
-    InvalidToken,
-    id_token_claims,
-    load_keys,
-    mint_token,
-    sign,
-    user_sub,
-    verify_token,
-)
+from local.apigateway.authorizer import InvalidToken, verify_token
+from local.cognito import ISSUER, id_token_claims, load_keys, mint_token, sign, user_sub
 
 
 @pytest.fixture
@@ -106,7 +98,7 @@ def test_malformed_tokens_are_rejected(keys_dir: Path, token: str) -> None:
 def test_token_command_prints_only_the_token(
     keys_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("local.auth.DEFAULT_KEYS_DIR", keys_dir)
+    monkeypatch.setattr("local.cognito.DEFAULT_KEYS_DIR", keys_dir)
     assert main(["token", "--user", "alice", "--groups", "admin, vehicle", "--ttl", "120"]) == 0
     out = capsys.readouterr().out
     assert out.count("\n") == 1
@@ -126,7 +118,7 @@ def test_a_token_refused_before_its_signature_says_why(keys_dir, token, reason, 
 
 
 def test_each_refusal_names_its_reason_in_words_a_json_template_and_a_header_can_carry(keys_dir, tmp_path):
-    from local.auth import www_authenticate
+    from local.apigateway.authorizer import www_authenticate
 
     good = id_token_claims("alice")
     other_keys = tmp_path / "other"

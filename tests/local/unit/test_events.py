@@ -7,13 +7,13 @@ import time
 import uuid
 
 from functions.shared.identity import user_sub
-from local.auth import id_token_claims
-from local.events import (
+from local.awslambda.events import (
     LambdaContext,
     RequestContext,
     rest_claims,
     rest_event,
 )
+from local.cognito import id_token_claims
 from tests.support.events import claims_for
 from tests.support.events import rest_event as functional_event
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from local.functions import function_specs, worker_environment
-from local.resources import Clients, StackResources
-from local.template import StackTemplate
+from local.awslambda.pool import function_specs, worker_environment
+from local.cloudformation.resources import Clients, StackResources
+from local.cloudformation.template import StackTemplate
 from tests.local.conftest import no_clients
 
 AWS_ENV = {"AWS_ENDPOINT_URL": "http://127.0.0.1:1", "AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "testing",

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 from werkzeug.test import Client
 
-from local.apigw import MAX_BODY_BYTES, Throttle, build_rest_api
-from local.auth import InvalidToken
-from local.events import RequestContext
-from local.functions import FunctionError, FunctionSpec, FunctionTimeout
-from local.gateway import Gateway, LambdaApi, MalformedResponse, proxy_response
+from local.apigateway.authorizer import InvalidToken
+from local.apigateway.gateway import Gateway, LambdaApi, MalformedResponse, proxy_response
+from local.apigateway.restapi import MAX_BODY_BYTES, Throttle, build_rest_api
+from local.awslambda.events import RequestContext
+from local.awslambda.pool import FunctionError, FunctionSpec, FunctionTimeout
 from tests.local.api_template import API, api_resources
 from tests.local.conftest import stack_resources
 
@@ -143,9 +143,9 @@ def test_function_failures_are_502_internal_server_error(functions: FakeFunction
 
 
 def test_one_log_line_per_request(functions: FakeFunctions, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level("INFO", logger="local.apigw")
+    caplog.set_level("INFO", logger="local.apigateway")
     client(functions).get("/docs")
-    (line,) = [r.getMessage() for r in caplog.records if r.name == "local.apigw"]
+    (line,) = [r.getMessage() for r in caplog.records if r.name == "local.apigateway"]
     assert line.startswith("GET /docs 200 DocsFn ") and line.endswith("ms")
 
 
@@ -241,7 +241,7 @@ def test_an_answer_at_or_over_the_threshold_is_compressed_as_the_client_accepts(
 
 
 def test_a_large_answer_sent_again_reuses_its_encoding(functions: FakeFunctions) -> None:
-    from local import gateway
+    from local.apigateway import gateway
 
     body = "".join(f"{i:x}" for i in range(80_000)).encode()  # over REUSED_ENCODING_BYTES, compressible
     assert len(body) >= gateway.REUSED_ENCODING_BYTES
@@ -279,7 +279,7 @@ PREFLIGHT_TEMPLATE = "\n".join([
     "#end"])
 
 
-def with_cors(functions: FakeFunctions) -> Client:
+def cors_resources() -> dict[str, Any]:
     resources = copy.deepcopy(api_resources())
     resources["PersonsOptions"] = {"Type": "AWS::ApiGateway::Method", "Properties": {
         "HttpMethod": "OPTIONS", "ResourceId": {"Ref": "Persons"}, "RestApiId": {"Ref": API},
@@ -295,7 +295,11 @@ def with_cors(functions: FakeFunctions) -> Client:
     resources["Unauthorized"]["Properties"]["ResponseParameters"] = {
         "gatewayresponse.header.Access-Control-Allow-Origin": "method.request.header.Origin",
         "gatewayresponse.header.Vary": "'Origin'"}
-    return Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify))
+    return resources
+
+
+def with_cors(functions: FakeFunctions) -> Client:
+    return Client(Gateway(build_rest_api(stack_resources(cors_resources())), functions, verify))
 
 
 @pytest.mark.parametrize(("origin", "allowed"), [
@@ -310,6 +314,20 @@ def test_a_preflight_is_answered_by_the_mock_integration_without_a_function_or_a
     assert response.headers["Access-Control-Allow-Origin"] == allowed
     assert response.headers["Access-Control-Allow-Methods"] == "OPTIONS,GET,POST"
     assert (response.headers["Vary"], response.headers["Access-Control-Max-Age"]) == ("Origin", "600")
+    assert functions.calls == []
+
+
+def test_a_mock_method_with_an_authorizer_answers_only_an_authorized_call(functions: FakeFunctions) -> None:
+    # Given: a MOCK method behind the Cognito authorizer (CDK's preflights use none; API Gateway runs the authorizer
+    # before any integration, MOCK included)
+    resources = cors_resources()
+    resources["PersonsOptions"]["Properties"]["AuthorizationType"] = "COGNITO_USER_POOLS"
+    gateway = Client(Gateway(build_rest_api(stack_resources(resources)), functions, verify))
+    # When / Then: without a token the authorizer refuses; with one the MOCK answers, and no function runs
+    refused = gateway.options("/contacts/persons", headers={"Origin": ALLOWED[0]})
+    assert refused.status_code == 401 and "WWW-Authenticate" in refused.headers
+    answered = gateway.options("/contacts/persons", headers={"Authorization": f"Bearer {GOOD_TOKEN}"})
+    assert (answered.status_code, answered.headers["Access-Control-Allow-Origin"]) == (204, ALLOWED[0])
     assert functions.calls == []
 
 

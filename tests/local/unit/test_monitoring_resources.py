@@ -15,8 +15,8 @@ from moto import mock_aws
 from infra.constructs.monitoring import ALARM_EMAIL_CONTEXT
 from infra.domains.cart import cart
 from infra.stack import BlueprintsStack, StageConfig
-from local.resources import Clients, StackResources
-from local.template import load_assembly, synth_context
+from local.cloudformation.resources import Clients, StackResources
+from local.cloudformation.template import load_assembly, synth_context
 
 ROOT = Path(__file__).resolve().parents[3]
 MONITORING = ("AWS::CloudWatch::Alarm", "AWS::CloudWatch::CompositeAlarm", "AWS::CloudWatch::Dashboard",

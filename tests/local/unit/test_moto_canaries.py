@@ -1,6 +1,6 @@
-"""Canaries: moto as released (without local/moto_fidelity/'s corrections) still behaves unlike DynamoDB, once per
+"""Canaries: moto as released (without local/dynamodb/fidelity/'s corrections) still behaves unlike DynamoDB, once per
 correction. A canary that fails says moto behaves as DynamoDB by itself now: check it, then delete the module it names
-(and its entry in local/moto_fidelity/__init__.py). The corrected behaviour: tests/local/unit/test_moto_fidelity.py.
+(and its entry in local/dynamodb/fidelity/__init__.py). The corrected behaviour: tests/local/unit/test_moto_fidelity.py.
 
 Each canary runs in `plain_moto()`, which takes every correction off and puts them back after the test (checked in the
 fixture's teardown). Anything the test patches itself is patched in a `MonkeyPatch.context()` inside the test, undone
@@ -17,11 +17,11 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from local import moto_fidelity
+from local.dynamodb import fidelity as moto_fidelity
 
 
 def still(misbehaves: bool, moto_now: str, module: str, note: str = "") -> None:
-    assert misbehaves, f"moto now {moto_now} itself: drop local/moto_fidelity/{module}.py{note}"
+    assert misbehaves, f"moto now {moto_now} itself: drop local/dynamodb/fidelity/{module}.py{note}"
 
 
 @pytest.fixture
@@ -150,7 +150,7 @@ def test_consumed_capacity_is_still_a_constant(plain):
     answer = plain.get_item(TableName="t", Key=key("a"), ConsistentRead=True, ReturnConsumedCapacity="TOTAL")
     # DynamoDB: a strongly consistent read of a 10 KB item is 3 units (4 KB each); moto answers 0.5
     still(answer["ConsumedCapacity"]["CapacityUnits"] != 3.0, "counts consumed capacity by the items' sizes",
-          "consumed_capacity", " (and, if it applies every rule, local/moto_capacity.py)")
+          "consumed_capacity", " (and, if it applies every rule, local/dynamodb/capacity.py)")
 
 
 def test_a_query_still_reads_the_whole_table(plain):

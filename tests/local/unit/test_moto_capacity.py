@@ -1,8 +1,8 @@
-"""Consumed capacity on the local endpoint, by DynamoDB's rules (local/moto_capacity.py, which cites the page of each
+"""Consumed capacity on the local endpoint, by DynamoDB's rules (local/dynamodb/capacity.py, which cites the page of each
 rule), pinned against the examples of the DynamoDB developer guide ("DynamoDB read and write operations",
 "Provisioned throughput considerations for global secondary indexes", "Capacity management for transactions",
 "Filter expressions for Query", conditional writes in "Working with items") and, where the guide is silent, against
-figures measured on DynamoDB by others (cited in local/moto_capacity.py). moto alone answers 0.5 or 1 unit whatever
+figures measured on DynamoDB by others (cited in local/dynamodb/capacity.py). moto alone answers 0.5 or 1 unit whatever
 the sizes."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from botocore.exceptions import ClientError
 from moto import mock_aws
 
-from local import moto_capacity
+from local.dynamodb import capacity as moto_capacity
 
 KB = 1024
 

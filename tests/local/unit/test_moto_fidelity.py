@@ -1,4 +1,4 @@
-"""moto's DynamoDB, corrected to DynamoDB's behaviour (local/moto_fidelity/, applied in tests/conftest.py). Whether moto
+"""moto's DynamoDB, corrected to DynamoDB's behaviour (local/dynamodb/fidelity/, applied in tests/conftest.py). Whether moto
 still needs each correction: tests/local/unit/test_moto_canaries.py."""
 
 from __future__ import annotations
@@ -211,7 +211,7 @@ def _every_page(client, query: dict) -> list[dict]:
 def test_a_query_answers_as_moto_reading_the_whole_table_would(indexed):
     import random
 
-    from local import moto_fidelity
+    from local.dynamodb import fidelity as moto_fidelity
 
     rng = random.Random(5)
     for round_ in range(3):  # writes between rounds: every answer reflects them
@@ -228,7 +228,7 @@ def test_a_query_answers_as_moto_reading_the_whole_table_would(indexed):
 
 
 def test_a_query_reads_its_partition_cut_to_its_sort_key_range_whatever_the_table_size(indexed, monkeypatch):
-    from local.moto_fidelity import query_partition
+    from local.dynamodb.fidelity import query_partition
 
     read: list[int] = []
     partition = query_partition._partition
@@ -339,7 +339,7 @@ def test_moto_lists_its_backends_once_not_on_every_request(monkeypatch):
 
     from moto import backends
 
-    from local import moto_fidelity
+    from local.dynamodb import fidelity as moto_fidelity
 
     moto_fidelity.apply()
     listed = []
@@ -387,7 +387,7 @@ def test_a_failed_transactions_token_is_not_kept_its_retry_runs(table):
 
 
 def test_a_token_expires_after_ten_minutes(table, monkeypatch):
-    from local.moto_fidelity import transaction_client_token
+    from local.dynamodb.fidelity import transaction_client_token
 
     table.transact_write_items(TransactItems=_create("a"), ClientRequestToken="tok-1")
     table.delete_item(TableName="t", Key=key("a"))

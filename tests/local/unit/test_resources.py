@@ -11,14 +11,14 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from local.resources import (
+from local.cloudformation.resources import (
     USER_POOL_CLIENT_ID,
     USER_POOL_ID,
     Clients,
     StackResources,
     generate_secret_string,
 )
-from local.template import StackTemplate, TemplateError
+from local.cloudformation.template import StackTemplate, TemplateError
 from tests.local.conftest import no_clients, stack_of, stack_resources
 
 TABLE = {

@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
-from local.functions import FunctionError
-from local.resources import TableInfo
+from local.awslambda.pool import FunctionError
+from local.cloudformation.resources import TableInfo
+from local.cloudformation.template import TemplateError
 from local.streams import (
     FilterCriteria,
     MappingSpec,
@@ -22,7 +23,6 @@ from local.streams import (
 )
 from local.streams.failures import BatchFailures, Segment
 from local.streams.windows import TumblingWindow
-from local.template import TemplateError
 from tests.local.conftest import stack_resources
 
 STREAM_ARN = "arn:aws:dynamodb:us-east-1:123456789012:table/T/stream/2026-01-01T00:00:00.000"

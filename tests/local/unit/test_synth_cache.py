@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from local import template
-from local.template import SYNTH_CACHE_DIR, load_assembly, synth_cached, synth_context, synth_key
+from local.cloudformation import template
+from local.cloudformation.template import SYNTH_CACHE_DIR, load_assembly, synth_cached, synth_context, synth_key
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from local.template import Resolver, TemplateError, load_assembly, synth_context
+from local.cloudformation.template import Resolver, TemplateError, load_assembly, synth_context
 from tests.local.conftest import stack_of
 
 

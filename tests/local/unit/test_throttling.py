@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from local.apigw import (
+from local.apigateway.restapi import (
     THROTTLED,
     Throttle,
     TokenBucket,
@@ -17,8 +17,8 @@ from local.apigw import (
     gateway_response,
     throttle_from_env,
 )
-from local.events import RequestContext
-from local.template import TemplateError
+from local.awslambda.events import RequestContext
+from local.cloudformation.template import TemplateError
 from tests.local.api_template import API, api_resources
 from tests.local.conftest import stack_resources
 

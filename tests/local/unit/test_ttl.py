@@ -11,8 +11,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from local.resources import TableInfo
-from local.ttl import TtlSweeper, sweep_seconds_from_env
+from local.cloudformation.resources import TableInfo
+from local.dynamodb.ttl import TtlSweeper, sweep_seconds_from_env
 from tests.support.waiting import eventually
 
 NOW = 1_800_000_000.0
