@@ -22,6 +22,7 @@ The example data is loaded by the local runtime only (seeds/), so with --stage t
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import sys
@@ -135,7 +136,9 @@ class DomainCheck:
     # Returns the round trip's read, which must carry Server-Timing; registers the undoing of each write it makes.
     round_trip: Callable[[Client, str, Cleanup], Reply]
     unauthenticated: str  # a GET path that needs a token
-    forbidden: tuple[str, str, Any] | None  # (method, path, body) a signed-in non-admin may not write
+    # (method, path, body) a signed-in non-admin may not write: `{run}` in the path is the run's id, so that a broken
+    # group check would write only what the run owns, never the example data
+    forbidden: tuple[str, str, Any] | None
     leaves: str  # how the cleanup removes what the round trip wrote (the README's smoke table, word for word)
     note: str = ""  # what the line says in place of a check the domain has no route for
 
@@ -481,17 +484,17 @@ def connected_car_round_trip(c: Client, run: str, undo: Cleanup) -> Reply:
 
 CHECKS: dict[str, DomainCheck] = {
     "cart": DomainCheck(
-        cart_examples, cart_round_trip, "/cart/notifications", ("PUT", "/cart/prices/SKU-COFFEE", {"price": "0.01"}),
+        cart_examples, cart_round_trip, "/cart/notifications", ("PUT", "/cart/prices/SMOKE-{run}", {"price": "0.01"}),
         leaves="the cart (its lines in it) and the price in the tables (no route deletes them); the holder index "
                "item once the Carts stream consumer has written it (if it has not within a minute, it expires by its "
                "TTL, at most 15 days on)"),
     "catalog": DomainCheck(
         catalog_examples, catalog_round_trip, "/catalog/products/2",
-        ("PUT", "/catalog/products/2", {"kind": "album", "title": "Not yours"}),
+        ("PUT", "/catalog/products/smoke-{run}-refused", {"kind": "album", "title": "Not yours"}),
         leaves="the track through the API; the product's items in the table (no route deletes a product)"),
     "connected_car": DomainCheck(
         connected_car_examples, connected_car_round_trip, "/connected-car/dealers/boulder-north",
-        ("PUT", "/connected-car/dealers/boulder-north", {"name": "Not yours"}),
+        ("PUT", "/connected-car/dealers/smoke-{run}-refused", {"name": "Not yours"}),
         leaves="the appointment through the API; the dealer, its timeslots, the vehicle and the registration in the "
                "tables; the customer `smoke-driver` stays, reused by name (a registration's stream record that found "
                "its customer deleted would be parked)"),
@@ -501,17 +504,17 @@ CHECKS: dict[str, DomainCheck] = {
         leaves="the address in the table (no delete route)"),
     "ecommerce": DomainCheck(
         ecommerce_examples, ecommerce_round_trip, "/ecommerce/customers/alexdebrie",
-        ("PUT", "/ecommerce/customers/alexdebrie/email", {"email": "eve@example.com"}),
+        ("PUT", "/ecommerce/customers/smoke-{run}-refused/email", {"email": "eve@example.com"}),
         leaves="the customer (its addresses in it) and its email's item in the table (no route deletes a "
                "customer)"),
     "games": DomainCheck(
         games_examples, games_round_trip, "/games/Game1",
-        ("POST", "/games", {"gameId": "not-yours", "name": "Not yours", "maxPlayers": 2}),
+        ("POST", "/games", {"gameId": "smoke-{run}-refused", "name": "Not yours", "maxPlayers": 2}),
         leaves="the membership through the API; the game in the table (no route deletes a game)"),
     "measurements": DomainCheck(
         measurements_examples, measurements_round_trip, "/measurements/devices/1/readings?from=0&to=1",
         ("POST", "/measurements/readings", {"readings": [
-            {"deviceId": "1", "epoch": int(time.time()), "temperature": 1, "pressure": 1}]}),
+            {"deviceId": "smoke-{run}-refused", "epoch": int(time.time()), "temperature": 1, "pressure": 1}]}),
         leaves="the device's readings in the table (no delete route; their TTL is 90 days)"),
     "messaging": DomainCheck(
         messaging_examples, messaging_round_trip, "/messaging/inbox", None,
@@ -519,21 +522,23 @@ CHECKS: dict[str, DomainCheck] = {
         note="no admin-only write (a caller sends as itself)"),
     "order_entry": DomainCheck(
         order_entry_examples, order_entry_round_trip, "/order-entry/employees/150",
-        ("PUT", "/order-entry/products/P100", {"name": "Not yours", "priceCents": 1}),
+        ("PUT", "/order-entry/products/smoke-{run}-refused", {"name": "Not yours", "priceCents": 1}),
         leaves="the product in the table (no delete route)"),
     "patterns": DomainCheck(
-        patterns_examples, patterns_round_trip, "/patterns/featured", ("PUT", "/patterns/featured", {"repos": []}),
+        patterns_examples, patterns_round_trip, "/patterns/featured",
+        ("PUT", "/patterns/orgs/smoke-{run}-refused", {"name": "Not yours"}),
         leaves="the star through the API; the repo's items in the table (no route deletes a repo)"),
     "sessions": DomainCheck(
         sessions_examples, sessions_round_trip, "/sessions/users/smoke-user",
         ("DELETE", "/sessions/users/smoke-admin", None),
         leaves="the session through the API"),
     "users": DomainCheck(
-        users_examples, users_round_trip, "/users/bob", ("PUT", "/users/bob/email", {"email": "eve@example.com"}),
+        users_examples, users_round_trip, "/users/bob",
+        ("PUT", "/users/smoke-{run}-refused/email", {"email": "eve@example.com"}),
         leaves="the user through the API"),
     "voting": DomainCheck(
         voting_examples, voting_round_trip, "/voting/polls/favourite-feature/results",
-        ("PUT", "/voting/polls/favourite-feature", {"question": "Mine?", "candidates": ["A", "B"]}),
+        ("PUT", "/voting/polls/smoke-{run}-refused", {"question": "Mine?", "candidates": ["A", "B"]}),
         leaves="the ballot withdrawn through the API; once the stream aggregator has applied it, the ballot's "
                "tombstone, the poll's aggregates and the poll in the tables (no route deletes a poll)"),
 }
@@ -596,6 +601,8 @@ def domain_checks(c: Client, check: DomainCheck, examples: bool, run: str, clean
     done.append("401")
     if check.forbidden:
         method, path, body = check.forbidden
+        path = path.format(run=run)
+        body = None if body is None else json.loads(json.dumps(body).replace("{run}", run))
         refused = c.call(method, path, USER, **({"json": body} if body is not None else {}))
         same(f"{method} {path} by a non-admin", refused.status, 403)
         done.append("403")
@@ -677,6 +684,11 @@ def main(argv: list[str] | None = None, tokens: TokenSource | None = None, table
         if tokens is None:
             tokens = stage_tokens(args.stage, session) if args.stage else local_tokens(args.keys_dir)
         url = args.url or (api_url(session, args.stage) if args.stage else DEFAULT_URL)
+        if args.stage and args.url and args.url.rstrip("/") != api_url(session, args.stage).rstrip("/"):
+            # the cleanup deletes in the stage's tables: writes through another API would stay, its lines saying ok
+            log.error("URL= is not stage %s's ApiUrl (%s): the cleanup would delete in that stage's tables, not "
+                      "behind %s; drop URL= or STAGE=", args.stage, api_url(session, args.stage), args.url)
+            return 2
         if tables is None:
             tables = stage_tables(session, args.stage) if args.stage else local_tables(
                 url, args.dynamodb_endpoint or local_dynamodb_endpoint())

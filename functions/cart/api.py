@@ -6,27 +6,23 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.cart.models import (
-    CART_ID_PATTERN,
-    SKU_PATTERN,
     AbandonedCount,
     Cart,
+    CartIdPath,
     LineIn,
     NotificationPage,
     Price,
     PriceIn,
+    SkuPath,
 )
 from functions.cart.repository import CartRepository, TableNames
 from functions.cart.service import CartService
 from functions.shared import kit
-from functions.shared.domain import load
 
-router = kit.DomainRouter(load(__file__).routes)
-
-CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
-SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(CartService, CartRepository, TableNames)

@@ -6,6 +6,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Annotated, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import Field, StringConstraints
 
 from functions.shared.models import ApiModel, JsonInt, PageOf, money_rules
@@ -13,6 +14,11 @@ from functions.shared.models import ApiModel, JsonInt, PageOf, money_rules
 # No "#": a SKU is part of the keys <sku>#<n> (CartHolders), SKU#<sku> and NOTE#<time>#<sku>.
 SKU_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 CART_ID_PATTERN = r"^[0-9a-f]{32}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+CartIdPath = Annotated[str, Path(pattern=CART_ID_PATTERN)]
+SkuPath = Annotated[str, Path(pattern=SKU_PATTERN)]
+
 MAX_QUANTITY = 999
 
 Sku = Annotated[str, StringConstraints(pattern=SKU_PATTERN)]

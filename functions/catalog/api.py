@@ -6,18 +6,19 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Body, Path
+from aws_lambda_powertools.event_handler.openapi.params import Body
 
 from functions.catalog.models import (
     CHILD_BODY_SCHEMA,
-    ID_PATTERN,
     Child,
-    ChildKind,
+    ChildIdPath,
+    ChildKindPath,
     ChildPage,
     Document,
     DocumentChild,
     DocumentChildIn,
     DocumentIn,
+    ProductIdPath,
     ProductIn,
     ProductItem,
     ProductPage,
@@ -25,13 +26,8 @@ from functions.catalog.models import (
 from functions.catalog.repository import CatalogRepository
 from functions.catalog.service import CatalogService
 from functions.shared import kit
-from functions.shared.domain import load
 
-router = kit.DomainRouter(load(__file__).routes)
-
-ProductIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
-ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
-ChildKindPath = Annotated[ChildKind, Path(description="track (of an album) or actor (of a movie)")]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(CatalogService, CatalogRepository)

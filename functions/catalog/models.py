@@ -11,6 +11,7 @@ import math
 from decimal import Context, Decimal
 from typing import Annotated, Any, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import (
     AfterValidator,
     Field,
@@ -37,6 +38,11 @@ _NUMBERS = Context(prec=MAX_DIGITS)  # a number of at most 38 significant digits
 Text = Annotated[str, *stripped_rules(1, 200)]
 Kind = Literal["book", "album", "movie"]
 ChildKind = Literal["track", "actor"]
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+ProductIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
+ChildIdPath = Annotated[str, Path(pattern=ID_PATTERN)]
+ChildKindPath = Annotated[ChildKind, Path(description="track (of an album) or actor (of a movie)")]
 
 
 # --- products as items -------------------------------------------------------------------------

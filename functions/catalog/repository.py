@@ -58,9 +58,8 @@ _ITEM_TOO_LARGE = re.compile(r"Item size (to update )?has exceeded the maximum a
 _KEYS = (PRODUCT_KEY, SORT_KEY)
 
 
-class ItemTooLargeError(AppError):
-    status = 413
-    code = "ITEM_TOO_LARGE"
+class ItemTooLargeError(AppError, status=413, code="ITEM_TOO_LARGE"):
+    """A document over DynamoDB's item size limit, left unchanged."""
 
 
 def item_too_large(product_id: str) -> ItemTooLargeError:

@@ -5,13 +5,9 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.connected_car.models import (
-    DEALER_ID_PATTERN,
-    SERVICE_DATE_HOUR_PATTERN,
-    USERNAME_PATTERN,
-    VIN_PATTERN,
     Appointment,
     AppointmentIn,
     AppointmentPage,
@@ -20,32 +16,30 @@ from functions.connected_car.models import (
     CustomerPage,
     Dealer,
     DealerIn,
+    DealerPath,
+    HourPath,
+    IdPath,
     Registration,
     RegistrationIn,
     RegistrationPage,
     Timeslot,
     TimeslotIn,
     TimeslotPage,
+    UsernamePath,
     Vehicle,
     VehicleEvent,
     VehicleEventIn,
     VehicleEventPage,
     VehicleIn,
+    VinPath,
     check_service_date_hour,
 )
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import kit
-from functions.shared.domain import load
 from functions.shared.models import DAY_OR_HOUR_PATTERN, MOMENT_PATTERN
 
-router = kit.DomainRouter(load(__file__).routes)
-
-DealerPath = Annotated[str, Path(pattern=DEALER_ID_PATTERN)]
-HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="YYYY-MM-DDTHH (UTC)")]
-UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
-VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
-IdPath = Annotated[str, Path(min_length=1, max_length=64)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(ConnectedCarService, ConnectedCarRepository, TableNames)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import AfterValidator, Field, StringConstraints
 
 from functions.shared.models import HOUR_PATTERN, WHITE_SPACE, ApiModel, JsonInt, PageOf, stripped_rules
@@ -14,6 +15,13 @@ DEALER_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 USERNAME_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
 VIN_PATTERN = r"^[A-HJ-NPR-Z0-9]{17}$"  # 17 characters, never I, O or Q (ISO 3779)
 SERVICE_DATE_HOUR_PATTERN = HOUR_PATTERN  # a real hour, so the OpenAPI description states what is refused
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+DealerPath = Annotated[str, Path(pattern=DEALER_ID_PATTERN)]
+HourPath = Annotated[str, Path(pattern=SERVICE_DATE_HOUR_PATTERN, description="YYYY-MM-DDTHH (UTC)")]
+UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
+VinPath = Annotated[str, Path(pattern=VIN_PATTERN)]
+IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 
 
 def check_service_date_hour(value: str) -> str:
@@ -137,4 +145,3 @@ class AppointmentPage(PageOf[Appointment]):
 
 class VehicleEventPage(PageOf[VehicleEvent]):
     pass
-

@@ -11,6 +11,7 @@ from functions.contacts.models import (
     Address,
     AddressIn,
     EndLinkIn,
+    IdPath,
     Link,
     LinkIn,
     Person,
@@ -23,12 +24,10 @@ from functions.contacts.repository import ContactRepository
 from functions.contacts.schema import CONTACT_TABLE
 from functions.contacts.service import ContactService, today
 from functions.shared import kit
-from functions.shared.domain import load
 from functions.shared.models import parse_day
 
-router = kit.DomainRouter(load(__file__).routes)
+router = kit.DomainRouter.of(__file__)
 
-IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 DayQuery = Annotated[str | None, Query(pattern=kit.DAY_PATTERN, description="YYYY-MM-DD (UTC)")]
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import Field, StringConstraints
 
 from functions.shared.models import ApiModel, Day, PageOf, stripped_rules
@@ -13,6 +14,9 @@ Name = Annotated[str, *stripped_rules(1, 100)]
 Text = Annotated[str, *stripped_rules(1, 200)]
 Id = Annotated[str, StringConstraints(min_length=1, max_length=64)]
 Relationship = Literal["Business", "Residential"]
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+IdPath = Annotated[str, Path(min_length=1, max_length=64)]
 
 
 class PersonIn(ApiModel):

@@ -152,36 +152,31 @@ class ContactRepository:
         """End a person-address link on a day. Repeating the same end day is a no-op (idempotent retry);
         a different end day on an ended link is a conflict, and so is an end before the stored start."""
         end_epoch = day_to_epoch(end)
-        try:
-            response = self._table.update_item(
-                Key=item_key(link_id, PERSON_ADDRESS),
-                UpdateExpression="SET EndTimestampUTC = :end",
-                ConditionExpression=(
-                    Attr("Id").exists()
-                    & Attr("StartTimestampUTC").lte(end_epoch)
-                    & (Attr("EndTimestampUTC").not_exists() | Attr("EndTimestampUTC").eq(end_epoch))
-                ),
-                ExpressionAttributeValues={":end": end_epoch},
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as error:
-            if ddb.error_code(error) != "ConditionalCheckFailedException":
-                raise
-            old = ddb.refused_item(error)
-            if not old:
-                raise NotFoundError(f"no person-address link {link_id}") from error
-            current = link_from(old)
-            if current.start_date > end:
-                # The request is well formed; the stored link's start refuses it (no schema can state that): a 409.
-                raise ConflictError(
-                    "endDate is before the link's startDate", code="END_BEFORE_START",
-                    details=[{"field": "body.endDate", "message": f"must be on or after {current.start_date}"}],
-                ) from error
+        updated = ddb.update_or_refused(
+            self._table,
+            Key=item_key(link_id, PERSON_ADDRESS),
+            UpdateExpression="SET EndTimestampUTC = :end",
+            ConditionExpression=(
+                Attr("Id").exists()
+                & Attr("StartTimestampUTC").lte(end_epoch)
+                & (Attr("EndTimestampUTC").not_exists() | Attr("EndTimestampUTC").eq(end_epoch))
+            ),
+            ExpressionAttributeValues={":end": end_epoch},
+        )
+        if not isinstance(updated, ddb.Refused):
+            return link_from(updated)
+        if not updated.item:
+            raise NotFoundError(f"no person-address link {link_id}") from updated.error
+        current = link_from(updated.item)
+        if current.start_date > end:
+            # The request is well formed; the stored link's start refuses it (no schema can state that): a 409.
             raise ConflictError(
-                f"the link already ended on {current.end_date}", code="LINK_ALREADY_ENDED"
-            ) from error
-        return link_from(response["Attributes"])
+                "endDate is before the link's startDate", code="END_BEFORE_START",
+                details=[{"field": "body.endDate", "message": f"must be on or after {current.start_date}"}],
+            ) from updated.error
+        raise ConflictError(
+            f"the link already ended on {current.end_date}", code="LINK_ALREADY_ENDED"
+        ) from updated.error
 
     def _page(self, convert, limit: int, start_key: dict[str, Any] | None, **query: Any) -> Page:
         return read_page(self._table.query, convert, limit=limit, start_key=start_key, **query)

@@ -6,35 +6,31 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.ecommerce.models import (
     ADDRESS_NAME_MAX_LENGTH,
     ADDRESS_NAME_PATTERN,
-    ORDER_ID_PATTERN,
-    USERNAME_PATTERN,
     AddressIn,
     Customer,
     CustomerOverview,
     EmailChangeIn,
     Order,
+    OrderIdPath,
     OrderIn,
     OrderPage,
     OrderWithItems,
     SignUpIn,
     StatusIn,
+    UsernamePath,
 )
 from functions.ecommerce.repository import EcommerceRepository
 from functions.ecommerce.service import EcommerceService
 from functions.shared import kit
 from functions.shared.cursors import cursor_codec, route_binding
-from functions.shared.domain import load
 
-ROUTES = load(__file__).routes
-router = kit.DomainRouter(ROUTES)
+router = kit.DomainRouter.of(__file__)
 
-UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
-OrderIdPath = Annotated[str, Path(pattern=ORDER_ID_PATTERN, description="a KSUID")]
 AddressName = Annotated[
     str, Query(max_length=ADDRESS_NAME_MAX_LENGTH, pattern=ADDRESS_NAME_PATTERN, description="the address's name")
 ]
@@ -46,7 +42,7 @@ Service = Annotated[EcommerceService, kit.Depends(service)]
 
 def orders_list(username: str) -> str:
     """The cursor binding of the orders list (`orders_of`), which the overview's nextCursor continues."""
-    route = ROUTES["orders_of"]
+    route = router.routes["orders_of"]
     return route_binding(route.method, route.path, username=username)
 
 
@@ -58,9 +54,7 @@ def sign_up(request: SignUpIn, svc: Service, caller: kit.Caller) -> Response[Cus
     """Sign up a customer with a unique username and email."""
     svc.require_self_or_admin(caller, request.username)
     result = svc.sign_up(request)
-    if result.created:
-        kit.metrics.add_metric(name="CustomerSignedUp", unit="Count", value=1)
-    return kit.answer(201 if result.created else 200, result.customer)
+    return kit.created(result.created, result.customer, metric="CustomerSignedUp")
 
 
 @router.serve

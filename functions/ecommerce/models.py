@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import Field, StringConstraints, field_validator
 
 from functions.ecommerce import ksuid
@@ -23,6 +24,11 @@ from functions.shared.models import (
 USERNAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 ITEM_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 ORDER_ID_PATTERN = ksuid.PATTERN
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
+OrderIdPath = Annotated[str, Path(pattern=ORDER_ID_PATTERN, description="a KSUID")]
+
 EMAIL_PATTERN = rf"^[^@/#{WHITE_SPACE}]+@[^@/#{WHITE_SPACE}]+\.[^@/#{WHITE_SPACE}]+$"
 EMAIL_MAX_LENGTH = 254
 ADDRESS_NAME_MAX_LENGTH = 40

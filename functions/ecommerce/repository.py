@@ -303,20 +303,15 @@ class EcommerceRepository:
 
         Refused: the order as it is (ALL_OLD), changed False; None for an order that does not exist."""
         sources = {f":from{i}": source for i, source in enumerate(allowed_from)}
-        try:
-            response = ddb.table(self.table_name).update_item(
-                Key=order_key(username, order_id),
-                UpdateExpression="SET #status = :to, updatedAt = :now",
-                ConditionExpression=f"attribute_exists(PK) AND #status IN ({', '.join(sources)})",
-                ExpressionAttributeNames={"#status": "status"},
-                ExpressionAttributeValues={":to": status, ":now": now, **sources},
-                ReturnValues="ALL_NEW",
-                ReturnValuesOnConditionCheckFailure="ALL_OLD",
-            )
-        except ClientError as error:
-            if ddb.error_code(error) != "ConditionalCheckFailedException":
-                raise
-            old = ddb.refused_item(error)
-            return StatusChange(None if old is None else from_item(Order, old), changed=False)
-        return StatusChange(from_item(Order, response["Attributes"]), changed=True)
+        updated = ddb.update_or_refused(
+            ddb.table(self.table_name),
+            Key=order_key(username, order_id),
+            UpdateExpression="SET #status = :to, updatedAt = :now",
+            ConditionExpression=f"attribute_exists(PK) AND #status IN ({', '.join(sources)})",
+            ExpressionAttributeNames={"#status": "status"},
+            ExpressionAttributeValues={":to": status, ":now": now, **sources},
+        )
+        if isinstance(updated, ddb.Refused):
+            return StatusChange(None if updated.item is None else from_item(Order, updated.item), changed=False)
+        return StatusChange(from_item(Order, updated), changed=True)
 

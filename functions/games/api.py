@@ -4,34 +4,25 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.openapi.params import Path
+from aws_lambda_powertools.event_handler import Response
 
 from functions.games.models import (
-    GAME_ID_PATTERN,
-    USER_ID_PATTERN,
     Game,
+    GameIdPath,
     GameIn,
     Membership,
     MembershipPage,
+    UserIdPath,
 )
 from functions.games.repository import GamesRepository, TableNames
 from functions.games.service import GamesService
 from functions.shared import kit
-from functions.shared.domain import load
 
-router = kit.DomainRouter(load(__file__).routes)
-
-GameIdPath = Annotated[str, Path(pattern=GAME_ID_PATTERN)]
-UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(GamesService, GamesRepository, TableNames)
 Service = Annotated[GamesService, kit.Depends(service)]
-
-
-def _json(status: int, body: dict) -> Response:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
@@ -48,7 +39,7 @@ def games_of(user_id: UserIdPath, svc: Service, caller: kit.Caller, page: kit.Pa
 @router.serve
 def create_game(game: GameIn, svc: Service) -> Response[Game]:
     """Create a game."""
-    return _json(201, kit.dump(svc.create_game(game)))
+    return kit.answer(201, svc.create_game(game))
 
 
 @router.serve
@@ -75,9 +66,7 @@ def membership(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Member
 def join(game_id: GameIdPath, user_id: UserIdPath, svc: Service, caller: kit.Caller) -> Response[Membership]:
     """Join a game as a player."""
     joined = svc.join(caller, game_id, user_id)
-    if joined.created:
-        kit.metrics.add_metric(name="GameJoined", unit="Count", value=1)
-    return _json(201 if joined.created else 200, kit.dump(joined.membership))
+    return kit.created(joined.created, joined.membership, metric="GameJoined")
 
 
 @router.serve

@@ -6,12 +6,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import AfterValidator, Field, StringConstraints
 
 from functions.shared.models import ApiModel, JsonInt, PageOf, stripped_rules
 
 GAME_ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+GameIdPath = Annotated[str, Path(pattern=GAME_ID_PATTERN)]
+UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
+
 # `/games/by-user/{userId}` is a sibling of `/games/{gameId}`: a game with this id could never be read through
 # `GET /games/{gameId}/players` (API Gateway would route it to the user's games), so no game may take it.
 RESERVED_GAME_IDS = frozenset({"by-user"})

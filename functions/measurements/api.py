@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.measurements.models import (
-    DEVICE_ID_PATTERN,
+    DevicePath,
     IngestResult,
     ReadingBatch,
     ReadingPage,
@@ -16,11 +16,8 @@ from functions.measurements.repository import MeasurementsRepository
 from functions.measurements.schema import MAX_EPOCH
 from functions.measurements.service import MeasurementsService
 from functions.shared import kit
-from functions.shared.domain import load
 
-router = kit.DomainRouter(load(__file__).routes)
-
-DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
+router = kit.DomainRouter.of(__file__)
 
 
 def instant(name: str) -> Query:

@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import ConfigDict, Field, StringConstraints, WithJsonSchema, model_validator
 
 from functions.measurements.schema import MAX_EPOCH, MAX_EPOCH_MS, MAX_READINGS_PER_BATCH, MS_PER_SECOND
 from functions.shared.models import ApiModel, JsonInt, JsonNumber, PageOf, rounded
 
 DEVICE_ID_PATTERN = r"^[A-Za-z0-9_.:-]{1,64}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+DevicePath = Annotated[str, Path(pattern=DEVICE_ID_PATTERN)]
+
 MAX_DECIMALS = 4
 
 

@@ -6,27 +6,25 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.messaging.models import (
-    MSG_ID_PATTERN,
     Message,
     MessageHeader,
     MessageIn,
     MessagePage,
+    MsgIdPath,
 )
 from functions.messaging.repository import MessagingRepository
 from functions.messaging.service import MessagingService
 from functions.shared import kit
 from functions.shared.cursors import MAX_LIMIT
-from functions.shared.domain import load
 
-router = kit.DomainRouter(load(__file__).routes)
+router = kit.DomainRouter.of(__file__)
 
 # The seed's page: the 50 newest headers (1 RCU); up to 100 on request.
 PAGE_SIZE = 50
 PageLimit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size (50 by default)")]
-MsgIdPath = Annotated[str, Path(pattern=MSG_ID_PATTERN)]
 
 
 service = kit.service(MessagingService, MessagingRepository)

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import AfterValidator, Field, StringConstraints
 
 from functions.shared.models import ApiModel, JsonInt, PageOf, stripped_rules
 
 MSG_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+MsgIdPath = Annotated[str, Path(pattern=MSG_ID_PATTERN)]
+
 # Cognito usernames as the authorizer passes them (`cognito:username`); compared exactly.
 USERNAME_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
 CONTENT_TYPE_PATTERN = r"^[A-Za-z0-9!#$&^_.+-]{1,64}/[A-Za-z0-9!#$&^_.+-]{1,64}$"

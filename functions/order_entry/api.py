@@ -12,10 +12,8 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
 from functions.order_entry.models import (
-    ID_PATTERN,
     NAME_MAX_LENGTH,
     NAME_PATTERN,
-    QUARTER_PATTERN,
     Customer,
     CustomerIn,
     CustomerPage,
@@ -24,6 +22,7 @@ from functions.order_entry.models import (
     EmployeePage,
     HireIn,
     HirePage,
+    IdPath,
     Inventory,
     JobChangeIn,
     JobHistory,
@@ -37,6 +36,7 @@ from functions.order_entry.models import (
     ProductActivityPage,
     ProductIn,
     PublicHirePage,
+    QuarterPath,
     ReceiptIn,
     Reference,
     ReferenceIn,
@@ -48,14 +48,11 @@ from functions.order_entry.repository import OrderEntryRepository
 from functions.order_entry.service import OrderEntryService
 from functions.shared import kit
 from functions.shared.auth import ADMIN
-from functions.shared.domain import load
 from functions.shared.pages import Page, StartKey
 
 P = "/order-entry"
-router = kit.DomainRouter(load(__file__).routes)
+router = kit.DomainRouter.of(__file__)
 
-IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
-QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
 From = Annotated[str, Query(alias="from", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 To = Annotated[str, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")]
 

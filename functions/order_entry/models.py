@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import Field, StringConstraints
 
 from functions.shared.models import ApiModel, Day, JsonInt, JsonNumber, PageOf, rounded, stripped_rules
@@ -15,9 +16,14 @@ ID_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
 NAME_PATTERN = r"^[A-Za-z0-9 .'-]*[A-Za-z0-9.'-][A-Za-z0-9 .'-]*$"
 NAME_MAX_LENGTH = 100
 QUARTER_PATTERN = r"^\d{4}-Q[1-4]$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+IdPath = Annotated[str, Path(pattern=ID_PATTERN)]
+QuarterPath = Annotated[str, Path(pattern=QUARTER_PATTERN)]
 Id = Annotated[str, StringConstraints(pattern=ID_PATTERN)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, max_length=NAME_MAX_LENGTH, pattern=NAME_PATTERN)]
 Text = Annotated[str, *stripped_rules(1, 200)]
+
 OrderStatus = Literal["OPEN", "SHIPPED", "DELIVERED", "CANCELLED"]
 ORDER_STATUSES: tuple[OrderStatus, ...] = ("OPEN", "SHIPPED", "DELIVERED", "CANCELLED")
 ReferenceKind = Literal["region", "country", "location", "department", "job", "warehouse"]

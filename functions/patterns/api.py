@@ -7,17 +7,18 @@ from collections.abc import Callable
 from datetime import date
 from typing import Annotated, Any, Literal
 
-from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.openapi.params import Path, Query
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Query
 
 from functions.patterns.models import (
-    NAME_PATTERN,
     Featured,
     FeaturedIn,
     Issue,
     IssueChange,
     IssueIn,
     IssuePage,
+    NamePath,
+    NumberPath,
     Order,
     OrderIn,
     OrderPage,
@@ -41,22 +42,14 @@ from functions.patterns.repository import PatternsRepository
 from functions.patterns.service import PatternsService
 from functions.shared import kit
 from functions.shared.auth import Caller
-from functions.shared.domain import load
 from functions.shared.errors import ForbiddenError
 
 P = "/patterns"
-router = kit.DomainRouter(load(__file__).routes)
-
-NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
-NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(PatternsService, PatternsRepository)
 Service = Annotated[PatternsService, kit.Depends(service)]
-
-
-def _json(status: int, body: dict) -> Response:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
 
 
 def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
@@ -90,7 +83,7 @@ def get_repo(owner: NamePath, repo: NamePath, svc: Service) -> Repo:
 def star(owner: NamePath, repo: NamePath, username: NamePath, svc: Service, caller: kit.Caller) -> Response[Star]:
     """Star a repository."""
     starred, created = svc.star(_as_self(caller, username), owner, repo)
-    return _json(201 if created else 200, kit.dump(starred))
+    return kit.created(created, starred)
 
 
 @router.serve

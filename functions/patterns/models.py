@@ -5,15 +5,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import ConfigDict, Field, StringConstraints
 
 from functions.shared.models import ApiModel, DateTime, Day, JsonNumber, PageOf, rounded, stripped_rules
 
 # Names that become parts of keys: no separator (`#`), no spaces.
 NAME_PATTERN = r"^[A-Za-z0-9_.-]{1,64}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+NamePath = Annotated[str, Path(pattern=NAME_PATTERN)]
+NumberPath = Annotated[int, Path(ge=1, le=9_999_999)]
 Name = Annotated[str, StringConstraints(pattern=NAME_PATTERN)]
 Text = Annotated[str, *stripped_rules(1, 200)]
 Description = Annotated[str, *stripped_rules(0, 500)]
+
 IssueStatus = Literal["open", "closed"]
 Role = Literal["member", "admin"]
 OrderStatus = Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"]

@@ -20,11 +20,10 @@ from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 from functions.platform import EXPLORER_ENV, docs
 from functions.platform.domains import domain_names
 from functions.platform.scale import MAX_RATE_PER_S
-from functions.shared.domain import load
 from functions.shared.handler import serve
 from functions.shared.http import DomainRouter
 
-router = DomainRouter(load(__file__).routes)
+router = DomainRouter.of(__file__)
 _included: list[str] = []
 _including = threading.Lock()
 

@@ -6,24 +6,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.sessions.models import (
-    TOKEN_PATTERN,
-    USERNAME_PATTERN,
     Session,
     SessionPage,
+    TokenPath,
+    UsernamePath,
 )
 from functions.sessions.repository import SessionsRepository
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from functions.sessions.service import SessionsService
 from functions.shared import kit
-from functions.shared.domain import load
 
-router = kit.DomainRouter(load(__file__).routes)
-
-TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
-UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(

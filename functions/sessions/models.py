@@ -4,7 +4,9 @@ repository)."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import Field
 
 from functions.shared.models import ApiModel, PageOf
@@ -12,6 +14,10 @@ from functions.shared.models import ApiModel, PageOf
 # What `secrets.token_urlsafe(32)` makes (43 characters), and the seed's uuid4 tokens (36) of the example data.
 TOKEN_PATTERN = r"^[A-Za-z0-9_-]{16,128}$"  # noqa: S105  a pattern, not a token
 USERNAME_PATTERN = r"^[A-Za-z0-9_.@+-]{1,128}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+TokenPath = Annotated[str, Path(pattern=TOKEN_PATTERN)]
+UsernamePath = Annotated[str, Path(pattern=USERNAME_PATTERN)]
 
 
 class Session(ApiModel):

@@ -122,6 +122,27 @@ def update_conditional(table: Table, *, mark: Mapping[str, Any], **params: Any) 
         raise
 
 
+@dataclass(frozen=True)
+class Refused:
+    """An UpdateItem whose condition failed, with the item it was checked against."""
+
+    item: dict[str, Any] | None  # as plain Python values (ALL_OLD); None when there was no item
+    error: ClientError
+
+
+def update_or_refused(table: Table, **params: Any) -> dict[str, Any] | Refused:
+    """UpdateItem on a condition: the item as it is after (`ReturnValues=ALL_NEW`), or, when the condition failed,
+    the item that refused it (`ReturnValuesOnConditionCheckFailure=ALL_OLD`: no second read). Any other error
+    raises."""
+    try:
+        return table.update_item(ReturnValues="ALL_NEW", ReturnValuesOnConditionCheckFailure="ALL_OLD",
+                                 **params)["Attributes"]
+    except ClientError as error:
+        if error_code(error) != "ConditionalCheckFailedException":
+            raise
+        return Refused(refused_item(error), error)
+
+
 def _in_the_way_after_retry(error: ClientError) -> dict[str, Any] | None:
     """The item a retried request's condition failed on (asked with ALL_OLD), which may be its own first attempt's;
     None for any other error, or a condition that failed on the first attempt."""

@@ -36,6 +36,7 @@ from functions.shared.ddb import (
     translate_client_error,
     translate_transport_error,
 )
+from functions.shared.domain import load
 from functions.shared.errors import AppError, ServiceUnavailableError
 from functions.shared.models import PATTERN_FORMATS
 from functions.shared.observability import logger, metrics
@@ -204,6 +205,12 @@ class DomainRouter(Router):
         super().__init__()
         self.routes = routes
         self._served: set[str] = set()
+
+    @classmethod
+    def of(cls, module_file: str) -> DomainRouter:
+        """The router of the domain whose module this is (`DomainRouter.of(__file__)` in its api.py): the routes
+        its domain.toml declares."""
+        return cls(load(module_file).routes)
 
     def serve(self, handler: _Handler) -> _Handler:
         route = self.routes[handler.__name__]

@@ -1,10 +1,11 @@
 """What a domain's `api.py` is made of, in one import: `from functions.shared import kit`.
 
-    router = kit.DomainRouter(load(__file__).routes)     # the routes of domain.toml, served by name
+    router = kit.DomainRouter.of(__file__)               # the routes of domain.toml, served by name
 
     service = kit.service(VotingService, VotingRepository, TableNames)   # built once per execution environment
     Service = Annotated[VotingService, kit.Depends(service)]            # what each handler takes: `svc: Service`
 
+    # path parameters live in models.py beside their patterns: PollIdPath = Annotated[str, Path(pattern=...)]
     @router.serve
     def my_vote(poll_id: PollIdPath, svc: Service, caller: kit.Caller) -> Vote: ...
 
@@ -14,6 +15,8 @@
         return page.page(VotePage, lambda start: svc.votes(poll_id, limit=page.limit, start_key=start))
 
     app, lambda_handler = kit.serve(router)
+
+A route that creates what is not there yet answers `kit.created(created, stored)`: 201 or 200.
 
 A handler takes what it uses, never the resolver: its caller (`caller: kit.Caller`), its page (`page:
 kit.PageRequest` under `@kit.paged`), a creation retried with an `Idempotency-Key` (`create: kit.CreateOnce`, with
@@ -52,6 +55,7 @@ __all__ = [
     "Limit",
     "PageRequest",
     "answer",
+    "created",
     "dump",
     "metrics",
     "paged",
@@ -90,3 +94,11 @@ def answer(status: int, model: BaseModel) -> Response:
     """`model` as a JSON answer with a status the route chooses (201 or 200): camelCase, JSON types (`dump`). The
     route's return annotation (`Response[User]`) describes the body to Powertools, which validates it."""
     return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=dump(model))
+
+
+def created(made: bool, model: BaseModel, *, metric: str | None = None) -> Response:
+    """A put's or a create-if-absent's answer: 201 with what the request created (`made`), counted in `metric` when
+    one is named, or 200 with what was there already or was replaced."""
+    if made and metric:
+        metrics.add_metric(name=metric, unit="Count", value=1)
+    return answer(201 if made else 200, model)

@@ -5,25 +5,19 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
-from aws_lambda_powertools.event_handler.openapi.params import Path
 
 from functions.shared import kit
-from functions.shared.domain import load
 from functions.users.models import (
-    EMAIL_MAX_LENGTH,
-    EMAIL_PATTERN,
-    USER_ID_PATTERN,
     EmailChangeIn,
+    EmailPath,
     SignUpIn,
     User,
+    UserIdPath,
 )
 from functions.users.repository import UsersRepository
 from functions.users.service import UsersService
 
-router = kit.DomainRouter(load(__file__).routes)
-
-UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
-EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(UsersService, UsersRepository)
@@ -35,9 +29,7 @@ def sign_up(request: SignUpIn, svc: Service, caller: kit.Caller) -> Response[Use
     """Sign up a user with a unique email."""
     svc.require_self_or_admin(caller, request.user_id)
     result = svc.sign_up(request)
-    if result.created:
-        kit.metrics.add_metric(name="UserSignedUp", unit="Count", value=1)
-    return kit.answer(201 if result.created else 200, result.user)
+    return kit.created(result.created, result.user, metric="UserSignedUp")
 
 
 # The user themself or an admin: a user's email is personal data, and user ids are guessable usernames.

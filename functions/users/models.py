@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import StringConstraints
 
 from functions.shared.models import WHITE_SPACE, WHITE_SPACE_CHARS, ApiModel, Day, normalized_rules
@@ -16,6 +17,10 @@ USER_ID_PATTERN = r"^[A-Za-z0-9._@+-]{1,128}$"
 # and no "/" so that an address fits in a path segment (GET /users/by-email/{email}).
 EMAIL_PATTERN = rf"^[^@/{WHITE_SPACE}]+@[^@/{WHITE_SPACE}]+\.[^@/{WHITE_SPACE}]+$"
 EMAIL_MAX_LENGTH = 254
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+UserIdPath = Annotated[str, Path(pattern=USER_ID_PATTERN)]
+EmailPath = Annotated[str, Path(max_length=EMAIL_MAX_LENGTH, pattern=EMAIL_PATTERN)]
 
 
 def normalize_email(value: str) -> str:

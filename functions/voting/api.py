@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from aws_lambda_powertools.event_handler import Response, content_types
-from aws_lambda_powertools.event_handler.openapi.params import Path
+from aws_lambda_powertools.event_handler import Response
 
 from functions.shared import kit
-from functions.shared.domain import load
 from functions.shared.observability import logger
 from functions.voting.models import (
-    POLL_ID_PATTERN,
     Poll,
+    PollIdPath,
     PollIn,
     Recount,
     Results,
@@ -22,24 +20,18 @@ from functions.voting.models import (
 from functions.voting.repository import TableNames, VotingRepository
 from functions.voting.service import VotingService
 
-router = kit.DomainRouter(load(__file__).routes)
-
-PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
+router = kit.DomainRouter.of(__file__)
 
 
 service = kit.service(VotingService, VotingRepository, TableNames)
 Service = Annotated[VotingService, kit.Depends(service)]
 
 
-def _json(status: int, body: dict) -> Response:
-    return Response(status_code=status, content_type=content_types.APPLICATION_JSON, body=body)
-
-
 @router.serve
 def put_poll(poll_id: PollIdPath, poll: PollIn, svc: Service) -> Response[Poll]:
     """Create or replace a poll."""
     stored, created = svc.create_poll(poll_id, poll)
-    return _json(201 if created else 200, kit.dump(stored))
+    return kit.created(created, stored)
 
 
 @router.serve

@@ -5,11 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
+from aws_lambda_powertools.event_handler.openapi.params import Path
 from pydantic import AfterValidator, Field, StringConstraints
 
 from functions.shared.models import WHITE_SPACE, ApiModel, stripped_rules
 
 POLL_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+# The path parameters of the routes (api.py): what each must match, named once beside its pattern.
+PollIdPath = Annotated[str, Path(pattern=POLL_ID_PATTERN)]
+
 # A candidate is part of an aggregate's sort key (TOTAL#<candidate>#<segment>): no "#", no control characters,
 # no surrounding spaces (so "A" and "A " cannot be two candidates that look alike).
 CANDIDATE_PATTERN = rf"^[^#\x00-\x1f\x7f{WHITE_SPACE}](?:[^#\x00-\x1f\x7f]{{0,62}}[^#\x00-\x1f\x7f{WHITE_SPACE}])?$"
@@ -62,4 +67,3 @@ class Recount(Results):
     corrected: dict[str, int] = Field(
         description="the drift corrected per candidate (recounted minus aggregated); empty when there was none"
     )
-

@@ -15,13 +15,10 @@ from functions.cart.repository import CartRepository, TableNames
 from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, TABLES
 from functions.cart.service import CartService
 from functions.shared import ddb
-from functions.shared.domain import load
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from local.streams import lambda_record
-from tests.functional.conftest import Client, LambdaContext, make_table
-
-ROUTES = load("cart").routes
+from tests.functional.conftest import Client, LambdaContext, make_table, ok
 
 ADMIN = ("admin",)
 IDLE = timedelta(seconds=DEFAULT_IDLE_TTL_SECONDS)
@@ -62,16 +59,7 @@ def tables(aws, monkeypatch, clock) -> dict[str, str]:
 
 @pytest.fixture
 def client(tables) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
-
-
-def ok(reply, status: int = 200) -> Any:
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
+    return Client.of(api)
 
 
 def set_price(client: Client, sku: str, price: str, currency: str = "USD") -> dict[str, Any]:

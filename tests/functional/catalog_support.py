@@ -10,26 +10,14 @@ import pytest
 from functions.catalog import api
 from functions.catalog.schema import DOCUMENTS_TABLE, PRODUCTS_TABLE
 from functions.shared import ddb
-from functions.shared.domain import load
 from seeds import catalog as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("catalog").routes
+from tests.functional.conftest import Client, client_for, fresh_tables
 
 ADMIN = ("admin",)
 
 
-@pytest.fixture
-def tables(aws, monkeypatch) -> dict[str, str]:
-    names = {spec.env_var: make_table(spec, monkeypatch) for spec in (PRODUCTS_TABLE, DOCUMENTS_TABLE)}
-    api.service.cache_clear()
-    yield names
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(tables) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+tables = fresh_tables(api, PRODUCTS_TABLE, DOCUMENTS_TABLE)  # {env var: table name}
+client = client_for(api)
 
 
 @pytest.fixture
@@ -37,15 +25,6 @@ def seeded(client) -> Client:
     """The seed's book (1), album (2) and movie (3), as items and as documents."""
     seed.load(os.environ)
     return client
-
-
-def ok(reply, status: int = 200) -> Any:
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 def products_items() -> list[dict[str, Any]]:

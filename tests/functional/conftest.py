@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import boto3
@@ -177,6 +178,11 @@ class Client:
         self._handler = handler
         self._routes = routes
 
+    @classmethod
+    def of(cls, api: ModuleType) -> Client:
+        """A client of a domain's api module: its `lambda_handler`, matched to the paths its router serves."""
+        return cls(api.lambda_handler, api.router.routes.paths)
+
     def call(self, method: str, url: str, *, body: Any = None, raw_body: str | None = None,
              user: str | None = "alice", groups: tuple[str, ...] = (),
              headers: dict[str, str] | None = None) -> Reply:
@@ -209,6 +215,63 @@ class Client:
             if re.match("^" + re.sub(r"{\w+}", "[^/]+", resource) + "$", path):
                 return resource
         return path
+
+
+def ok(reply: Reply, status: int = 200) -> Any:
+    """The body of an answer that must have `status`."""
+    assert reply.status == status, reply.body
+    return reply.body
+
+
+def error(reply: Reply) -> tuple[int, str]:
+    """An error answer as (status, error code)."""
+    return reply.status, error_code(reply)
+
+
+def error_code(reply: Reply) -> str:
+    """An error answer's code alone."""
+    return reply.body["error"]["code"]
+
+
+@contextmanager
+def fresh_service(*apis: ModuleType) -> Iterator[None]:
+    """Each api module's cached service built anew for the test (from the tables it made) and forgotten after it."""
+    for api in apis:
+        api.service.cache_clear()
+    try:
+        yield
+    finally:
+        for api in apis:
+            api.service.cache_clear()
+
+
+def fresh_tables(api: ModuleType, *specs: TableSpec, name: str = "tables",
+                 make: Callable[[pytest.MonkeyPatch], Any] | None = None) -> Any:
+    """A domain's tables fixture, named `name`: it makes `specs`' tables on moto (or calls `make`, which makes them
+    itself) with the api module's service built anew for them, and gives one spec's table name, {env var: table name}
+    for several, or what `make` returns."""
+
+    def make_specs(monkeypatch: pytest.MonkeyPatch) -> Any:
+        names = {spec.env_var: make_table(spec, monkeypatch) for spec in specs}
+        return names if len(specs) > 1 else names[specs[0].env_var]
+
+    @pytest.fixture(name=name)
+    def fixture(aws, monkeypatch) -> Iterator[Any]:
+        with fresh_service(api):
+            yield (make or make_specs)(monkeypatch)
+
+    return fixture
+
+
+def client_for(api: ModuleType, tables: str = "tables") -> Any:
+    """A domain's `client` fixture: `Client.of(api)`, once the fixture named `tables` has made its tables."""
+
+    @pytest.fixture(name="client")
+    def fixture(request) -> Client:
+        request.getfixturevalue(tables)
+        return Client.of(api)
+
+    return fixture
 
 
 @pytest.fixture

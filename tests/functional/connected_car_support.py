@@ -15,13 +15,10 @@ from functions.connected_car.repository import ConnectedCarRepository, TableName
 from functions.connected_car.schema import REGISTRATION_TABLE, TABLES
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import ddb
-from functions.shared.domain import load
 from functions.shared.parked import PARKED_TABLE
 from functions.shared.settings import settings
 from functions.shared.table_spec import TableSpec
-from tests.functional.conftest import Client, LambdaContext
-
-ROUTES = load("connected_car").routes
+from tests.functional.conftest import Client, LambdaContext, fresh_service
 
 ADMIN = ("admin",)
 VEHICLE = ("vehicle",)
@@ -36,9 +33,8 @@ PREFIX = "/connected-car"
 
 @pytest.fixture
 def tables(aws, monkeypatch) -> dict[str, str]:
-    names = make_tables(monkeypatch)
-    yield names
-    api.service.cache_clear()
+    with fresh_service(api):
+        yield make_tables(monkeypatch)
 
 
 @pytest.fixture
@@ -47,7 +43,7 @@ def client(tables):
 
 
 def connected_car_client() -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+    return Client.of(api)
 
 
 def make_tables(
@@ -75,8 +71,6 @@ def table_items(name: str) -> list[dict[str, Any]]:
 
 def raw_item(name: str, key: dict[str, Any]) -> dict[str, Any] | None:
     return ddb.table(name).get_item(Key=key, ConsistentRead=True).get("Item")
-
-
 
 
 class Clock:

@@ -11,12 +11,9 @@ import pytest
 
 from functions.order_entry import api
 from functions.order_entry.schema import ORDER_ENTRY_TABLE
-from functions.shared.domain import load
 from local.dynamodb import fidelity as moto_fidelity
 from seeds import order_entry as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("order_entry").routes
+from tests.functional.conftest import Client, fresh_service, make_table, ok
 
 ADMIN = ("admin",)
 P = "/order-entry"
@@ -38,9 +35,8 @@ class Clock:
 @pytest.fixture(name="table")
 def table_fixture(aws, monkeypatch) -> str:
     name = make_table(ORDER_ENTRY_TABLE, monkeypatch)
-    api.service.cache_clear()
-    yield name
-    api.service.cache_clear()
+    with fresh_service(api):
+        yield name
 
 
 @pytest.fixture(name="clock")
@@ -52,7 +48,7 @@ def clock_fixture(table) -> Clock:
 
 @pytest.fixture(name="client")
 def client_fixture(clock) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+    return Client.of(api)
 
 
 # The example data's items as moto holds them, after the session's first load: loading takes about 2.5 s (some 150
@@ -71,15 +67,6 @@ def seeded_fixture(client, table) -> Client:
         stored.items = copy.deepcopy(_SEEDED["items"])
         moto_fidelity.written(table)  # its Query maps are stale
     return client
-
-
-def ok(reply, status: int = 200) -> Any:
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 def items(table: str) -> list[dict]:

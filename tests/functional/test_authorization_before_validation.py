@@ -9,13 +9,9 @@ import pytest
 
 from functions.contacts import api as contacts_api
 from functions.contacts.schema import CONTACT_TABLE
-from functions.shared.domain import load
 from functions.voting import api as voting_api
 from tests.functional import connected_car_support, voting_support
-from tests.functional.conftest import Client, make_table
-
-CONTACTS_ROUTES = load("contacts").routes
-VOTING_ROUTES = load("voting").routes
+from tests.functional.conftest import Client, fresh_service, make_table
 
 ADMIN = ("admin",)
 STAFF = ("staff",)
@@ -30,24 +26,22 @@ def items_in(names: list[str]) -> int:
 @pytest.fixture
 def contacts(aws, monkeypatch):
     name = make_table(CONTACT_TABLE, monkeypatch)
-    contacts_api.service.cache_clear()
-    yield Client(contacts_api.lambda_handler, [r.path for r in CONTACTS_ROUTES]), [name]
-    contacts_api.service.cache_clear()
+    with fresh_service(contacts_api):
+        yield Client.of(contacts_api), [name]
 
 
 @pytest.fixture
 def voting(aws, monkeypatch):
     names = voting_support.make_tables(monkeypatch)
-    voting_api.service.cache_clear()
-    yield Client(voting_api.lambda_handler, [r.path for r in VOTING_ROUTES]), [names.raw_votes, names.votes]
-    voting_api.service.cache_clear()
+    with fresh_service(voting_api):
+        yield Client.of(voting_api), [names.raw_votes, names.votes]
 
 
 @pytest.fixture
 def connected_car(aws, monkeypatch):
-    names = connected_car_support.make_tables(monkeypatch)
-    yield connected_car_support.connected_car_client(), list(names.values())
-    connected_car_support.api.service.cache_clear()
+    with fresh_service(connected_car_support.api):
+        names = connected_car_support.make_tables(monkeypatch)
+        yield connected_car_support.connected_car_client(), list(names.values())
 
 
 # (domain fixture, method, url, body): each request is invalid for an admin too.

@@ -23,13 +23,12 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     cart_item,
     client,
     clock,
-    error,
     new_cart,
-    ok,
     raw_items,
     set_price,
     tables,
 )
+from tests.functional.conftest import error, ok
 
 CARTS = "/cart/carts"
 

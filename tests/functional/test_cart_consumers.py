@@ -36,16 +36,14 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     cart_item,
     client,
     clock,
-    error,
     index_holders,
     new_cart,
     notifier,
-    ok,
     raw_items,
     set_price,
     tables,
 )
-from tests.functional.conftest import LambdaContext
+from tests.functional.conftest import LambdaContext, error, ok
 from tests.functional.parked_support import REPLAY, assert_parked, parked_items
 
 NO_FAILURES = {"batchItemFailures": []}

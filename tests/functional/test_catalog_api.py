@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tests.functional import catalog_support
-from tests.functional.catalog_support import ADMIN, error, ok, products_items
+from tests.functional.catalog_support import ADMIN, products_items
+from tests.functional.conftest import error, ok
 
 # the fixtures these tests use
 client = catalog_support.client

@@ -8,8 +8,8 @@ import pytest
 
 from functions.shared.http import MAX_BODY_BYTES
 from tests.functional import catalog_support
-from tests.functional.catalog_support import ADMIN, error, ok, raw_document
-from tests.functional.conftest import recording
+from tests.functional.catalog_support import ADMIN, raw_document
+from tests.functional.conftest import error, ok, recording
 
 # the fixtures these tests use
 client = catalog_support.client

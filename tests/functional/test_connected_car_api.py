@@ -22,6 +22,7 @@ from functions.connected_car.schema import (
 from functions.shared.domain import load
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
+from tests.functional.conftest import error, ok
 from tests.functional.connected_car_support import (  # noqa: F401 (client, tables: shared fixtures)
     ADMIN,
     DEALER,
@@ -55,15 +56,6 @@ def clock(tables) -> Clock:
     with pytest.MonkeyPatch.context() as patch:  # undone before `tables` clears api.service
         use_clock(patch, clock)
         yield clock
-
-
-def ok(reply, status: int = 200):
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 @pytest.fixture

@@ -7,26 +7,14 @@ import pytest
 
 from functions.contacts import api
 from functions.contacts.schema import CONTACT_TABLE, PERSON, PERSON_INDEX, TYPE_INDEX, TYPE_SHARDS, type_shard
-from functions.shared.domain import load
 from seeds import contacts as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("contacts").routes
+from tests.functional.conftest import Client, client_for, fresh_tables
 
 ADMIN = ("admin",)
 
 
-@pytest.fixture
-def table_name(aws, monkeypatch) -> str:
-    name = make_table(CONTACT_TABLE, monkeypatch)
-    api.service.cache_clear()
-    yield name
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(table_name) -> Client:
-    return Client(api.lambda_handler, [r.path for r in ROUTES])
+table_name = fresh_tables(api, CONTACT_TABLE, name="table_name")  # the table's name
+client = client_for(api, "table_name")
 
 
 @pytest.fixture

@@ -4,12 +4,12 @@ Client checks that every answer of the suite has the header; here, that its figu
 
 from __future__ import annotations
 
+from tests.functional.conftest import ok
 from tests.functional.conftest import server_timing as bill
 from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     P,
     client_fixture,
     clock_fixture,
-    ok,
     place,
     seeded_fixture,
     table_fixture,

@@ -15,12 +15,9 @@ from functions.ecommerce.models import OrderIn, SignUpIn
 from functions.ecommerce.repository import MAX_ADDRESSES
 from functions.ecommerce.schema import ECOMMERCE_TABLE, customer_key, email_key
 from functions.ecommerce.service import MAX_ORDER_ITEMS
-from functions.shared.domain import load
 from functions.shared.errors import ConflictError
 from seeds import ecommerce as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("ecommerce").routes
+from tests.functional.conftest import client_for, error, fresh_tables, make_table
 
 ADMIN = ("admin",)
 BASE = "/ecommerce/customers"
@@ -38,18 +35,14 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def table(aws, monkeypatch) -> str:
+def make_clocked_table(monkeypatch) -> str:
     name = make_table(ECOMMERCE_TABLE, monkeypatch)
-    api.service.cache_clear()
     monkeypatch.setattr(api.service(), "_clock", Clock())
-    yield name
-    api.service.cache_clear()
+    return name
 
 
-@pytest.fixture
-def client(table) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+table = fresh_tables(api, name="table", make=make_clocked_table)  # the table's name
+client = client_for(api, "table")
 
 
 def items(table: str) -> list[dict[str, Any]]:
@@ -58,10 +51,6 @@ def items(table: str) -> list[dict[str, Any]]:
 
 def get(table: str, key: dict[str, str]) -> dict[str, Any] | None:
     return boto3.resource("dynamodb").Table(table).get_item(Key=key, ConsistentRead=True).get("Item")
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 def sign_up(client, username: str, email: str, name: str = "A Customer", **kwargs):

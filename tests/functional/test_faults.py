@@ -24,17 +24,13 @@ from functions.catalog.schema import DOCUMENTS_TABLE
 from functions.contacts import api as contacts_api
 from functions.contacts.schema import CONTACT_TABLE
 from functions.shared import ddb
-from functions.shared.domain import load
 from functions.shared.idempotency import IDEMPOTENCY_TABLE
 from functions.voting import api as voting_api
 from functions.voting.schema import VOTES_TABLE
 from tests.functional import catalog_support
 from tests.functional.catalog_support import raw_document
-from tests.functional.conftest import Client, make_table
+from tests.functional.conftest import Client, fresh_service, make_table
 from tests.functional.voting_support import make_tables
-
-CONTACT_ROUTES = load("contacts").routes
-VOTING_ROUTES = load("voting").routes
 
 ADMIN = ("admin",)
 # the Catalog's fixtures, for its append (the seed's album is product 2)
@@ -131,20 +127,18 @@ def faults(aws, monkeypatch) -> Iterator[Faults]:
 @pytest.fixture
 def contacts(aws, monkeypatch) -> tuple[Client, str]:
     name = make_table(CONTACT_TABLE, monkeypatch)
-    contacts_api.service.cache_clear()
-    yield Client(contacts_api.lambda_handler, [r.path for r in CONTACT_ROUTES]), name
-    contacts_api.service.cache_clear()
+    with fresh_service(contacts_api):
+        yield Client.of(contacts_api), name
 
 
 @pytest.fixture
 def voting(aws, monkeypatch) -> tuple[Client, str]:
     tables = make_tables(monkeypatch)
-    voting_api.service.cache_clear()
-    client = Client(voting_api.lambda_handler, [r.path for r in VOTING_ROUTES])
-    definition = {"question": "Where do we eat?", "candidates": ["Tacos", "Ramen"]}
-    assert client.call("PUT", "/voting/polls/lunch", body=definition, groups=ADMIN).status == 201
-    yield client, tables.raw_votes
-    voting_api.service.cache_clear()
+    with fresh_service(voting_api):
+        client = Client.of(voting_api)
+        definition = {"question": "Where do we eat?", "candidates": ["Tacos", "Ramen"]}
+        assert client.call("PUT", "/voting/polls/lunch", body=definition, groups=ADMIN).status == 201
+        yield client, tables.raw_votes
 
 
 def items(table: str) -> list[dict[str, Any]]:

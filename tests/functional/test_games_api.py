@@ -17,33 +17,15 @@ from functions.shared.auth import Caller
 from functions.shared.domain import load
 from functions.shared.errors import ConflictError
 from seeds import games as seed
-from tests.functional.conftest import Client, make_table
+from tests.functional.conftest import client_for, error, fresh_tables, ok
 
 ROUTES = load("games").routes
 
 ADMIN = ("admin",)
 
 
-@pytest.fixture
-def tables(aws, monkeypatch) -> dict[str, str]:
-    api.service.cache_clear()
-    names = {spec.env_var: make_table(spec, monkeypatch) for spec in (GAMES_TABLE, USER_GAMES_TABLE)}
-    yield names
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(tables) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
-
-
-def ok(reply, status: int = 200):
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
+tables = fresh_tables(api, GAMES_TABLE, USER_GAMES_TABLE)  # {env var: table name}
+client = client_for(api)
 
 
 def create(client, game_id: str = "chess", max_players: int = 2, name: str = "Chess"):

@@ -13,14 +13,9 @@ from functions.contacts import api as contacts_api
 from functions.contacts.schema import CONTACT_TABLE
 from functions.ecommerce import api as ecommerce_api
 from functions.ecommerce.schema import ECOMMERCE_TABLE
-from functions.shared.domain import load
 from functions.users import api as users_api
 from functions.users.schema import USERS_TABLE
-from tests.functional.conftest import Client, make_table
-
-CONTACTS_ROUTES = load("contacts").routes
-ECOMMERCE_ROUTES = load("ecommerce").routes
-USERS_ROUTES = load("users").routes
+from tests.functional.conftest import Client, fresh_service, make_table
 
 ADMIN = ("admin",)
 DEEP = "[" * 30_000 + "]" * 30_000  # thousands deep, inside the 64 KB limit
@@ -38,25 +33,22 @@ def scan(table: str) -> list[dict[str, Any]]:
 @pytest.fixture
 def contacts(aws, monkeypatch):
     name = make_table(CONTACT_TABLE, monkeypatch)
-    contacts_api.service.cache_clear()
-    yield Client(contacts_api.lambda_handler, [r.path for r in CONTACTS_ROUTES]), name
-    contacts_api.service.cache_clear()
+    with fresh_service(contacts_api):
+        yield Client.of(contacts_api), name
 
 
 @pytest.fixture
 def users(aws, monkeypatch):
     name = make_table(USERS_TABLE, monkeypatch)
-    users_api.service.cache_clear()
-    yield Client(users_api.lambda_handler, [r.path for r in USERS_ROUTES]), name
-    users_api.service.cache_clear()
+    with fresh_service(users_api):
+        yield Client.of(users_api), name
 
 
 @pytest.fixture
 def ecommerce(aws, monkeypatch):
     name = make_table(ECOMMERCE_TABLE, monkeypatch)
-    ecommerce_api.service.cache_clear()
-    yield Client(ecommerce_api.lambda_handler, [r.path for r in ECOMMERCE_ROUTES]), name
-    ecommerce_api.service.cache_clear()
+    with fresh_service(ecommerce_api):
+        yield Client.of(ecommerce_api), name
 
 
 ROUTES = {"admin route": ("contacts", "POST", "/contacts/persons"), "user route": ("users", "POST", "/users")}

@@ -27,7 +27,7 @@ from functions.shared.capacity import item_size, write_units
 from functions.shared.domain import load
 from functions.shared.settings import settings
 from seeds import measurements as seed
-from tests.functional.conftest import Client, make_table
+from tests.functional.conftest import Client, error, make_table, ok
 
 ROUTES = load("measurements").routes
 
@@ -61,7 +61,7 @@ def table(aws, monkeypatch) -> str:
 def client(table, clock, monkeypatch) -> Client:
     service = MeasurementsService(MeasurementsRepository(settings()), clock=clock)
     monkeypatch.setitem(api.app.dependency_overrides, api.service, lambda: service)
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+    return Client.of(api)
 
 
 def reading(epoch: int, device: str = "1", temperature: float = 30, pressure: float = 90) -> dict[str, Any]:
@@ -80,15 +80,6 @@ def answered(epoch_ms: int, device: str = "1", temperature: float = 30.0, pressu
 
 def ingest(client: Client, readings: list[dict[str, Any]], **kwargs):
     return client.call("POST", INGEST, body={"readings": readings}, user="pipeline", groups=ADMIN, **kwargs)
-
-
-def ok(reply, status: int = 200):
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 def readings_url(first: int, last: int, device: str = "1", **params: Any) -> str:

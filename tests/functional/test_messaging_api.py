@@ -18,12 +18,9 @@ from functions.messaging.schema import (
     OUTBOX_INDEX,
 )
 from functions.shared.capacity import item_size, read_units
-from functions.shared.domain import load
 from functions.shared.http import MAX_BODY_BYTES as MAX_REQUEST_BYTES
 from seeds import messaging as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("messaging").routes
+from tests.functional.conftest import Client, client_for, error, fresh_tables, ok
 
 MESSAGES = "/messaging/messages"
 INBOX = "/messaging/inbox"
@@ -40,17 +37,8 @@ class Clock:
         return self.now
 
 
-@pytest.fixture
-def table(aws, monkeypatch) -> str:
-    name = make_table(MESSAGES_TABLE, monkeypatch)
-    api.service.cache_clear()
-    yield name
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(table) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+table = fresh_tables(api, MESSAGES_TABLE, name="table")  # the table's name
+client = client_for(api, "table")
 
 
 @pytest.fixture
@@ -79,15 +67,6 @@ def header(message) -> dict[str, str]:
 def send(client, sender: str, recipient: str, subject: str = "Hello", body: str = "Hi there", **kwargs):
     return client.call("POST", MESSAGES, body={"recipient": recipient, "subject": subject, "body": body, **kwargs.pop("extra", {})},
                        user=sender, **kwargs)
-
-
-def ok(reply, status: int = 200):
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 # --- the seed's questions ----------------------------------------------------------------------------------

@@ -21,13 +21,12 @@ from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     abandoned,
     client,
     clock,
-    error,
     notifier,
-    ok,
     raw_items,
     set_price,
     tables,
 )
+from tests.functional.conftest import error, ok
 from tests.support.old_layouts import old_layout
 from tools import migrate
 from tools.migrations.cart import MIGRATIONS, OLD_CART_TABLE

@@ -4,7 +4,7 @@ the sharded index; the active-customers list answers what the old index held."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
 import pytest
 from boto3.dynamodb.conditions import Key
@@ -22,7 +22,7 @@ from functions.connected_car.schema import (
 from functions.shared import ddb
 from functions.shared.settings import Settings
 from tests.functional.connected_car_support import ADMIN, PREFIX, connected_car_client, make_tables
-from tests.support.old_layouts import put_old_items
+from tests.support.old_layouts import migrate_in_place, put_old_items, stopped_then_resumed
 from tools import migrate
 from tools.migrations.connected_car import MIGRATIONS
 
@@ -51,9 +51,7 @@ def active_list() -> list[dict]:
     return reply.body["items"]
 
 
-def run(name: str, progress: Path, stop_after: int | None = None) -> dict:
-    return migrate.run(MIGRATION, source=name, targets={CUSTOMER_TABLE.construct_id: name}, progress=progress,
-                       stop_after=stop_after)
+run = partial(migrate_in_place, MIGRATION, CUSTOMER_TABLE.construct_id)  # (name, progress, stop_after)
 
 
 def test_the_active_customers_answer_what_the_old_index_held(customers, tmp_path):
@@ -83,11 +81,9 @@ def test_the_active_customers_answer_what_the_old_index_held(customers, tmp_path
 
 
 def test_a_run_stopped_half_way_finishes(customers, tmp_path, monkeypatch):
-    monkeypatch.setattr(migrate, "PAGE_SIZE", 1)
-    progress = tmp_path / "p.json"
-    first = run(customers, progress, stop_after=1)
+    first, rest = stopped_then_resumed(partial(run, customers), tmp_path / "p.json", monkeypatch, page_size=1,
+                                       stop_after=1)
     assert (first["done"], first["scanned"]) == (False, 1)
-    rest = run(customers, progress)
     assert (rest["done"], rest["scanned"], rest["written"]) == (True, 3, 2)
     assert [c["username"] for c in active_list()] == ["alice", "bob"]
 

@@ -4,32 +4,29 @@ sharded type index; every person list answers what the old index did, in the sam
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
-import pytest
 from boto3.dynamodb.conditions import Key
 
 from functions.contacts import api
 from functions.contacts.schema import CONTACT_TABLE_DURING_UPGRADE, PERSON, RETIRED_TYPE_INDEX, TYPE_SHARD, type_shard
 from functions.shared import ddb
-from functions.shared.domain import load
-from tests.functional.conftest import Client, make_table
-from tests.support.old_layouts import put_old_items
-from tools import migrate
+from tests.functional.conftest import Client, fresh_tables, make_table
+from tests.support.old_layouts import migrate_in_place, put_old_items, stopped_then_resumed
 from tools.migrations.contacts import MIGRATIONS
 
-ROUTES = load("contacts").routes
 (MIGRATION,) = MIGRATIONS
 
 
-@pytest.fixture
-def contacts(aws, monkeypatch) -> str:
+def old_contact_table(monkeypatch) -> str:
     """The stage after the upgrade's first deploy: the Contact table with both type indexes, holding the old items."""
     name = make_table(CONTACT_TABLE_DURING_UPGRADE, monkeypatch)
-    api.service.cache_clear()
     put_old_items("contacts", CONTACT_TABLE_DURING_UPGRADE.construct_id, name)
-    yield name
-    api.service.cache_clear()
+    return name
+
+
+contacts = fresh_tables(api, name="contacts", make=old_contact_table)  # the table's name
+run = partial(migrate_in_place, MIGRATION, CONTACT_TABLE_DURING_UPGRADE.construct_id)  # (name, progress, stop_after)
 
 
 def old_answer(name: str) -> list[str]:
@@ -38,7 +35,7 @@ def old_answer(name: str) -> list[str]:
 
 
 def persons(limit: int = 25) -> list[dict]:
-    client, out, cursor = Client(api.lambda_handler, [route.path for route in ROUTES]), [], None
+    client, out, cursor = Client.of(api), [], None
     while True:
         reply = client.call("GET", f"/contacts/persons?limit={limit}" + (f"&cursor={cursor}" if cursor else ""))
         assert reply.status == 200, reply.body
@@ -46,11 +43,6 @@ def persons(limit: int = 25) -> list[dict]:
         cursor = reply.body["nextCursor"]
         if cursor is None:
             return out
-
-
-def run(name: str, progress: Path, stop_after: int | None = None) -> dict:
-    return migrate.run(MIGRATION, source=name, targets={CONTACT_TABLE_DURING_UPGRADE.construct_id: name},
-                       progress=progress, stop_after=stop_after)
 
 
 def test_the_persons_list_answers_what_the_old_index_held_in_its_order(contacts, tmp_path):
@@ -69,10 +61,8 @@ def test_the_persons_list_answers_what_the_old_index_held_in_its_order(contacts,
 
 
 def test_a_run_stopped_half_way_finishes(contacts, tmp_path, monkeypatch):
-    monkeypatch.setattr(migrate, "PAGE_SIZE", 5)
-    progress = tmp_path / "p.json"
-    first = run(contacts, progress, stop_after=2)
+    first, rest = stopped_then_resumed(partial(run, contacts), tmp_path / "p.json", monkeypatch, page_size=5,
+                                       stop_after=2)
     assert (first["done"], first["scanned"]) == (False, 10)
-    rest = run(contacts, progress)
     assert (rest["done"], rest["scanned"], rest["written"]) == (True, 19, 19)
     assert [p["id"] for p in persons()] == old_answer(contacts)

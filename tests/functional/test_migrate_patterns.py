@@ -3,43 +3,33 @@ example data before ADR 0111 (tests/functional/data/patterns_old_layout.json), m
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
+from functools import partial
 
 from functions.patterns import api
 from functions.patterns.schema import FEATURED_KEY, FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared import ddb
-from functions.shared.domain import load
-from tests.functional.conftest import Client, make_table
-from tests.support.old_layouts import put_old_items
-from tools import migrate
+from tests.functional.conftest import Client, fresh_tables, make_table
+from tests.support.old_layouts import migrate_in_place, put_old_items, stopped_then_resumed
 from tools.migrations.patterns import MIGRATIONS
-
-ROUTES = load("patterns").routes
 
 (MIGRATION,) = MIGRATIONS
 ADMIN = ("admin",)
 
 
-@pytest.fixture
-def patterns(aws, monkeypatch) -> str:
+def old_patterns_table(monkeypatch) -> str:
     name = make_table(PATTERNS_TABLE, monkeypatch)
-    api.service.cache_clear()
     put_old_items("patterns", PATTERNS_TABLE.construct_id, name)
-    yield name
-    api.service.cache_clear()
+    return name
+
+
+patterns = fresh_tables(api, name="patterns", make=old_patterns_table)  # the table's name
+run = partial(migrate_in_place, MIGRATION, PATTERNS_TABLE.construct_id)  # (name, progress, stop_after)
 
 
 def featured() -> dict:
-    reply = Client(api.lambda_handler, [route.path for route in ROUTES]).call("GET", "/patterns/featured")
+    reply = Client.of(api).call("GET", "/patterns/featured")
     assert reply.status == 200, reply.body
     return reply.body
-
-
-def run(name: str, progress: Path, stop_after: int | None = None) -> dict:
-    return migrate.run(MIGRATION, source=name, targets={PATTERNS_TABLE.construct_id: name}, progress=progress,
-                       stop_after=stop_after)
 
 
 def test_the_featured_repos_read_the_same_before_and_after(patterns, tmp_path):
@@ -59,17 +49,15 @@ def test_the_featured_repos_read_the_same_before_and_after(patterns, tmp_path):
 
 
 def test_a_run_stopped_half_way_finishes(patterns, tmp_path, monkeypatch):
-    monkeypatch.setattr(migrate, "PAGE_SIZE", 10)
-    progress = tmp_path / "p.json"
-    first = run(patterns, progress, stop_after=1)
+    first, rest = stopped_then_resumed(partial(run, patterns), tmp_path / "p.json", monkeypatch, page_size=10,
+                                       stop_after=1)
     assert not first["done"]
-    rest = run(patterns, progress)
     assert rest["done"] and rest["written"] == FEATURED_REPLICAS
     assert featured()["repos"] == ["alexdebrie/dynamodb-book"]
 
 
 def test_a_put_through_the_new_api_before_the_migration_wins(patterns, tmp_path):
-    client = Client(api.lambda_handler, [route.path for route in ROUTES])
+    client = Client.of(api)
     put = client.call("PUT", "/patterns/featured", body={"repos": ["a/b"]}, user="root", groups=ADMIN)
     assert put.status == 200, put.body
     counts = run(patterns, tmp_path / "p.json")

@@ -11,12 +11,11 @@ import pytest
 
 from functions.shared.schema import METRICS_NAMESPACE, PARKED_RECORDS_METRIC, REQUEST_COST_METRICS
 from functions.voting import aggregator as aggregator_module
-from tests.functional.conftest import LambdaContext
+from tests.functional.conftest import LambdaContext, ok
 from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     P,
     client_fixture,
     clock_fixture,
-    ok,
     seeded_fixture,
     table_fixture,
 )

@@ -12,15 +12,14 @@ import pytest
 from functions.order_entry import api
 from functions.order_entry.schema import ORDER_ENTRY_TABLE, shard_count, shard_of
 from seeds import order_entry as seed
+from tests.functional.conftest import error, ok
 from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     ADMIN,
     P,
     all_pages,
     client_fixture,
     clock_fixture,
-    error,
     items,
-    ok,
     place,
     seeded_fixture,
     table_fixture,

@@ -15,10 +15,7 @@ from functions.patterns import api
 from functions.patterns.models import IssueIn
 from functions.patterns.schema import FEATURED_REPLICAS, PATTERNS_TABLE, featured_key
 from functions.shared.auth import Caller
-from functions.shared.domain import load
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("patterns").routes
+from tests.functional.conftest import Client, error, fresh_tables, ok
 
 ADMIN = ("admin",)
 REPO = "/patterns/repos/alexdebrie/dynamodb-book"
@@ -36,27 +33,13 @@ class Ticking:
         return self.now
 
 
-@pytest.fixture
-def table(aws, monkeypatch) -> str:
-    name = make_table(PATTERNS_TABLE, monkeypatch)
-    api.service.cache_clear()
-    yield name
-    api.service.cache_clear()
+table = fresh_tables(api, PATTERNS_TABLE, name="table")  # the table's name
 
 
 @pytest.fixture
 def client(table) -> Client:
     api.service().clock = Ticking()
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
-
-
-def ok(reply, status: int = 200):
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
+    return Client.of(api)
 
 
 def items(table: str) -> list[dict]:

@@ -14,15 +14,12 @@ import pytest
 
 from functions.shared import cost
 from functions.shared.capacity import item_size
-from functions.shared.domain import load
 from functions.shared.schema import EXPLAIN_ENV
 from functions.voting import api
 from functions.voting.schema import POLL_SK, VOTES_TABLE
-from tests.functional.conftest import Client
+from tests.functional.conftest import Client, fresh_service
 from tests.functional.test_cost_header import bill
 from tests.functional.voting_support import make_tables
-
-ROUTES = load("voting").routes
 
 POLL = "/voting/polls/refused-bill"
 DEFINITION = {"question": "Which model do you draw first?", "candidates": ["Tables", "Patterns"]}
@@ -32,9 +29,8 @@ DEFINITION = {"question": "Which model do you draw first?", "candidates": ["Tabl
 def client(aws, monkeypatch) -> Client:
     make_tables(monkeypatch)
     monkeypatch.setenv(EXPLAIN_ENV, "items")
-    api.service.cache_clear()
-    yield Client(api.lambda_handler, [r.path for r in ROUTES])
-    api.service.cache_clear()
+    with fresh_service(api):
+        yield Client.of(api)
 
 
 def test_a_refused_create_is_billed_by_the_stored_item_and_shown_as_refused(client):

@@ -19,22 +19,17 @@ from functions.measurements.service import MeasurementsService
 from functions.messaging import api as messaging_api
 from functions.messaging.repository import message_from
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE
-from functions.shared.domain import load
 from functions.shared.settings import settings
 from tests.functional.cart_support import (  # noqa: F401 (fixtures)
     client,
     clock,
     new_cart,
-    ok,
     raw_item,
     set_price,
     tables,
 )
-from tests.functional.conftest import Client, make_table
+from tests.functional.conftest import Client, fresh_service, make_table, ok
 from tests.functional.conftest import server_timing as timing
-
-MEASUREMENT_ROUTES = load("measurements").routes
-MESSAGING_ROUTES = load("messaging").routes
 
 NOW = 1796115600  # 2026-12-01T09:00:00Z, the start of a bin
 
@@ -79,7 +74,7 @@ def measurements(aws, monkeypatch) -> tuple[Client, str]:
     table = make_table(MEASUREMENTS_TABLE, monkeypatch)
     service = MeasurementsService(MeasurementsRepository(settings()), clock=Clock(NOW + 1))
     monkeypatch.setitem(measurements_api.app.dependency_overrides, measurements_api.service, lambda: service)
-    return Client(measurements_api.lambda_handler, [route.path for route in MEASUREMENT_ROUTES]), table
+    return Client.of(measurements_api), table
 
 
 def test_each_ingest_write_of_a_filling_bin_costs_what_the_time_series_workload_counts(measurements):
@@ -103,9 +98,8 @@ def test_each_ingest_write_of_a_filling_bin_costs_what_the_time_series_workload_
 @pytest.fixture
 def messaging(aws, monkeypatch) -> tuple[Client, str]:
     table = make_table(MESSAGES_TABLE, monkeypatch)
-    messaging_api.service.cache_clear()
-    yield Client(messaging_api.lambda_handler, [route.path for route in MESSAGING_ROUTES]), table
-    messaging_api.service.cache_clear()
+    with fresh_service(messaging_api):
+        yield Client.of(messaging_api), table
 
 
 def test_an_inbox_page_costs_what_the_messaging_workload_counts_for_its_headers(messaging):

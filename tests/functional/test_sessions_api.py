@@ -11,11 +11,8 @@ from functions.sessions import api
 from functions.sessions.schema import SESSION_TABLE, USER_INDEX
 from functions.shared import ddb
 from functions.shared.ddb import BATCH_WRITE_MAX_ITEMS, BATCH_WRITE_ROUNDS
-from functions.shared.domain import load
 from seeds import sessions as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("sessions").routes
+from tests.functional.conftest import Client, error, make_table, ok
 
 ADMIN = ("admin",)
 WEEK = 7 * 24 * 3600
@@ -28,16 +25,7 @@ def table_name(aws, monkeypatch) -> str:
 
 @pytest.fixture
 def client(table_name) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
-
-
-def ok(reply, status: int = 200):
-    assert reply.status == status, reply.body
-    return reply.body
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
+    return Client.of(api)
 
 
 def new_session(client: Client, user: str = "alice") -> str:

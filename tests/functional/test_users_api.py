@@ -11,32 +11,25 @@ import pytest
 from botocore.exceptions import ClientError
 
 from functions.shared import ddb
-from functions.shared.domain import load
 from functions.shared.errors import ConflictError, ThrottledError
 from functions.users import api
 from functions.users.models import SignUpIn, User
 from functions.users.schema import USERS_EMAIL_INDEX, USERS_TABLE, email_marker_key
 from seeds import users as seed
-from tests.functional.conftest import Client, make_table
-
-ROUTES = load("users").routes
+from tests.functional.conftest import client_for, error, fresh_tables, make_table
 
 ADMIN = ("admin",)
 TODAY = date(2026, 12, 1)
 
 
-@pytest.fixture
-def table(aws, monkeypatch) -> str:
+def make_dated_table(monkeypatch) -> str:
     name = make_table(USERS_TABLE, monkeypatch)
-    api.service.cache_clear()
     monkeypatch.setattr(api.service(), "_today", lambda: TODAY)
-    yield name
-    api.service.cache_clear()
+    return name
 
 
-@pytest.fixture
-def client(table) -> Client:
-    return Client(api.lambda_handler, [route.path for route in ROUTES])
+table = fresh_tables(api, name="table", make=make_dated_table)  # the table's name
+client = client_for(api, "table")
 
 
 def items(table: str) -> list[dict[str, Any]]:
@@ -56,10 +49,6 @@ def marker_owner(table: str, email: str) -> str | None:
 def sign_up(client, user_id: str, email: str, *, user: str | None = None, groups: tuple[str, ...] = (), **extra):
     body = {"userId": user_id, "email": email, **extra}
     return client.call("POST", "/users", body=body, user=user or user_id, groups=groups)
-
-
-def error(reply) -> tuple[int, str]:
-    return reply.status, reply.body["error"]["code"]
 
 
 def by_email(client, email: str):

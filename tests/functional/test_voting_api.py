@@ -8,34 +8,22 @@ import random
 import boto3
 import pytest
 
-from functions.shared.domain import load
 from functions.voting import api
 from functions.voting.aggregator import Aggregator
 from functions.voting.repository import VotingRepository
 from functions.voting.schema import BUCKETS_ENV, DEFAULT_BUCKETS, POLL_SK, ballot_pk, bucket_of, segment_pk, total_sk
 from seeds import voting as seed
-from tests.functional.conftest import Client, fresh_containers
+from tests.functional.conftest import client_for, error_code, fresh_containers, fresh_tables
 from tests.functional.voting_support import MotoStream, make_tables
 from tests.support.events import claims_for
-
-ROUTES = load("voting").routes
 
 ADMIN = ("admin",)
 POLL = "/voting/polls/lunch"
 DEFINITION = {"question": "Where do we eat on Friday?", "candidates": ["Tacos", "Ramen", "Pizza"]}
 
 
-@pytest.fixture
-def tables(aws, monkeypatch):
-    names = make_tables(monkeypatch)
-    api.service.cache_clear()
-    yield names
-    api.service.cache_clear()
-
-
-@pytest.fixture
-def client(tables) -> Client:
-    return Client(api.lambda_handler, [r.path for r in ROUTES])
+tables = fresh_tables(api, make=make_tables)  # voting_support.TableNames
+client = client_for(api)
 
 
 @pytest.fixture
@@ -53,10 +41,6 @@ def raw_items(tables) -> list[dict]:
     return boto3.resource("dynamodb").Table(tables.raw_votes).scan()["Items"]  # test-side check only
 
 
-def error(reply) -> str:
-    return reply.body["error"]["code"]
-
-
 # --- polls -----------------------------------------------------------------------------------------------
 
 def test_creating_a_poll_is_idempotent_and_a_different_definition_conflicts(client):
@@ -66,7 +50,7 @@ def test_creating_a_poll_is_idempotent_and_a_different_definition_conflicts(clie
     again = client.call("PUT", POLL, body=DEFINITION, groups=ADMIN)
     assert again.status == 200 and again.body == created.body
     other = client.call("PUT", POLL, body={**DEFINITION, "candidates": ["Tacos", "Sushi"]}, groups=ADMIN)
-    assert other.status == 409 and error(other) == "POLL_EXISTS"
+    assert other.status == 409 and error_code(other) == "POLL_EXISTS"
     assert client.call("GET", POLL).body == created.body
 
 
@@ -92,7 +76,7 @@ def test_only_admins_create_polls_and_anyone_signed_in_reads_them(client, poll):
 )
 def test_an_invalid_poll_is_a_400_naming_the_field_and_nothing_is_written(client, body, field):
     reply = client.call("PUT", POLL, body=body, groups=ADMIN)
-    assert reply.status == 400 and error(reply) == "VALIDATION_FAILED"
+    assert reply.status == 400 and error_code(reply) == "VALIDATION_FAILED"
     assert any(d["field"] == field for d in reply.body["error"]["details"]), reply.body
     assert client.call("GET", POLL).status == 404
 
@@ -115,7 +99,7 @@ def test_vote_change_withdraw_and_vote_again(client, poll, tables):
 
     assert client.call("DELETE", f"{poll}/votes/me", user="alice").status == 204
     gone = client.call("GET", f"{poll}/votes/me", user="alice")
-    assert gone.status == 404 and error(gone) == "NO_VOTE"
+    assert gone.status == 404 and error_code(gone) == "NO_VOTE"
 
     assert client.call("POST", f"{poll}/votes", body={"candidate": "Tacos"}, user="alice").status == 201
     (item,) = raw_items(tables)
@@ -133,7 +117,7 @@ def test_the_voter_is_the_signed_in_caller_never_a_body_field(client, poll, tabl
 def test_a_second_vote_is_409_already_voted_and_changes_nothing(client, poll, tables):
     assert client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}).status == 201
     second = client.call("POST", f"{poll}/votes", body={"candidate": "Pizza"})
-    assert second.status == 409 and error(second) == "ALREADY_VOTED"
+    assert second.status == 409 and error_code(second) == "ALREADY_VOTED"
     (item,) = raw_items(tables)
     assert item["candidate"] == "Ramen" and int(item["version"]) == 1
 
@@ -144,13 +128,13 @@ def test_an_idempotent_retry_of_a_vote_gets_the_first_answer_not_a_409(client, p
     retry = client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, headers=headers)
     assert (first.status, retry.status) == (201, 201) and retry.body == first.body
     reused = client.call("POST", f"{poll}/votes", body={"candidate": "Pizza"}, headers=headers)
-    assert reused.status == 409 and error(reused) == "IDEMPOTENCY_KEY_REUSED"
+    assert reused.status == 409 and error_code(reused) == "IDEMPOTENCY_KEY_REUSED"
 
 
 def test_a_failed_idempotent_vote_is_forgotten_so_its_key_can_be_retried(client, poll, tables):
     headers = {"Idempotency-Key": "ballot-2"}
     failed = client.call("POST", f"{poll}/votes", body={"candidate": "Sushi"}, headers=headers)
-    assert failed.status == 409 and error(failed) == "UNKNOWN_CANDIDATE"
+    assert failed.status == 409 and error_code(failed) == "UNKNOWN_CANDIDATE"
     retry = client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, headers=headers)
     assert retry.status == 201 and [item["candidate"] for item in raw_items(tables)] == ["Ramen"]
 
@@ -159,10 +143,10 @@ def test_a_failed_idempotent_vote_is_forgotten_so_its_key_can_be_retried(client,
 def test_an_unknown_candidate_is_409_and_an_unknown_poll_404(client, poll, tables, method, path):
     client.call("POST", f"{poll}/votes", body={"candidate": "Ramen"}, user="carol")
     unknown = client.call(method, f"{poll}{path}", body={"candidate": "Sushi"}, user="carol")
-    assert unknown.status == 409 and error(unknown) == "UNKNOWN_CANDIDATE"
+    assert unknown.status == 409 and error_code(unknown) == "UNKNOWN_CANDIDATE"
     assert unknown.body["error"]["details"] == [{"field": "body.candidate", "message": "not a candidate of this poll"}]
     missing = client.call(method, f"/voting/polls/nope{path}", body={"candidate": "Ramen"}, user="carol")
-    assert missing.status == 404 and error(missing) == "POLL_NOT_FOUND"
+    assert missing.status == 404 and error_code(missing) == "POLL_NOT_FOUND"
     empty = client.call(method, f"{poll}{path}", body={}, user="carol")
     assert empty.status == 400 and empty.body["error"]["details"][0]["field"] == "body.candidate"
     assert [item["candidate"] for item in raw_items(tables)] == ["Ramen"]
@@ -172,9 +156,9 @@ def test_changing_or_withdrawing_without_a_vote_is_404_no_vote(client, poll):
     change = client.call("PUT", f"{poll}/votes/me", body={"candidate": "Ramen"}, user="dave")
     withdraw = client.call("DELETE", f"{poll}/votes/me", user="dave")
     mine = client.call("GET", f"{poll}/votes/me", user="dave")
-    assert [(r.status, error(r)) for r in (change, withdraw, mine)] == [(404, "NO_VOTE")] * 3
+    assert [(r.status, error_code(r)) for r in (change, withdraw, mine)] == [(404, "NO_VOTE")] * 3
     assert client.call("DELETE", "/voting/polls/nope/votes/me", user="dave").status == 404
-    assert error(client.call("GET", "/voting/polls/nope/votes/me", user="dave")) == "POLL_NOT_FOUND"
+    assert error_code(client.call("GET", "/voting/polls/nope/votes/me", user="dave")) == "POLL_NOT_FOUND"
 
 
 def test_a_vote_is_one_conditional_write_after_one_read_of_the_poll(client, poll, calls):
@@ -200,7 +184,7 @@ def test_results_follow_votes_changes_and_withdrawals(client, poll, stream):
     client.call("DELETE", f"{poll}/votes/me", user="u4")
     stream.deliver()
     assert client.call("GET", f"{poll}/results").body["totals"] == {"Tacos": 1, "Ramen": 2, "Pizza": 0}
-    assert error(client.call("GET", "/voting/polls/nope/results")) == "POLL_NOT_FOUND"
+    assert error_code(client.call("GET", "/voting/polls/nope/results")) == "POLL_NOT_FOUND"
 
 
 def test_results_are_one_query_per_segment_of_the_poll(client, poll, stream, calls):
@@ -250,7 +234,7 @@ def test_a_polls_ballots_land_under_its_voters_buckets_which_a_poll_keeps_for_li
 def test_recount_reports_no_drift_when_caught_up_and_is_busy_while_votes_are_in_flight(client, poll, stream):
     client.call("POST", f"{poll}/votes", body={"candidate": "Pizza"}, user="u1")
     busy = client.call("POST", f"{poll}/recount", groups=ADMIN)
-    assert busy.status == 409 and error(busy) == "RECOUNT_BUSY"
+    assert busy.status == 409 and error_code(busy) == "RECOUNT_BUSY"
     stream.deliver()
     reply = client.call("POST", f"{poll}/recount", groups=ADMIN)
     assert reply.status == 200

@@ -12,15 +12,11 @@ import pytest
 
 from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV
 from infra.domains.cart import idle_ttl_seconds
-from tests.infra.test_stack import logical_id, resources
+from tests.infra.test_stack import keys, logical_id, resources
 
 
 def table(raw: dict[str, Any], construct_id: str) -> dict[str, Any]:
     return raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", f"Cart{construct_id}")]["Properties"]
-
-
-def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
-    return [(k["AttributeName"], k["KeyType"]) for k in schema]
 
 
 def test_a_cart_is_one_item_expiring_by_ttl_its_changes_streamed_with_both_images(dev):

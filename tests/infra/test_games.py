@@ -10,20 +10,16 @@ from functions.games.api import app as games_app
 from functions.games.schema import TABLES
 from infra.domains.games import DOMAIN
 from tests.infra.test_stack import (
+    assert_served_behind_a_token,
     function_policy,
+    keys,
     logical_id,
-    normalize,
-    resolver_routes,
     template_routes,
 )
 
 
 def table_props(raw: dict[str, Any], construct_id: str) -> dict[str, Any]:
     return raw["Resources"][logical_id(raw, "AWS::DynamoDB::Table", f"Games{construct_id}")]["Properties"]
-
-
-def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
-    return [(k["AttributeName"], k["KeyType"]) for k in schema]
 
 
 def test_user_games_keeps_the_seeds_keys_and_its_index_switches_them(dev):
@@ -81,7 +77,4 @@ def test_routes_are_the_ones_the_function_serves_with_by_user_a_static_sibling_o
     # the routes functions/games/domain.toml declares, each served by the function, by-user beside {gameId}
     assert routes == {(r.method, r.path) for r in DOMAIN.routes} and len(routes) == 7
     assert {("GET", "/games/by-user/{userId}"), ("GET", "/games/{gameId}")} <= routes
-    assert {(m, normalize(p)) for m, p in routes} == resolver_routes(games_app)
-    for (method, path), props in template_routes(dev.merged).items():
-        if (method, path) in routes:
-            assert props["AuthorizationType"] == "COGNITO_USER_POOLS", (method, path)
+    assert_served_behind_a_token(dev.merged, routes, games_app)

@@ -9,16 +9,12 @@ from typing import Any
 from functions.patterns.api import app as patterns_app
 from infra.domains.patterns import DOMAIN
 from tests.infra.test_stack import (
-    function_policy,
+    assert_served_behind_a_token,
+    dynamodb_grants,
+    keys,
     logical_id,
-    normalize,
-    resolver_routes,
     template_routes,
 )
-
-
-def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
-    return [(k["AttributeName"], k["KeyType"]) for k in schema]
 
 
 def table_id(raw: dict[str, Any]) -> str:
@@ -45,15 +41,7 @@ def test_one_table_with_generic_keys_and_two_all_projected_indexes(dev):
 def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}
-
-    def actions(statement: dict[str, Any]) -> list[str]:
-        return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-
-    granted = {
-        json.dumps(s["Resource"], sort_keys=True): sorted(actions(s))
-        for s in function_policy(raw, "PatternsApiRoleDefaultPolicy")
-        if any(a.startswith("dynamodb:") for a in actions(s)) and "Idempotency" not in json.dumps(s["Resource"])
-    }
+    granted = dynamodb_grants(raw, "PatternsApiRoleDefaultPolicy")
     index = {name: {"Fn::Join": ["", [table_arn, f"/index/{name}"]]} for name in ("GSI1", "GSI2")}
     assert granted == {
         json.dumps(table_arn, sort_keys=True): sorted(
@@ -75,7 +63,4 @@ def test_the_function_knows_its_table_the_cursor_key_and_the_idempotency_table(d
 def test_routes_are_the_ones_the_function_serves_and_all_need_a_token(dev):
     routes = {(m, p) for m, p in template_routes(dev.merged) if p.startswith("/patterns/")}
     assert routes == {(r.method, r.path) for r in DOMAIN.routes} and len(routes) == 24
-    assert {(m, normalize(p)) for m, p in routes} == resolver_routes(patterns_app)
-    for (method, path), props in template_routes(dev.merged).items():
-        if (method, path) in routes:
-            assert props["AuthorizationType"] == "COGNITO_USER_POOLS", (method, path)
+    assert_served_behind_a_token(dev.merged, routes, patterns_app)

@@ -11,19 +11,11 @@ import pytest
 
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from infra.domains.sessions import lifetime_seconds
-from tests.infra.test_stack import function_policy, logical_id
+from tests.infra.test_stack import dynamodb_grants, keys, logical_id
 
 
 def table_id(raw: dict[str, Any]) -> str:
     return logical_id(raw, "AWS::DynamoDB::Table", "SessionsSessionTable")
-
-
-def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
-    return [(k["AttributeName"], k["KeyType"]) for k in schema]
-
-
-def actions(statement: dict[str, Any]) -> list[str]:
-    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
 
 
 def test_sessions_are_keyed_by_token_listed_by_user_keys_only_and_expire_by_ttl(dev):
@@ -42,11 +34,7 @@ def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}
     index_arn = {"Fn::Join": ["", [table_arn, "/index/UserIndex"]]}
-    granted = {
-        json.dumps(s["Resource"], sort_keys=True): sorted(actions(s))
-        for s in function_policy(raw, "SessionsApiRoleDefaultPolicy")
-        if any(a.startswith("dynamodb:") for a in actions(s)) and "Idempotency" not in json.dumps(s["Resource"])
-    }
+    granted = dynamodb_grants(raw, "SessionsApiRoleDefaultPolicy")
     assert granted == {
         json.dumps(table_arn, sort_keys=True): [
             "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",

@@ -293,6 +293,36 @@ def function_policy(raw: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
     return policy["Properties"]["PolicyDocument"]["Statement"]
 
 
+def keys(schema: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """A KeySchema as (attribute, key type) pairs."""
+    return [(k["AttributeName"], k["KeyType"]) for k in schema]
+
+
+def actions(statement: dict[str, Any]) -> list[str]:
+    return statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
+
+
+def dynamodb_statements(raw: dict[str, Any], policy_prefix: str) -> list[dict[str, Any]]:
+    """A function's policy statements that allow a DynamoDB action, as written."""
+    return [s for s in function_policy(raw, policy_prefix) if any(a.startswith("dynamodb:") for a in actions(s))]
+
+
+def dynamodb_grants(raw: dict[str, Any], policy_prefix: str) -> dict[str, list[str]]:
+    """A function's DynamoDB statements but the idempotency table's: resource (as sorted JSON) → sorted actions."""
+    return {
+        json.dumps(s["Resource"], sort_keys=True): sorted(actions(s))
+        for s in dynamodb_statements(raw, policy_prefix) if "Idempotency" not in json.dumps(s["Resource"])
+    }
+
+
+def assert_served_behind_a_token(raw: dict[str, Any], routes: set[tuple[str, str]], app) -> None:
+    """`routes` (method, path) are the ones `app` serves, and each asks for a Cognito token."""
+    assert {(m, normalize(p)) for m, p in routes} == resolver_routes(app)
+    for (method, path), props in template_routes(raw).items():
+        if (method, path) in routes:
+            assert props["AuthorizationType"] == "COGNITO_USER_POOLS", (method, path)
+
+
 
 
 def test_no_function_may_scan_and_platform_touches_no_data(dev):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.infra.test_stack import function_policy, logical_id
+from tests.infra.test_stack import dynamodb_statements, logical_id
 
 TABLE = "UsersUsersTable"
 
@@ -36,8 +36,7 @@ def test_users_table_is_keyed_by_user_id_with_the_email_index_projecting_the_joi
 def test_the_api_function_may_do_exactly_what_the_repository_calls(dev):
     raw = dev.merged
     table = logical_id(raw, "AWS::DynamoDB::Table", TABLE)
-    statements = [s for s in function_policy(raw, "UsersApiRole") if any(
-        str(a).startswith("dynamodb:") for a in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]]))]
+    statements = dynamodb_statements(raw, "UsersApiRole")
     assert statements == [
         {
             "Action": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],

@@ -310,6 +310,13 @@ def test_on_a_stage_tokens_come_from_its_pool_the_url_from_its_stack_and_no_pass
             "Resources": {"Placeholder": {"Type": "AWS::SQS::Queue"}},
             "Outputs": {key: {"Value": value} for key, value in outputs.items()}}))
 
+        # a URL that is not the stage's API is refused: the cleanup would delete in the stage's tables, not behind it
+        refused = smoke.main(["--stage", "dev", "--url", "http://127.0.0.1:9/", "--domain", "sessions"],
+                             tables=MemoryTables())
+        assert refused == 2 and "is not stage dev's ApiUrl" in caplog.text
+        assert not [call for call in Fake.seen if call[1] == "/sessions/s1"]
+        capsys.readouterr()
+
         code = smoke.main(["--stage", "dev", "--domain", "sessions"], tables=MemoryTables())
 
     out, err = capsys.readouterr()
