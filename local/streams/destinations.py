@@ -18,6 +18,7 @@ from functions.shared.parked import CONSUMERS_PARTITION, DEFAULT_REPLAY_LIMIT, P
 
 ON_FAILURE_TAG = "local:on-failure-destination"
 PEEK_VISIBILITY = 30  # seconds a message is hidden while listing, if the lister dies midway
+PEEK_LIMIT = 1_000  # messages listed per queue at most (a backlog's first thousand: enough to see what failed)
 _PARKED_KEYS = [{"AttributeName": a.name, "KeyType": t} for a, t in zip(PARKED_TABLE.key_attributes, ("HASH", "RANGE"))]
 
 
@@ -53,15 +54,18 @@ def peek(sqs: Any, url: str, *, wait_seconds: int = 0) -> list[Any]:
     """All messages of a queue, oldest first, left in the queue. On AWS a short poll (`wait_seconds` 0) samples a
     subset of SQS's servers and may answer nothing while messages wait; a long poll asks them all (SQS Developer
     Guide, "Amazon SQS short and long polling"), and costs its wait once, when the queue has nothing more to give."""
-    messages: list[dict[str, Any]] = []
-    while batch := sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=PEEK_VISIBILITY,
-                                       WaitTimeSeconds=wait_seconds,
-                                       AttributeNames=["SentTimestamp"]).get("Messages", []):
-        messages.extend(batch)
-    for message in messages:
+    messages: dict[str, dict[str, Any]] = {}  # by MessageId: a message seen again (its hiding ran out) ends the read
+    while len(messages) < PEEK_LIMIT and (batch := sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=PEEK_VISIBILITY, WaitTimeSeconds=wait_seconds,
+            AttributeNames=["SentTimestamp"]).get("Messages", [])):
+        fresh = [message for message in batch if message["MessageId"] not in messages]
+        messages.update((message["MessageId"], message) for message in fresh)
+        if len(fresh) < len(batch):
+            break
+    for message in messages.values():
         sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
-    messages.sort(key=lambda m: int(m.get("Attributes", {}).get("SentTimestamp", 0)))
-    return [_body(message["Body"]) for message in messages]
+    ordered = sorted(messages.values(), key=lambda m: int(m.get("Attributes", {}).get("SentTimestamp", 0)))
+    return [_body(message["Body"]) for message in ordered]
 
 
 def parked_records(dynamodb: Any, tables: Iterable[str] | None = None) -> dict[str, list[dict[str, Any]]]:
