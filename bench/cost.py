@@ -436,7 +436,10 @@ def run(*, seeds_only: bool = False) -> None:
     calls = _calls()
     failures: list[str] = []
     with bench_runtime(2) as runtime:
-        runtime.streams.wait_idle(timeout=10)
+        url, streams = runtime.url, runtime.streams
+        if url is None or streams is None:
+            raise SystemExit("bench: the runtime serves no API")
+        streams.wait_idle(timeout=10)
         session = requests.Session()
         tokens: dict[tuple[str, tuple[str, ...]], str] = {}
 
@@ -446,7 +449,7 @@ def run(*, seeds_only: bool = False) -> None:
             return tokens[(user, groups)]
 
         def get(url: str) -> Any:
-            return session.get(runtime.url + url, headers={"Authorization": f"Bearer {token('alice', ADMIN)}"},
+            return session.get(url + url, headers={"Authorization": f"Bearer {token('alice', ADMIN)}"},
                                timeout=30).json()
 
         failures += _coverage_failures(get("/docs?format=json"), calls)
@@ -455,9 +458,9 @@ def run(*, seeds_only: bool = False) -> None:
         # vote in (a vote in the seed's poll would add to the results the audit reads).
         appointment = get("/connected-car/customers/alice/registrations/1HGCM82633A004352/appointments")[
             "items"][0]["appointmentId"]
-        session.put(runtime.url + "/voting/polls/bench-poll", json={"question": "Which?", "candidates": ["TTL", "GSI"]},
+        session.put(url + "/voting/polls/bench-poll", json={"question": "Which?", "candidates": ["TTL", "GSI"]},
                     headers={"Authorization": f"Bearer {token('root', ADMIN)}"}, timeout=30).raise_for_status()
-        runtime.streams.wait_idle(timeout=10)
+        streams.wait_idle(timeout=10)
 
         loader = Loader(runtime)
         rows = [Row(domain, call) for domain, domain_calls in calls.items() for call in domain_calls]
@@ -465,15 +468,15 @@ def run(*, seeds_only: bool = False) -> None:
         # reads first: the writes go to other entities, but nothing they set off is read
         ordered = sorted(rows, key=lambda row: row.call.method != "GET")
         for row in ordered:
-            row.bills["small"] = _measure(session, runtime.url, row.call, context, token)
-        runtime.streams.wait_idle(timeout=30)  # what the writes set off is done before the load
+            row.bills["small"] = _measure(session, url, row.call, context, token)
+        streams.wait_idle(timeout=30)  # what the writes set off is done before the load
         t0 = time.perf_counter()
         for domain in () if seeds_only else DOMAINS:
             loader.add(domain, LARGE)
         load_seconds = time.perf_counter() - t0
         context = {**_context("large"), "appointment": appointment}
         for row in [] if seeds_only else [row for row in rows if row.call.method == "GET"]:
-            row.bills["+20k"] = _measure(session, runtime.url, row.call, context, token)
+            row.bills["+20k"] = _measure(session, url, row.call, context, token)
 
     for row in rows:
         row.verdict = _verdict(row.call, row.bills)

@@ -141,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--assembly", default=None, help="use this cloud assembly, skip synth")
     run.add_argument("--no-seed", action="store_true", help="do not load example data")
     run.add_argument("-c", "--context", action="append", type=_context_pair, metavar="KEY=VALUE",
-                     help="CDK context for the synth, as `cdk synth -c`: corsOrigins=http://localhost:5173, explorer=false")
+                     help="CDK context for the synth, as `cdk synth -c`: "
+                          "corsOrigins=http://localhost:5173, explorer=false")
     run.set_defaults(handler=_run)
     token = commands.add_parser("token", help="print a local Cognito-like ID token")
     token.add_argument("--user", required=True)

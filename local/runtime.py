@@ -11,7 +11,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, Self
@@ -25,7 +25,7 @@ from local.cloudformation.resources import Clients, StackResources
 from local.cloudformation.template import load_assembly, synth_cached
 from local.cognito import load_keys
 from local.dynamodb.ttl import TtlSweeper, sweep_seconds_from_env
-from local.iam import Principal, check_mapping_role, role_of, role_policies
+from local.iam import PolicyDocument, Principal, check_mapping_role, role_of, role_policies
 from local.streams import Streams, mapping_specs
 from local.streams.destinations import on_failure_messages
 
@@ -35,6 +35,11 @@ DEFAULT_STAGE = "dev"
 # The developer's own AWS settings must never leak into the local runtime's clients.
 _REMOVED_AWS_VARIABLES = ("AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_SESSION_TOKEN")
 _STREAMS_STOP_GRACE = 2.0  # how long `stop()` lets in-flight stream batches finish before it stops their functions
+
+
+def _constant(documents: list[PolicyDocument]) -> Callable[[], Sequence[PolicyDocument]]:
+    """A principal's policies as the function that answers them (a template's do not change while it runs)."""
+    return lambda: documents
 
 
 def stage_from_env() -> str:
@@ -85,13 +90,14 @@ class Runtime:
         runtime.keys_dir = keys_dir
         max_concurrency = max_concurrency or int(os.environ.get("LOCAL_MAX_CONCURRENCY") or DEFAULT_MAX_CONCURRENCY)
         try:
-            runtime._boot(host, port, aws_port, seed, max_concurrency, log_sink, throttle)
+            runtime._boot(host, port, aws_port=aws_port, seed=seed, max_concurrency=max_concurrency,
+                          log_sink=log_sink, throttle=throttle)
         except BaseException:
             runtime.stop()
             raise
         return runtime
 
-    def _boot(self, host: str, port: int, aws_port: int, seed: bool, max_concurrency: int, log_sink: LogSink,
+    def _boot(self, host: str, port: int, *, aws_port: int, seed: bool, max_concurrency: int, log_sink: LogSink,
               throttle: Throttle | None) -> None:
         phases, mark = {}, time.monotonic()
 
@@ -116,14 +122,7 @@ class Runtime:
         specs = [(stack, spec) for stack in self.stacks for spec in function_specs(stack)]
         self.functions = Functions([(s.stack.name, spec) for s, spec in specs], aws_env, max_workers=max_concurrency,
                                    sink=log_sink)
-        for stack, spec in specs:
-            role = role_of(stack.stack, spec.logical_id)
-            if role is None:  # an imported role: nobody here can read its policies
-                log.warning("%s: its role is not in the template; its AWS calls are not checked", spec.logical_id)
-                continue
-            documents = role_policies(stack.stack, role, stack.resolver)
-            self.principals[spec.access_key] = Principal(spec.logical_id, stack.get_att(role, "Arn"), spec.name,
-                                                         lambda documents=documents: documents)
+        self._add_principals(specs)
         # Stream pollers and the TTL sweeper: what AWS runs beside the app, not in it.
         streams = {t.stream_arn: t for stack in self.stacks for t in stack.tables.values() if t.stream_arn}
         mappings = [m for stack in self.stacks for m in mapping_specs(stack, streams)]
@@ -165,24 +164,37 @@ class Runtime:
         phase("api")
         log.info("started in %.1fs: %s", sum(phases.values()), ", ".join(f"{k} {v:.1f}s" for k, v in phases.items()))
 
+    def _add_principals(self, specs: list[tuple[StackResources, Any]]) -> None:
+        """Each function's role as the principal its AWS calls are checked as (an imported role cannot be read)."""
+        for stack, spec in specs:
+            role = role_of(stack.stack, spec.logical_id)
+            if role is None:  # an imported role: nobody here can read its policies
+                log.warning("%s: its role is not in the template; its AWS calls are not checked", spec.logical_id)
+                continue
+            self.principals[spec.access_key] = Principal(spec.logical_id, stack.get_att(role, "Arn"), spec.name,
+                                                         _constant(role_policies(stack.stack, role, stack.resolver)))
+
     @property
     def url(self) -> str | None:
         return self._server.url if self._server else None
 
     @property
     def aws_endpoint(self) -> str:
-        assert self.moto is not None, "not started"
+        if self.moto is None:
+            raise RuntimeError("not started")
         return self.moto.endpoint
 
     def invoke(self, function: str, event: Any) -> Any:
         """Invoke a function (logical id, `Stack/LogicalId`, name or ARN) like Lambda's RequestResponse invoke;
         raises `FunctionError`/`FunctionTimeout` when it fails."""
-        assert self.functions is not None, "not started"
+        if self.functions is None:
+            raise RuntimeError("not started")
         return self.functions.invoke(function, event)
 
     def dlq_messages(self) -> dict[str, list[Any]]:
         """Every stream mapping's on-failure queue's messages, by queue ARN, oldest first (left in their queues)."""
-        assert self._clients is not None, "not started"
+        if self._clients is None:
+            raise RuntimeError("not started")
         return on_failure_messages(self._clients["sqs"])
 
     def seed_environment(self) -> dict[str, str]:

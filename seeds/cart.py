@@ -42,4 +42,4 @@ def load(env: Mapping[str, str], now: datetime | None = None) -> None:
                 raise
             continue  # loaded before
         for sku, quantity in lines.items():
-            repository.set_line(cart_id, owner, sku, quantity, now, expires_at)
+            repository.set_line(cart_id, owner, sku, quantity, now=now, expires_at=expires_at)

@@ -95,7 +95,9 @@ def _offline_dynamodb() -> Iterator[Any]:
     for key in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_DEFAULT_REGION", "AWS_REGION",
                 "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_DYNAMODB_STREAMS"):
         os.environ.pop(key, None)
-    os.environ.update(AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_DEFAULT_REGION=REGION,
+    os.environ.update(AWS_ACCESS_KEY_ID="testing",
+                      AWS_SECRET_ACCESS_KEY="testing",  # noqa: S106  moto's fake key, never an account's
+                      AWS_DEFAULT_REGION=REGION,
                       AWS_ACCOUNT_ID_ENDPOINT_MODE="disabled", POWERTOOLS_METRICS_DISABLED="true",
                       POWERTOOLS_TRACE_DISABLED="true")
     try:
@@ -368,7 +370,7 @@ def cart_after_seed(box: Sandbox) -> None:
     expires_at = int((changed + idle).timestamp())
     repository.create_cart(cart_id, owner, changed, expires_at)
     for sku, quantity in lines.items():
-        repository.set_line(cart_id, owner, sku, quantity, changed, expires_at)
+        repository.set_line(cart_id, owner, sku, quantity, now=changed, expires_at=expires_at)
     box.streams.settle()
     if not box.expire(CART_TABLE):
         raise RuntimeError(f"cart {cart_id} was not expired at {FROZEN_AT}")

@@ -145,7 +145,7 @@ class CartRepository:
             raise NotFoundError(f"no cart {cart_id}", code="CART_NOT_FOUND")
         return record
 
-    def set_line(self, cart_id: str, owner: str, sku: str, quantity: int, now: datetime,
+    def set_line(self, cart_id: str, owner: str, sku: str, quantity: int, *, now: datetime,
                  expires_at: int) -> CartRecord:
         """Set a line's quantity: the SKU's price checked (`priced`), then UpdateItem `SET lines.<sku>` (changeable,
         room for a new SKU: `size(lines) < 50 OR attribute_exists(lines.<sku>)`; TTL refreshed). Answers the cart

@@ -70,7 +70,7 @@ class CartService:
 
     def set_line(self, owner: str, cart_id: str, sku: str, quantity: int) -> Cart:
         now = self._clock()
-        return as_cart(self.repository.set_line(cart_id, owner, sku, quantity, now, self._expiry(now)))
+        return as_cart(self.repository.set_line(cart_id, owner, sku, quantity, now=now, expires_at=self._expiry(now)))
 
     def remove_line(self, owner: str, cart_id: str, sku: str) -> None:
         now = self._clock()

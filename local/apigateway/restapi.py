@@ -120,7 +120,7 @@ class Method:
     resource_path: str
     resource_id: str
     authorization_type: str = "NONE"
-    token_header: str = "Authorization"  # where its Cognito authorizer reads the token (IdentitySource)
+    token_header: str = "Authorization"  # noqa: S105  a header's name: where the authorizer reads the token
     function: str = ""  # "<Stack>/<LogicalId>" of the Lambda function of the AWS_PROXY integration
     mock: MockResponse | None = None  # a MOCK integration's answer instead of a function
 
@@ -275,11 +275,11 @@ def _methods(found: Sequence[_Part], path_of: Callable[[Any], str], functions: M
                      authorizers.get(prop("AuthorizerId"), "Authorization"), functions[arn.group(1)])
 
 
-def _gateway_responses(found: Sequence[_Part]) -> dict[str, dict[str, Any]]:
+def _gateway_responses(found: Sequence[_Part]) -> dict[str, Mapping[str, Any]]:
     """The gateway responses by type; their headers static ('value') or a request's header."""
-    responses = {str(prop("ResponseType")): {key: prop(key) for key in ("StatusCode", "ResponseTemplates",
-                                                                        "ResponseParameters")}
-                 for _, _, prop in found}
+    keys = ("StatusCode", "ResponseTemplates", "ResponseParameters")
+    responses: dict[str, Mapping[str, Any]] = {str(prop("ResponseType")): {key: prop(key) for key in keys}
+                                               for _, _, prop in found}
     if not all(_is_static(v) or _REQUEST_HEADER.match(str(v))
                for r in responses.values() for v in (r["ResponseParameters"] or {}).values()):
         raise TemplateError("only static gateway response headers ('value') or request headers "

@@ -136,7 +136,8 @@ class Worker:
             [sys.executable, "-m", "local.awslambda.worker"], cwd=spec.code_dir, env=child_env, stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True)  # its own process group: a kill takes the handler's children
-        assert self.process.stdout and self.process.stderr
+        if self.process.stdout is None or self.process.stderr is None:  # both PIPE above: never, but typed Optional
+            raise RuntimeError("the worker process has no stdout or stderr pipe")
         for target, stream_ in ((self._read_protocol, self.process.stdout), (self._forward_logs, self.process.stderr)):
             threading.Thread(target=target, args=(stream_,), daemon=True).start()
 
@@ -155,7 +156,8 @@ class Worker:
         if len(request) > MAX_REQUEST_BYTES:
             raise FunctionError(self.spec.logical_id, "RequestEntityTooLargeException",
                                 f"Request must be smaller than {MAX_REQUEST_BYTES} bytes for the Invoke operation")
-        assert self.process.stdin
+        if self.process.stdin is None:  # PIPE when started: never, but typed Optional
+            raise RuntimeError("the worker process has no stdin pipe")
         try:
             self.process.stdin.write(request.encode() + b"\n")
             self.process.stdin.flush()

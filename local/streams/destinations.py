@@ -19,7 +19,8 @@ from functions.shared.parked import CONSUMERS_PARTITION, DEFAULT_REPLAY_LIMIT, P
 ON_FAILURE_TAG = "local:on-failure-destination"
 PEEK_VISIBILITY = 30  # seconds a message is hidden while listing, if the lister dies midway
 PEEK_LIMIT = 1_000  # messages listed per queue at most (a backlog's first thousand: enough to see what failed)
-_PARKED_KEYS = [{"AttributeName": a.name, "KeyType": t} for a, t in zip(PARKED_TABLE.key_attributes, ("HASH", "RANGE"))]
+_PARKED_KEYS = [{"AttributeName": a.name, "KeyType": t}
+                for a, t in zip(PARKED_TABLE.key_attributes, ("HASH", "RANGE"), strict=True)]
 
 
 class QueueDestination:

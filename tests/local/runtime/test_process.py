@@ -128,7 +128,7 @@ def test_each_instance_synthesizes_into_its_own_directory_and_removes_it(tmp_pat
         return outdir
 
     monkeypatch.setattr(template_module, "synth", fake_synth)  # what Runtime.start's synth_cached calls
-    monkeypatch.setattr(Runtime, "_boot", lambda self, *args: None)
+    monkeypatch.setattr(Runtime, "_boot", lambda self, *args, **kwargs: None)
     # When two instances run in the same checkout
     first, second = Runtime.start(tmp_path), Runtime.start(tmp_path)
     # Then each has its own assembly, and stopping one leaves the other's in place
@@ -142,7 +142,7 @@ def test_each_instance_synthesizes_into_its_own_directory_and_removes_it(tmp_pat
 
 
 def test_a_given_assembly_is_never_removed(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr(Runtime, "_boot", lambda self, *args: None)
+    monkeypatch.setattr(Runtime, "_boot", lambda self, *args, **kwargs: None)
     given = _assembly(tmp_path)
     Runtime.start(tmp_path, assembly=given).stop()
     assert (given / "manifest.json").is_file()
