@@ -55,6 +55,11 @@ def test_the_example_carts_and_prices_are_served_to_their_owners_only(api):
     bob = ok(api.call("GET", f"/cart/carts/{seed.BOB_CART}", user="bob"))
     assert {line["sku"] for line in bob["lines"]} == set(seed.CARTS[seed.BOB_CART][1])
     assert ok(api.call("GET", "/cart/prices/SKU-COFFEE", user="carol"))["price"] == "12.50"
+    # my cart's prices: the current price of each of its SKUs, the cart's owner only
+    prices = ok(api.call("GET", f"/cart/carts/{seed.ALICE_CART}/prices", user="alice"))
+    assert {p["sku"]: p["price"] for p in prices} == {sku: f"{seed.PRICES[sku]:.2f}"
+                                                      for sku in seed.CARTS[seed.ALICE_CART][1]}
+    assert api.call("GET", f"/cart/carts/{seed.ALICE_CART}/prices", user="bob").status_code == 404
     assert api.call("GET", f"/cart/carts/{seed.ALICE_CART}", user=None).status_code == 401
 
 
