@@ -23,6 +23,7 @@ router = kit.DomainRouter.of(__file__)
 
 service = kit.service(GamesService, GamesRepository, TableNames)
 Service = Annotated[GamesService, kit.Depends(service)]
+Repository = Annotated[GamesRepository, kit.Depends(kit.repository_of(service))]
 
 
 # First: API Gateway prefers the static `by-user` to `{gameId}`, and so must Powertools' first-match routing
@@ -31,7 +32,6 @@ Service = Annotated[GamesService, kit.Depends(service)]
 @kit.paged
 def games_of(user_id: UserIdPath, svc: Service, caller: kit.Caller, page: kit.PageRequest) -> MembershipPage:
     """List the games a user plays in."""
-    caller = caller
     return page.page(MembershipPage,
                      lambda start: svc.games_of(caller, user_id, limit=page.limit, start_key=start))
 
@@ -43,9 +43,9 @@ def create_game(game: GameIn, svc: Service) -> Response[Game]:
 
 
 @router.serve
-def get_game(game_id: GameIdPath, svc: Service) -> Game:
+def get_game(game_id: GameIdPath, repo: Repository) -> Game:
     """Read a game."""
-    return svc.get_game(game_id)
+    return repo.game(game_id)
 
 
 @router.serve
@@ -57,9 +57,9 @@ def players_of(game_id: GameIdPath, svc: Service, page: kit.PageRequest) -> Memb
 
 
 @router.serve
-def membership(game_id: GameIdPath, user_id: UserIdPath, svc: Service) -> Membership:
+def membership(game_id: GameIdPath, user_id: UserIdPath, repo: Repository) -> Membership:
     """Read whether a user plays in a game."""
-    return svc.membership(game_id, user_id)
+    return repo.membership(user_id, game_id)
 
 
 @router.serve

@@ -4,6 +4,7 @@
 
     service = kit.service(VotingService, VotingRepository, TableNames)   # built once per execution environment
     Service = Annotated[VotingService, kit.Depends(service)]            # what each handler takes: `svc: Service`
+    Repository = Annotated[VotingRepository, kit.Depends(kit.repository_of(service))]  # a read with no rule
 
     # path parameters live in models.py beside their patterns: PollIdPath = Annotated[str, Path(pattern=...)]
     @router.serve
@@ -60,6 +61,7 @@ __all__ = [
     "metrics",
     "paged",
     "per_container",
+    "repository_of",
     "serve",
     "service",
     "settings",
@@ -88,6 +90,20 @@ def service(outer: Callable[..., Built], *inner: Callable[[Any], Any]) -> PerCon
         return outer(built)
 
     return provide
+
+
+def repository_of(service: Callable[[], Any]) -> Callable[..., Any]:
+    """A dependency's provider: the repository of the service `service` provides. A read whose only rule is its key
+    (an absent item is the repository's 404) goes from the handler to the repository; the service holds the rules
+    (docs/adr/0128-reads-without-a-rule-skip-the-service.md). Resolved through `service` as a sub-dependency, so a
+    test's `dependency_overrides` of the service give its repository too."""
+
+    def repository(svc: Any) -> Any:
+        return svc.repository
+
+    # set, not written in the signature: this module's annotations are strings, and `service` is a local name
+    repository.__annotations__ = {"svc": Annotated[Any, Depends(service)], "return": Any}
+    return repository
 
 
 def answer(status: int, model: BaseModel) -> Response:

@@ -74,6 +74,40 @@ def enforce_iam(function_roles, monkeypatch) -> None:
     iam.enforce(function_roles, monkeypatch)
 
 
+_SANDBOX_STATE = ("metric_set", "dimension_set", "dimension_sets", "metadata_set")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def metrics_per_sandbox() -> Iterator[None]:
+    """Each concurrent invocation keeps its own Powertools metrics buffer, as each runs in its own Lambda sandbox.
+    A test that calls handlers from threads (concurrency tests) shares one process, so the module-level `metrics`
+    would be one buffer written by every thread: Powertools serializes it at 100 values while another thread adds a
+    name ("dictionary changed size during iteration"). Off the main thread, the provider's buffers are the thread's."""
+    from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
+
+    sandboxes = threading.local()
+
+    def buffer(name: str) -> property:
+        def get(provider: AmazonCloudWatchEMFProvider) -> Any:
+            if threading.current_thread() is threading.main_thread():
+                return provider.__dict__[name]
+            state = sandboxes.__dict__.setdefault(id(provider), {})
+            if not state:  # a new sandbox: empty buffers, the provider's default dimensions
+                state.update(metric_set={}, dimension_set=dict(provider.default_dimensions), dimension_sets=[],
+                             metadata_set={})
+            return state[name]
+
+        def set_(provider: AmazonCloudWatchEMFProvider, value: Any) -> None:
+            provider.__dict__[name] = value  # set in __init__, on the thread that builds the provider
+
+        return property(get, set_)
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in _SANDBOX_STATE:
+            patch.setattr(AmazonCloudWatchEMFProvider, name, buffer(name), raising=False)
+        yield
+
+
 def fresh_containers() -> None:
     """Forget what a Lambda container keeps between invocations (clients, settings, services, the cursor key): every
     `per_container` factory (functions/shared/container.py), as a new execution environment would."""

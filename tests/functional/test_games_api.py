@@ -383,3 +383,19 @@ def test_the_seed_loads_the_slides_examples_and_loading_twice_changes_nothing(cl
     assert [int(game["playerCount"]) for game in first[1]] == [1, 1, 1]
     assert [m["gameId"] for m in ok(client.call("GET", "/games/by-user/bob", user="bob"))["items"]] == ["Game1", "Game3"]
     assert players(client, "Game2") == ["fred"]
+
+
+def test_a_read_without_a_rule_takes_the_repository_of_the_service_the_resolver_gives(client, monkeypatch):
+    """`Repository` (kit.repository_of) is resolved through the service's provider: overriding the service in the
+    resolver's dependency_overrides, as a test with its own clock does, gives that service's repository too."""
+    from functions.games.models import Game
+
+    class Repository:
+        def game(self, game_id: str) -> Game:
+            return Game(game_id=game_id, name="from the override", max_players=3, player_count=0)
+
+    class Service:
+        repository = Repository()
+
+    monkeypatch.setitem(api.app.dependency_overrides, api.service, Service)
+    assert ok(client.call("GET", "/games/go"))["name"] == "from the override"

@@ -4,6 +4,7 @@ Powertools' EMF lines on stdout, under the namespace, metric name and `service` 
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from typing import Any
 
@@ -137,3 +138,38 @@ def test_calls_given_up_on_for_throttling_or_faults_are_counted_under_the_stage_
             value = document[metric["Name"]]
             counted[metric["Name"]] = counted.get(metric["Name"], 0) + sum(value if isinstance(value, list) else [value])
     assert counted == {THROTTLED_METRIC: 1.0, UNAVAILABLE_METRIC: 1.0}
+
+
+def test_concurrent_invocations_on_threads_keep_their_own_metrics_as_separate_sandboxes_would(emitted):
+    """Concurrency tests call handlers from threads of one process; in AWS each concurrent invocation has its own
+    sandbox, so its own metrics buffer (conftest.metrics_per_sandbox). With one shared buffer, the document Powertools
+    writes when a name reaches 100 values carries another invocation's half-finished metrics, and the two threads
+    race on one dict ("dictionary changed size during iteration")."""
+    from aws_lambda_powertools.metrics import MetricUnit
+
+    from functions.shared.observability import metrics
+
+    second_added, first_done = threading.Event(), threading.Event()
+
+    def first() -> None:
+        second_added.wait(5)
+        for _ in range(100):  # the 100th value makes Powertools write the document at once
+            metrics.add_metric(name="FirstOnly", unit=MetricUnit.Count, value=1)
+        first_done.set()
+
+    def second() -> None:
+        metrics.add_metric(name="SecondOnly", unit=MetricUnit.Count, value=1)
+        second_added.set()
+        first_done.wait(5)
+        metrics.clear_metrics()
+
+    threads = [threading.Thread(target=first), threading.Thread(target=second)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    (document,) = emitted()
+    names = {m["Name"] for d in document["_aws"]["CloudWatchMetrics"] for m in d["Metrics"]}
+    assert names == {"FirstOnly"}
+    assert len(document["FirstOnly"]) == 100
+    assert "SecondOnly" not in metrics.provider.metric_set  # nor did it reach the main thread's buffer
