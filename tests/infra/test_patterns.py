@@ -3,14 +3,12 @@ function serves, and the API function's exact grants."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from functions.patterns.api import app as patterns_app
 from infra.domains.patterns import DOMAIN
 from tests.infra.test_stack import (
     assert_served_behind_a_token,
-    dynamodb_grants,
     keys,
     logical_id,
     template_routes,
@@ -38,19 +36,6 @@ def test_one_table_with_generic_keys_and_two_all_projected_indexes(dev):
     assert not {"StreamSpecification", "TimeToLiveSpecification", "LocalSecondaryIndexes"} & set(props)
 
 
-def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
-    raw = dev.merged
-    table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}
-    granted = dynamodb_grants(raw, "PatternsApiRoleDefaultPolicy")
-    index = {name: {"Fn::Join": ["", [table_arn, f"/index/{name}"]]} for name in ("GSI1", "GSI2")}
-    assert granted == {
-        json.dumps(table_arn, sort_keys=True): sorted(
-            f"dynamodb:{a}" for a in ("ConditionCheckItem", "DeleteItem", "GetItem", "PutItem", "Query", "UpdateItem")
-        ),
-        json.dumps([index["GSI1"], index["GSI2"]], sort_keys=True): ["dynamodb:Query"],
-    }
-
-
 def test_the_function_knows_its_table_the_cursor_key_and_the_idempotency_table(dev):
     raw = dev.merged
     function = raw["Resources"][logical_id(raw, "AWS::Lambda::Function", "PatternsApiFunction")]["Properties"]
@@ -62,5 +47,5 @@ def test_the_function_knows_its_table_the_cursor_key_and_the_idempotency_table(d
 
 def test_routes_are_the_ones_the_function_serves_and_all_need_a_token(dev):
     routes = {(m, p) for m, p in template_routes(dev.merged) if p.startswith("/patterns/")}
-    assert routes == {(r.method, r.path) for r in DOMAIN.routes} and len(routes) == 24
+    assert routes == {(r.method, r.path) for r in DOMAIN.routes}
     assert_served_behind_a_token(dev.merged, routes, patterns_app)

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import aws_cdk as cdk
@@ -11,7 +10,7 @@ import pytest
 
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from infra.domains.sessions import lifetime_seconds
-from tests.infra.test_stack import dynamodb_grants, keys, logical_id
+from tests.infra.test_stack import keys, logical_id
 
 
 def table_id(raw: dict[str, Any]) -> str:
@@ -28,20 +27,6 @@ def test_sessions_are_keyed_by_token_listed_by_user_keys_only_and_expire_by_ttl(
     assert props["TimeToLiveSpecification"] == {"AttributeName": "TTL", "Enabled": True}
     assert props["BillingMode"] == "PAY_PER_REQUEST"
     assert "StreamSpecification" not in props
-
-
-def test_the_api_function_holds_exactly_what_the_repository_calls(dev):
-    raw = dev.merged
-    table_arn = {"Fn::GetAtt": [table_id(raw), "Arn"]}
-    index_arn = {"Fn::Join": ["", [table_arn, "/index/UserIndex"]]}
-    granted = dynamodb_grants(raw, "SessionsApiRoleDefaultPolicy")
-    assert granted == {
-        json.dumps(table_arn, sort_keys=True): [
-            "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem",
-            "dynamodb:PutItem",
-        ],
-        json.dumps(index_arn, sort_keys=True): ["dynamodb:Query"],
-    }
 
 
 def test_the_session_lifetime_reaches_the_api_function_from_the_stacks_configuration(dev):

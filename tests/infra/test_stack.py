@@ -16,6 +16,8 @@ from aws_cdk.assertions import Match
 
 from functions.contacts.schema import CONTACT_TABLE
 from functions.platform.api import every_domain
+from functions.shared.domain import load as load_domain
+from functions.shared.domain import names as domain_names
 from functions.shared.schema import EXPLAIN_ENV
 from infra.domains import platform as platform_domain
 from tests.infra.conftest import domain_modules
@@ -323,6 +325,33 @@ def assert_served_behind_a_token(raw: dict[str, Any], routes: set[tuple[str, str
             assert props["AuthorizationType"] == "COGNITO_USER_POOLS", (method, path)
 
 
+
+
+def _granted_pairs(statements: list[dict[str, Any]]) -> set[tuple[str, str]]:
+    """(resource as sorted JSON, action) for every resource and action the statements allow."""
+    pairs = set()
+    for statement in statements:
+        targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        pairs |= {(json.dumps(target, sort_keys=True), action) for target in targets for action in actions(statement)}
+    return pairs
+
+
+@pytest.mark.parametrize("name", [n for n in domain_names() if load_domain(n).grants()])
+def test_each_api_function_may_do_exactly_what_its_domain_toml_declares(dev, name):
+    """An API function's DynamoDB grants are the union of its patterns' `actions` (functions/<d>/domain.toml) on its
+    own tables and indexes, and nothing else: derived, so a new pattern's action needs no edit here or in infra/
+    (the functional suite proves each grant needed and used)."""
+    raw = dev.merged
+    prefix = "".join(part.title() for part in name.split("_"))
+    expected = set()
+    for grant in load_domain(name).grants():
+        arn = {"Fn::GetAtt": [logical_id(raw, "AWS::DynamoDB::Table", f"{prefix}{grant.table}"), "Arn"]}
+        expected |= {(json.dumps(arn, sort_keys=True), f"dynamodb:{action}") for action in grant.actions}
+        expected |= {(json.dumps({"Fn::Join": ["", [arn, f"/index/{index}"]]}, sort_keys=True), "dynamodb:Query")
+                     for index in grant.indexes}
+    statements = [s for s in dynamodb_statements(raw, f"{prefix}ApiRoleDefaultPolicy")
+                  if "Idempotency" not in json.dumps(s["Resource"])]
+    assert _granted_pairs(statements) == expected
 
 
 def test_no_function_may_scan_and_platform_touches_no_data(dev):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.infra.test_stack import dynamodb_statements, logical_id
+from tests.infra.test_stack import logical_id
 
 TABLE = "UsersUsersTable"
 
@@ -33,22 +33,9 @@ def test_users_table_is_keyed_by_user_id_with_the_email_index_projecting_the_joi
     assert not {"TimeToLiveSpecification", "StreamSpecification", "LocalSecondaryIndexes", "TableName"} & set(props)
 
 
-def test_the_api_function_may_do_exactly_what_the_repository_calls(dev):
+def test_the_api_function_knows_its_table_and_neither_cursor_key_nor_idempotency_table(dev):
     raw = dev.merged
     table = logical_id(raw, "AWS::DynamoDB::Table", TABLE)
-    statements = dynamodb_statements(raw, "UsersApiRole")
-    assert statements == [
-        {
-            "Action": ["dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"],
-            "Effect": "Allow",
-            "Resource": {"Fn::GetAtt": [table, "Arn"]},
-        },
-        {
-            "Action": "dynamodb:Query",
-            "Effect": "Allow",
-            "Resource": {"Fn::Join": ["", [{"Fn::GetAtt": [table, "Arn"]}, "/index/UsersEmailIndex"]]},
-        },
-    ]
     variables = raw["Resources"][logical_id(raw, "AWS::Lambda::Function", "UsersApiFunction")]["Properties"][
         "Environment"]["Variables"]
     assert variables["USERS_TABLE_NAME"] == {"Ref": table}
