@@ -5,8 +5,11 @@ from __future__ import annotations
 from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from pydantic import StringConstraints
 
 from functions.games.models import (
+    GAME_ID_PATTERN,
     Game,
     GameIdPath,
     GameIn,
@@ -46,6 +49,16 @@ def create_game(game: GameIn, svc: Service) -> Response[Game]:
 def get_game(game_id: GameIdPath, repo: Repository) -> Game:
     """Read a game."""
     return repo.game(game_id)
+
+
+@router.serve
+def games_by_id(
+    game_ids: Annotated[list[Annotated[str, StringConstraints(pattern=GAME_ID_PATTERN)]],
+                        Query(alias="gameId", min_length=1, max_length=100, description="repeated: 1 to 100 ids")],
+    repo: Repository,
+) -> list[Game]:
+    """Read several games at once, in the order asked (an unknown id is left out)."""
+    return repo.games(game_ids)
 
 
 @router.serve

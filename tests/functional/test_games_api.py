@@ -223,6 +223,25 @@ def test_reads_are_one_key_based_call_each(client, calls):
     assert calls.names() == ["Query"] and "IndexName" not in request
 
 
+def test_several_games_are_one_batch_read_in_the_order_asked(client, calls):
+    for game_id in ("chess", "go", "bridge"):
+        ok(create(client, game_id, name=game_id.title()), 201)
+    ok(join(client, "alice", "go"), 201)
+    calls.clear()
+    read = ok(client.call("GET", "/games?gameId=go&gameId=nope&gameId=chess&gameId=go", user="bob"))
+    assert [(g["gameId"], g["name"], g["playerCount"]) for g in read] == [("go", "Go", 1), ("chess", "Chess", 0)]
+    ((request, _),) = calls.of("BatchGetItem")  # one call, each key once, under the function's own grant
+    assert calls.names() == ["BatchGetItem"]
+    (keys,) = [table["Keys"] for table in request["RequestItems"].values()]
+    assert keys == [{"GameId": {"S": game_id}} for game_id in ("go", "nope", "chess")]
+    assert ok(client.call("GET", "/games?gameId=nope")) == []
+    hundred = "&".join(f"gameId=g{n}" for n in range(100))
+    assert ok(client.call("GET", f"/games?{hundred}")) == []
+    for query in ("", "?gameId=", "?gameId=a/b", f"?{hundred}&gameId=one-more"):
+        assert error(client.call("GET", f"/games{query}")) == (400, "VALIDATION_FAILED"), query
+    assert error(client.call("GET", "/games?gameId=go", user=None))[0] == 401
+
+
 def test_a_players_membership_is_one_consistent_get_and_a_miss_says_why(client, calls):
     ok(create(client), 201)
     joined = ok(join(client, "alice"), 201)
