@@ -127,6 +127,7 @@ def _calls() -> dict[str, list[Call]]:
         ],
         "games": [
             Call("/games/{gameId}", "/games/Game1"),
+            Call("/games", "/games?gameId=Game1&gameId=Game2&gameId=Game3"),
             Call("/games/{gameId}/players", "/games/Game1/players"),
             Call("/games/by-user/{userId}", "/games/by-user/bob", user="bob"),
             Call("/games/{gameId}/players/{userId}", "/games/Game1/players/bob", user="bob", groups=()),
