@@ -26,7 +26,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from functions.cart.models import Line, Notification, Price
+from functions.cart import models
 from functions.cart.schema import (
     CART_TABLE,
     CHECKED_OUT,
@@ -71,7 +71,7 @@ class CartRecord:
     created_at: str
     updated_at: str
     expires_at: int
-    lines: tuple[Line, ...]
+    lines: tuple[models.Line, ...]
 
 
 class TableNames(Tables):
@@ -112,7 +112,7 @@ def record_of(item: Mapping[str, Any]) -> CartRecord:
     return CartRecord(
         cart_id=str(item["cartId"]), owner=str(item["owner"]), status=str(item["status"]),
         created_at=str(item["createdAt"]), updated_at=str(item["updatedAt"]), expires_at=int(item["expiresAt"]),
-        lines=tuple(Line(sku=str(sku), quantity=int(line["quantity"]), updated_at=line["updatedAt"])
+        lines=tuple(models.Line(sku=str(sku), quantity=int(line["quantity"]), updated_at=line["updatedAt"])
                     for sku, line in sorted(lines.items())),
     )
 
@@ -225,7 +225,7 @@ class CartRepository:
             self._priced.add(sku)
         return found
 
-    def put_price(self, sku: str, price: Decimal, currency: str, now: datetime) -> tuple[Price, bool]:
+    def put_price(self, sku: str, price: Decimal, currency: str, now: datetime) -> tuple[models.Price, bool]:
         """Set a SKU's price: UpdateItem (`ADD version 1`), only if it is new or differs: repeating the same price
         writes nothing (and streams nothing). Returns the price and whether it changed (GetItem when it did not)."""
         try:
@@ -244,12 +244,12 @@ class CartRepository:
             return self.get_price(sku, consistent=True), False  # type: ignore[return-value]
         return _price(response["Attributes"]), True
 
-    def get_price(self, sku: str, *, consistent: bool = False) -> Price | None:
+    def get_price(self, sku: str, *, consistent: bool = False) -> models.Price | None:
         """A SKU's price: GetItem `sku = :sku`."""
         item = ddb.table(self.tables.price).get_item(Key={"sku": sku}, ConsistentRead=consistent).get("Item")
         return None if item is None else _price(item)
 
-    def prices_of(self, skus: Sequence[str]) -> list[Price]:
+    def prices_of(self, skus: Sequence[str]) -> list[models.Price]:
         """The current prices of these SKUs, by SKU: BatchGetItem (100 keys a call; a cart holds at most 50). A price
         is never deleted, so a SKU in a cart has one."""
         keys = [{"sku": sku} for sku in ddb.unique(skus)]
@@ -302,7 +302,7 @@ class CartRepository:
             if int(item.get("lastNotifiedVersion", 0)) >= version
         }
 
-    def notify(self, owner: str, note: Notification, note_key: str) -> bool:
+    def notify(self, owner: str, note: models.Notification, note_key: str) -> bool:
         """Notify an owner of a price change once: TransactWriteItems of the (owner, SKU) marker Update
         `lastNotifiedVersion < :version` and the notification's Put. False: this version or a newer one was
         notified already (a redelivered or out-of-order record), nothing written."""
@@ -389,13 +389,13 @@ def _epoch(moment: datetime) -> int:
     return int(moment.timestamp())
 
 
-def _price(item: Mapping[str, Any]) -> Price:
-    return Price(sku=str(item["sku"]), price=Decimal(str(item["price"])), currency=str(item["currency"]),
+def _price(item: Mapping[str, Any]) -> models.Price:
+    return models.Price(sku=str(item["sku"]), price=Decimal(str(item["price"])), currency=str(item["currency"]),
                  version=int(item["version"]), updated_at=item["updatedAt"])
 
 
-def _notification(item: Mapping[str, Any]) -> Notification:
-    return Notification(
+def _notification(item: Mapping[str, Any]) -> models.Notification:
+    return models.Notification(
         sku=str(item["sku"]), old_price=Decimal(str(item["oldPrice"])), new_price=Decimal(str(item["newPrice"])),
         currency=str(item["currency"]), old_currency=item.get("oldCurrency"), price_version=int(item["priceVersion"]),
         changed_at=item["changedAt"],

@@ -8,21 +8,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Body
 
-from functions.catalog.models import (
-    CHILD_BODY_SCHEMA,
-    Child,
-    ChildIdPath,
-    ChildKindPath,
-    ChildPage,
-    Document,
-    DocumentChild,
-    DocumentChildIn,
-    DocumentIn,
-    ProductIdPath,
-    ProductIn,
-    ProductItem,
-    ProductPage,
-)
+from functions.catalog import models
 from functions.catalog.repository import CatalogRepository
 from functions.catalog.service import CatalogService
 from functions.shared import kit
@@ -38,54 +24,55 @@ Service = Annotated[CatalogService, kit.Depends(service)]
 
 
 @router.serve
-def put_product(product_id: ProductIdPath, product: Annotated[ProductIn, Body()], svc: Service) -> ProductItem:
+def put_product(product_id: models.ProductIdPath, product: Annotated[models.ProductIn, Body()],
+                svc: Service) -> models.ProductItem:
     """Create or replace a product."""
     return svc.put_product(product_id, product)  # type: ignore[return-value]
 
 
 @router.serve
 @kit.paged
-def product_items(product_id: ProductIdPath, svc: Service, page: kit.PageRequest) -> ProductPage:
+def product_items(product_id: models.ProductIdPath, svc: Service, page: kit.PageRequest) -> models.ProductPage:
     """Read a product with all its children."""
-    return page.page(ProductPage,
-                     lambda start: svc.product_items(product_id, limit=page.limit, start_key=start))
+    return page.of(models.ProductPage, svc.product_items, product_id)
 
 
 @router.serve
 @kit.paged
-def children_of(product_id: ProductIdPath, child_kind: ChildKindPath, svc: Service, page: kit.PageRequest) -> ChildPage:
+def children_of(product_id: models.ProductIdPath, child_kind: models.ChildKindPath, svc: Service,
+                page: kit.PageRequest) -> models.ChildPage:
     """List a product's children of one kind."""
-    return page.page(ChildPage,
-                     lambda start: svc.children_of(product_id, child_kind, limit=page.limit, start_key=start))
+    return page.of(models.ChildPage, svc.children_of, product_id, child_kind)
 
 
 @router.serve
 def put_child(
-    product_id: ProductIdPath,
-    child_kind: ChildKindPath,
-    child_id: ChildIdPath,
+    product_id: models.ProductIdPath,
+    child_kind: models.ChildKindPath,
+    child_id: models.ChildIdPath,
     child: Annotated[
         dict[str, Any],
         Body(
             description="a track {title, length, music, vocals} or an actor "
             "{name, character, image}, as the path names",
-            json_schema_extra=CHILD_BODY_SCHEMA,
+            json_schema_extra=models.CHILD_BODY_SCHEMA,
         ),
     ],
     svc: Service,
-) -> Child:
+) -> models.Child:
     """Create or replace one child of a product."""
     return svc.put_child(product_id, child_kind, child_id, child)  # type: ignore[return-value]
 
 
 @router.serve
-def get_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath, svc: Service) -> Child:
+def get_child(product_id: models.ProductIdPath, child_kind: models.ChildKindPath, child_id: models.ChildIdPath,
+              svc: Service) -> models.Child:
     """Read one child of a product."""
     return svc.get_child(product_id, child_kind, child_id)  # type: ignore[return-value]
 
 
 @router.serve
-def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id: ChildIdPath,
+def delete_child(product_id: models.ProductIdPath, child_kind: models.ChildKindPath, child_id: models.ChildIdPath,
                  svc: Service) -> Response[None]:
     """Delete one child of a product."""
     svc.delete_child(product_id, child_kind, child_id)
@@ -96,20 +83,21 @@ def delete_child(product_id: ProductIdPath, child_kind: ChildKindPath, child_id:
 
 
 @router.serve
-def put_document(product_id: ProductIdPath, document: DocumentIn, svc: Service) -> Document:
+def put_document(product_id: models.ProductIdPath, document: models.DocumentIn, svc: Service) -> models.Document:
     """Create or replace a product document."""
     return svc.put_document(product_id, document)
 
 
 @router.serve
-def get_document(product_id: ProductIdPath, svc: Service) -> Document:
+def get_document(product_id: models.ProductIdPath, svc: Service) -> models.Document:
     """Read a product as one document with its children."""
     return svc.get_document(product_id)
 
 
 @router.serve
-def append_to_document(product_id: ProductIdPath, request: DocumentChildIn, svc: Service, create: kit.CreateOnce,
-                       idempotency_key: kit.IdempotencyKey = None) -> Response[DocumentChild]:
+def append_to_document(product_id: models.ProductIdPath, request: models.DocumentChildIn, svc: Service,
+                       create: kit.CreateOnce,
+                       idempotency_key: kit.IdempotencyKey = None) -> Response[models.DocumentChild]:
     """Append a child (track or actor) to a product document."""
     return create(operation="catalog.append_to_document", key=idempotency_key,
                   request={"productId": product_id, **request.model_dump(mode="json")},

@@ -16,20 +16,7 @@ from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
-from functions.catalog.models import (
-    ITEM_MODELS,
-    ActorIn,
-    AlbumIn,
-    BookIn,
-    Document,
-    DocumentChild,
-    DocumentChildIn,
-    DocumentIn,
-    MovieIn,
-    TrackIn,
-    plain_json,
-    stored_json,
-)
+from functions.catalog import models
 from functions.catalog.schema import (
     CHILD_KINDS,
     DOCUMENT_ATTRIBUTES,
@@ -79,7 +66,7 @@ class CatalogRepository:
 
     # products as items
 
-    def put_product(self, product_id: str, product: BookIn | AlbumIn | MovieIn) -> BaseModel:
+    def put_product(self, product_id: str, product: models.BookIn | models.AlbumIn | models.MovieIn) -> BaseModel:
         """Create or replace a product's parent item: TransactWriteItems of a Put of (ProductID, kind) and a
         ConditionCheck that no parent of another kind exists (409 PRODUCT_KIND_CONFLICT). Children are kept."""
         item = {PRODUCT_KEY: product_id, SORT_KEY: parent_type(product.kind),
@@ -127,7 +114,8 @@ class CatalogRepository:
         """Whether a product of this kind exists: GetItem of its parent, keys only."""
         return ddb.exists(ddb.table(self.products), {PRODUCT_KEY: product_id, SORT_KEY: parent_type(kind)})
 
-    def put_child(self, product_id: str, child_kind: str, child_id: str, child: TrackIn | ActorIn) -> BaseModel:
+    def put_child(self, product_id: str, child_kind: str, child_id: str,
+                  child: models.TrackIn | models.ActorIn) -> BaseModel:
         """Add or replace a child: TransactWriteItems of a ConditionCheck that the parent of the child's kind
         exists (404 PRODUCT_NOT_FOUND, nothing written) and a Put of (ProductID, `album:track#1`)."""
         kind = CHILD_KINDS[child_kind]
@@ -173,12 +161,12 @@ class CatalogRepository:
 
     # products as documents
 
-    def put_document(self, product_id: str, document: DocumentIn) -> Document:
+    def put_document(self, product_id: str, document: models.DocumentIn) -> models.Document:
         """Create or replace a product's document: PutItem of the whole product (413 over 400 KB)."""
         item = {
             PRODUCT_KEY: product_id,
             **document.model_dump(by_alias=True, exclude_none=True, exclude={"attributes"}),
-            DOCUMENT_ATTRIBUTES: stored_json(document.attributes),
+            DOCUMENT_ATTRIBUTES: models.stored_json(document.attributes),
         }
         try:
             ddb.table(self.documents).put_item(Item=item)
@@ -186,14 +174,14 @@ class CatalogRepository:
             if _too_large(error):
                 raise item_too_large(product_id) from error
             raise
-        return Document(product_id=product_id, **document.model_dump())
+        return models.Document(product_id=product_id, **document.model_dump())
 
-    def get_document(self, product_id: str) -> Document:
+    def get_document(self, product_id: str) -> models.Document:
         """A product as one document: GetItem `ProductID = :id` (404 DOCUMENT_NOT_FOUND)."""
         item = ddb.table(self.documents).get_item(Key={PRODUCT_KEY: product_id}).get("Item")
         return document_of(found(item, f"no document {product_id}", "DOCUMENT_NOT_FOUND"))
 
-    def append_to_document(self, product_id: str, request: DocumentChildIn) -> DocumentChild:
+    def append_to_document(self, product_id: str, request: models.DocumentChildIn) -> models.DocumentChild:
         """Append a track (album) or an actor (movie) to the document's list:
         `SET Attributes.tracks = list_append(if_not_exists(Attributes.tracks, []), [child])` if the document exists
         and is of that kind (404 DOCUMENT_NOT_FOUND / 409 DOCUMENT_KIND_MISMATCH); 413 ITEM_TOO_LARGE when the
@@ -212,7 +200,7 @@ class CatalogRepository:
             "ConditionExpression": "attribute_exists(#pk) AND #kind = :kind",
             "ExpressionAttributeNames": {"#pk": PRODUCT_KEY, "#attributes": DOCUMENT_ATTRIBUTES, "#list": name,
                                          "#kind": "kind"},
-            "ExpressionAttributeValues": {":empty": [], ":child": [stored_json(request.child)], ":kind": kind},
+            "ExpressionAttributeValues": {":empty": [], ":child": [models.stored_json(request.child)], ":kind": kind},
             "ReturnValuesOnConditionCheckFailure": "ALL_OLD",
         }
         try:
@@ -228,7 +216,7 @@ class CatalogRepository:
                 f"document {product_id} is a {failed.item.get('kind')}; {name} belong to a {kind}",
                 code="DOCUMENT_KIND_MISMATCH",
             ) from failed.error
-        return DocumentChild(product_id=product_id, kind=request.kind, child=request.child,
+        return models.DocumentChild(product_id=product_id, kind=request.kind, child=request.child,
                              list=f"attributes.{name}")
 
 
@@ -243,13 +231,13 @@ def product_item(item: dict[str, Any]) -> BaseModel:
     keys: dict[str, Any] = {"productId": item[PRODUCT_KEY], "type": item[SORT_KEY], "kind": kind}
     if child_id is not None:
         keys["childId"] = child_id
-    return ITEM_MODELS[kind].model_validate({**fields, **keys})
+    return models.ITEM_MODELS[kind].model_validate({**fields, **keys})
 
 
-def document_of(item: dict[str, Any]) -> Document:
+def document_of(item: dict[str, Any]) -> models.Document:
     fields = {name: value for name, value in item.items() if name not in (PRODUCT_KEY, DOCUMENT_ATTRIBUTES)}
-    return Document.model_validate(
-        {**fields, "productId": item[PRODUCT_KEY], "attributes": plain_json(item.get(DOCUMENT_ATTRIBUTES, {}))}
+    return models.Document.model_validate(
+        {**fields, "productId": item[PRODUCT_KEY], "attributes": models.plain_json(item.get(DOCUMENT_ATTRIBUTES, {}))}
     )
 
 

@@ -6,16 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from functions.catalog.models import (
-    AlbumIn,
-    BookIn,
-    Document,
-    DocumentChild,
-    DocumentChildIn,
-    DocumentIn,
-    MovieIn,
-    child_input,
-)
+from functions.catalog import models
 from functions.catalog.repository import CatalogRepository
 from functions.shared.errors import NotFoundError, found
 from functions.shared.pages import Page
@@ -29,7 +20,7 @@ class CatalogService:
 
     # products as items
 
-    def put_product(self, product_id: str, product: BookIn | AlbumIn | MovieIn) -> BaseModel:
+    def put_product(self, product_id: str, product: models.BookIn | models.AlbumIn | models.MovieIn) -> BaseModel:
         return self.repository.put_product(product_id, product)
 
     def product_items(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
@@ -39,7 +30,7 @@ class CatalogService:
         return self.repository.children_of(product_id, child_kind, limit=limit, start_key=start_key)
 
     def put_child(self, product_id: str, child_kind: str, child_id: str, body: Any) -> BaseModel:
-        return self.repository.put_child(product_id, child_kind, child_id, child_input(child_kind, body))
+        return self.repository.put_child(product_id, child_kind, child_id, models.child_input(child_kind, body))
 
     def get_child(self, product_id: str, child_kind: str, child_id: str) -> BaseModel:
         return found(
@@ -53,11 +44,11 @@ class CatalogService:
 
     # products as documents
 
-    def put_document(self, product_id: str, document: DocumentIn) -> Document:
+    def put_document(self, product_id: str, document: models.DocumentIn) -> models.Document:
         return self.repository.put_document(product_id, document)
 
-    def get_document(self, product_id: str) -> Document:
+    def get_document(self, product_id: str) -> models.Document:
         return self.repository.get_document(product_id)  # 404 DOCUMENT_NOT_FOUND
 
-    def append_to_document(self, product_id: str, request: DocumentChildIn) -> DocumentChild:
+    def append_to_document(self, product_id: str, request: models.DocumentChildIn) -> models.DocumentChild:
         return self.repository.append_to_document(product_id, request)

@@ -7,33 +7,7 @@ from typing import Annotated, Literal
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from functions.connected_car.models import (
-    Appointment,
-    AppointmentIn,
-    AppointmentPage,
-    Customer,
-    CustomerIn,
-    CustomerPage,
-    Dealer,
-    DealerIn,
-    DealerPath,
-    HourPath,
-    IdPath,
-    Registration,
-    RegistrationIn,
-    RegistrationPage,
-    Timeslot,
-    TimeslotIn,
-    TimeslotPage,
-    UsernamePath,
-    Vehicle,
-    VehicleEvent,
-    VehicleEventIn,
-    VehicleEventPage,
-    VehicleIn,
-    VinPath,
-    check_service_date_hour,
-)
+from functions.connected_car import models
 from functions.connected_car.repository import ConnectedCarRepository, TableNames
 from functions.connected_car.service import ConnectedCarService
 from functions.shared import kit
@@ -48,7 +22,7 @@ Service = Annotated[ConnectedCarService, kit.Depends(service)]
 
 def _hour(value: str) -> str:
     try:
-        return check_service_date_hour(value)
+        return models.check_service_date_hour(value)
     except ValueError as error:
         raise kit.InvalidInputError(
             "serviceDateHour is not a real hour",
@@ -60,19 +34,20 @@ def _hour(value: str) -> str:
 
 
 @router.serve
-def put_dealer(dealer_id: DealerPath, dealer: DealerIn, svc: Service) -> Dealer:
+def put_dealer(dealer_id: models.DealerPath, dealer: models.DealerIn, svc: Service) -> models.Dealer:
     """Create or replace a dealer."""
-    return svc.put_dealer(Dealer(dealer_id=dealer_id, **dealer.model_dump()))
+    return svc.put_dealer(models.Dealer(dealer_id=dealer_id, **dealer.model_dump()))
 
 
 @router.serve
-def get_dealer(dealer_id: DealerPath, svc: Service) -> Dealer:
+def get_dealer(dealer_id: models.DealerPath, svc: Service) -> models.Dealer:
     """Read a dealer."""
     return svc.get_dealer(dealer_id)
 
 
 @router.serve
-def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: TimeslotIn, svc: Service) -> Timeslot:
+def put_timeslot(dealer_id: models.DealerPath, service_date_hour: models.HourPath, timeslot: models.TimeslotIn,
+                 svc: Service) -> models.Timeslot:
     """Open a dealer's hour with its bay count."""
     return svc.put_timeslot(dealer_id, _hour(service_date_hour), timeslot.service_bay_count)
 
@@ -80,7 +55,7 @@ def put_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, timeslot: T
 @router.serve
 @kit.paged
 def timeslots_of(
-    dealer_id: DealerPath,
+    dealer_id: models.DealerPath,
     svc: Service, page: kit.PageRequest,
     first: Annotated[
         str | None,
@@ -90,39 +65,35 @@ def timeslots_of(
         str | None, Query(alias="to", pattern=DAY_OR_HOUR_PATTERN, description="YYYY-MM-DD or YYYY-MM-DDTHH, inclusive")
     ] = None,
     min_available: Annotated[int | None, Query(alias="minAvailableBays", ge=1, le=100)] = None
-) -> TimeslotPage:
+) -> models.TimeslotPage:
     """List a dealer's hours over a range, optionally with free bays."""
-    return page.page(
-        TimeslotPage,
-        lambda start: svc.timeslots_of(
-            dealer_id, first=first, last=last, min_available=min_available, limit=page.limit, start_key=start
-        ),
-    )
+    return page.of(models.TimeslotPage, svc.timeslots_of, dealer_id, first=first, last=last,
+                   min_available=min_available)
 
 
 # Admins only: a timeslot's appointments name customers.
 @router.serve
 @kit.paged
-def appointments_of_timeslot(dealer_id: DealerPath, service_date_hour: HourPath, svc: Service,
-                             page: kit.PageRequest) -> AppointmentPage:
+def appointments_of_timeslot(dealer_id: models.DealerPath, service_date_hour: models.HourPath, svc: Service,
+                             page: kit.PageRequest) -> models.AppointmentPage:
     """List the appointments booked in a dealer's hour."""
     hour = _hour(service_date_hour)
-    return page.page(AppointmentPage,
-                     lambda start: svc.appointments_of_timeslot(dealer_id, hour, limit=page.limit, start_key=start))
+    return page.of(models.AppointmentPage, svc.appointments_of_timeslot, dealer_id, hour)
 
 
 # --- customers, vehicles, registrations ---------------------------------------------------------------
 
 
 @router.serve
-def put_customer(username: UsernamePath, customer: CustomerIn, svc: Service, caller: kit.Caller) -> Customer:
+def put_customer(username: models.UsernamePath, customer: models.CustomerIn, svc: Service,
+                 caller: kit.Caller) -> models.Customer:
     """Create or replace a customer."""
     svc.require_self_or_admin(caller, username)
     return svc.put_customer(username, customer.name, customer.email)
 
 
 @router.serve
-def get_customer(username: UsernamePath, svc: Service, caller: kit.Caller) -> Customer:
+def get_customer(username: models.UsernamePath, svc: Service, caller: kit.Caller) -> models.Customer:
     """Read a customer."""
     svc.require_self_or_admin(caller, username)
     return svc.get_customer(username)
@@ -133,26 +104,27 @@ def get_customer(username: UsernamePath, svc: Service, caller: kit.Caller) -> Cu
 def active_customers(
     active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
     svc: Service, page: kit.PageRequest
-) -> CustomerPage:
+) -> models.CustomerPage:
     """List the active customers."""
-    return page.page(CustomerPage, lambda start: svc.active_customers(limit=page.limit, start_key=start))
+    return page.of(models.CustomerPage, svc.active_customers)
 
 
 @router.serve
-def put_vehicle(vin: VinPath, vehicle: VehicleIn, svc: Service) -> Vehicle:
+def put_vehicle(vin: models.VinPath, vehicle: models.VehicleIn, svc: Service) -> models.Vehicle:
     """Create or replace a vehicle."""
-    return svc.put_vehicle(Vehicle(vin=vin, **vehicle.model_dump()))
+    return svc.put_vehicle(models.Vehicle(vin=vin, **vehicle.model_dump()))
 
 
 @router.serve
-def get_vehicle(vin: VinPath, svc: Service) -> Vehicle:
+def get_vehicle(vin: models.VinPath, svc: Service) -> models.Vehicle:
     """Read a vehicle."""
     return svc.get_vehicle(vin)
 
 
 @router.serve
-def put_registration(username: UsernamePath, vin: VinPath, registration: RegistrationIn, svc: Service,
-                     caller: kit.Caller) -> Registration:
+def put_registration(username: models.UsernamePath, vin: models.VinPath, registration: models.RegistrationIn,
+                     svc: Service,
+                     caller: kit.Caller) -> models.Registration:
     """Register a vehicle to a customer."""
     svc.require_self_or_admin(caller, username)
     return svc.register(username, vin, registration.status_code)
@@ -160,38 +132,35 @@ def put_registration(username: UsernamePath, vin: VinPath, registration: Registr
 
 @router.serve
 @kit.paged
-def registrations_of_customer(username: UsernamePath, svc: Service, caller: kit.Caller,
-                              page: kit.PageRequest) -> RegistrationPage:
+def registrations_of_customer(username: models.UsernamePath, svc: Service, caller: kit.Caller,
+                              page: kit.PageRequest) -> models.RegistrationPage:
     """List the vehicles registered to a customer."""
     svc.require_self_or_admin(caller, username)
-    return page.page(RegistrationPage,
-                     lambda start: svc.registrations_of_customer(username, limit=page.limit, start_key=start))
+    return page.of(models.RegistrationPage, svc.registrations_of_customer, username)
 
 
 @router.serve
 @kit.paged
-def registrations_of_vehicle(vin: VinPath, svc: Service, page: kit.PageRequest) -> RegistrationPage:
+def registrations_of_vehicle(vin: models.VinPath, svc: Service, page: kit.PageRequest) -> models.RegistrationPage:
     """List the customers a vehicle is registered to."""
-    return page.page(RegistrationPage,
-                     lambda start: svc.registrations_of_vehicle(vin, limit=page.limit, start_key=start))
+    return page.of(models.RegistrationPage, svc.registrations_of_vehicle, vin)
 
 
 @router.serve
 @kit.paged
-def appointments_of_registration(username: UsernamePath, vin: VinPath, svc: Service, caller: kit.Caller,
-                                 page: kit.PageRequest) -> AppointmentPage:
+def appointments_of_registration(username: models.UsernamePath, vin: models.VinPath, svc: Service, caller: kit.Caller,
+                                 page: kit.PageRequest) -> models.AppointmentPage:
     """List the appointments of a customer's vehicle."""
     svc.require_self_or_admin(caller, username)
-    return page.page(AppointmentPage,
-                     lambda start: svc.appointments_of_registration(username, vin, limit=page.limit, start_key=start))
+    return page.of(models.AppointmentPage, svc.appointments_of_registration, username, vin)
 
 
 # --- appointments -------------------------------------------------------------------------------------
 
 
 @router.serve
-def book(appointment: AppointmentIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
-         idempotency_key: kit.IdempotencyKey = None) -> Response[Appointment]:
+def book(appointment: models.AppointmentIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[models.Appointment]:
     """Book a service appointment in a dealer's hour."""
     svc.require_self_or_admin(caller, appointment.username)
     response = create(operation="connected-car.book", key=idempotency_key,
@@ -201,13 +170,13 @@ def book(appointment: AppointmentIn, svc: Service, caller: kit.Caller, create: k
 
 
 @router.serve
-def get_appointment(appointment_id: IdPath, svc: Service, caller: kit.Caller) -> Appointment:
+def get_appointment(appointment_id: models.IdPath, svc: Service, caller: kit.Caller) -> models.Appointment:
     """Read an appointment."""
     return svc.appointment_for(caller, appointment_id)
 
 
 @router.serve
-def cancel(appointment_id: IdPath, svc: Service, caller: kit.Caller) -> Response[None]:
+def cancel(appointment_id: models.IdPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Cancel an appointment, freeing its bay."""
     svc.cancel(caller, appointment_id)
     return Response(status_code=204)
@@ -217,8 +186,9 @@ def cancel(appointment_id: IdPath, svc: Service, caller: kit.Caller) -> Response
 
 
 @router.serve
-def submit_event(vin: VinPath, event: VehicleEventIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
-                 idempotency_key: kit.IdempotencyKey = None) -> Response[VehicleEvent]:
+def submit_event(vin: models.VinPath, event: models.VehicleEventIn, svc: Service, caller: kit.Caller,
+                 create: kit.CreateOnce,
+                 idempotency_key: kit.IdempotencyKey = None) -> Response[models.VehicleEvent]:
     """Record an event a vehicle reports."""
     svc.require_vehicle_writer(caller, vin)
     return create(operation="connected-car.submit_event", key=idempotency_key,
@@ -229,7 +199,7 @@ def submit_event(vin: VinPath, event: VehicleEventIn, svc: Service, caller: kit.
 @router.serve
 @kit.paged
 def events_of(
-    vin: VinPath,
+    vin: models.VinPath,
     svc: Service, caller: kit.Caller, page: kit.PageRequest,
     first: Annotated[
         str | None,
@@ -240,14 +210,10 @@ def events_of(
         Query(alias="to", max_length=40, pattern=MOMENT_PATTERN, description="ISO-8601 time or day, exclusive"),
     ] = None,
     event_type: Annotated[Literal["error", "warning"] | None, Query(alias="type")] = None
-) -> VehicleEventPage:
+) -> models.VehicleEventPage:
     """List a vehicle's events over a time range."""
     svc.require_vehicle_reader(caller, vin)
-    return page.page(
-        VehicleEventPage,
-        lambda start: svc.events_of(vin, first=first, last=last, event_type=event_type, limit=page.limit,
-                                    start_key=start),
-    )
+    return page.of(models.VehicleEventPage, svc.events_of, vin, first=first, last=last, event_type=event_type)
 
 
 app, lambda_handler = kit.serve(router)

@@ -20,15 +20,7 @@ from boto3.dynamodb.conditions import Attr, Key
 from botocore.exceptions import ClientError
 from pydantic import BaseModel
 
-from functions.connected_car.models import (
-    Appointment,
-    Customer,
-    Dealer,
-    Registration,
-    Timeslot,
-    Vehicle,
-    VehicleEvent,
-)
+from functions.connected_car import models
 from functions.connected_car.schema import (
     ACTIVE,
     ACTIVE_CUSTOMER_INDEX,
@@ -97,20 +89,20 @@ class ConnectedCarRepository:
 
     # dealers and timeslots
 
-    def put_dealer(self, dealer: Dealer) -> Dealer:
+    def put_dealer(self, dealer: models.Dealer) -> models.Dealer:
         """Create or replace a dealer (PutItem)."""
         ddb.table(self.tables.dealer).put_item(Item=to_item(dealer))
         return dealer
 
-    def get_dealer(self, dealer_id: str) -> Dealer | None:
+    def get_dealer(self, dealer_id: str) -> models.Dealer | None:
         item = ddb.table(self.tables.dealer).get_item(Key={"dealerId": dealer_id}).get("Item")
-        return None if item is None else from_item(Dealer, item)
+        return None if item is None else from_item(models.Dealer, item)
 
-    def dealer(self, dealer_id: str) -> Dealer:
+    def dealer(self, dealer_id: str) -> models.Dealer:
         """A dealer: GetItem `dealerId = :id` (404 DEALER_NOT_FOUND)."""
         return found(self.get_dealer(dealer_id), f"no dealer {dealer_id}", "DEALER_NOT_FOUND")
 
-    def put_timeslot(self, dealer_id: str, service_date_hour: str, bay_count: int) -> Timeslot:
+    def put_timeslot(self, dealer_id: str, service_date_hour: str, bay_count: int) -> models.Timeslot:
         """Create a timeslot or change its bay count, in one transaction with a check that the dealer exists.
 
         Bookings are kept: lowering the count below the bays already booked is a 409 BAYS_IN_USE.
@@ -150,15 +142,16 @@ class ConnectedCarRepository:
                 code="BAYS_IN_USE",
             ) from failed.error
 
-    def get_timeslot(self, dealer_id: str, service_date_hour: str, *, consistent: bool = False) -> Timeslot | None:
+    def get_timeslot(self, dealer_id: str, service_date_hour: str, *,
+                     consistent: bool = False) -> models.Timeslot | None:
         item = (
             ddb.table(self.tables.timeslot)
             .get_item(Key={"dealerId": dealer_id, "serviceDateHour": service_date_hour}, ConsistentRead=consistent)
             .get("Item")
         )
-        return None if item is None else from_item(Timeslot, item)
+        return None if item is None else from_item(models.Timeslot, item)
 
-    def timeslot(self, dealer_id: str, service_date_hour: str) -> Timeslot:
+    def timeslot(self, dealer_id: str, service_date_hour: str) -> models.Timeslot:
         """A dealer's timeslot (404 TIMESLOT_NOT_FOUND)."""
         return found(self.get_timeslot(dealer_id, service_date_hour),
                      f"no timeslot {service_date_hour} at dealer {dealer_id}", "TIMESLOT_NOT_FOUND")
@@ -176,11 +169,12 @@ class ConnectedCarRepository:
         }
         if min_available is not None:
             query["FilterExpression"] = Attr("availableBays").gte(min_available)
-        return _page(self.tables.timeslot, Timeslot, limit, start_key, range_end=("serviceDateHour", last), **query)
+        return _page(self.tables.timeslot, models.Timeslot, limit, start_key, range_end=("serviceDateHour", last),
+                     **query)
 
     # customers, vehicles, registrations
 
-    def put_customer(self, username: str, name: str, email: str) -> Customer:
+    def put_customer(self, username: str, name: str, email: str) -> models.Customer:
         """Create or update a customer's name and email; isActive belongs to the stream consumer."""
         response = ddb.table(self.tables.customer).update_item(
             Key={"username": username},
@@ -192,13 +186,13 @@ class ConnectedCarRepository:
             ExpressionAttributeValues={":name": name, ":email": email, ":false": False, ":zero": 0},
             ReturnValues="ALL_NEW",
         )
-        return from_item(Customer, response["Attributes"])
+        return from_item(models.Customer, response["Attributes"])
 
-    def get_customer(self, username: str) -> Customer | None:
+    def get_customer(self, username: str) -> models.Customer | None:
         item = ddb.table(self.tables.customer).get_item(Key={"username": username}).get("Item")
-        return None if item is None else from_item(Customer, item)
+        return None if item is None else from_item(models.Customer, item)
 
-    def customer(self, username: str) -> Customer:
+    def customer(self, username: str) -> models.Customer:
         """A customer: GetItem `username = :u` (404 CUSTOMER_NOT_FOUND)."""
         return found(self.get_customer(username), f"no customer {username}", "CUSTOMER_NOT_FOUND")
 
@@ -261,10 +255,10 @@ class ConnectedCarRepository:
         index = ShardedIndex(ACTIVE_CUSTOMER_INDEX, ACTIVE_SHARD, active_shards(), "username")
         page = merged_shards(ddb.table(self.tables.customer), index, limit=limit,
                              after=resume_after(start_key, "username"))
-        listed: list[Any] = [from_item(Customer, item) for item in page.items]
+        listed: list[Any] = [from_item(models.Customer, item) for item in page.items]
         return Page(items=listed, last_key=page.last_key)
 
-    def put_vehicle(self, vehicle: Vehicle) -> Vehicle:
+    def put_vehicle(self, vehicle: models.Vehicle) -> models.Vehicle:
         """Create or update a vehicle's description (UpdateItem: its active registration holder is kept)."""
         ddb.table(self.tables.vehicle).update_item(
             Key={"vin": vehicle.vin},
@@ -274,15 +268,15 @@ class ConnectedCarRepository:
         )
         return vehicle
 
-    def get_vehicle(self, vin: str) -> Vehicle | None:
+    def get_vehicle(self, vin: str) -> models.Vehicle | None:
         item = ddb.table(self.tables.vehicle).get_item(Key={"vin": vin}).get("Item")
-        return None if item is None else from_item(Vehicle, item)
+        return None if item is None else from_item(models.Vehicle, item)
 
-    def vehicle(self, vin: str) -> Vehicle:
+    def vehicle(self, vin: str) -> models.Vehicle:
         """A vehicle: GetItem `vin = :vin` (404 VEHICLE_NOT_FOUND)."""
         return found(self.get_vehicle(vin), f"no vehicle {vin}", "VEHICLE_NOT_FOUND")
 
-    def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> Registration:
+    def put_registration(self, username: str, vin: str, status_code: str, now: datetime) -> models.Registration:
         """Register a vehicle to a customer or change the registration's status, in one transaction that
         - bumps the customer's regVersion (which also checks the customer exists),
         - holds the vehicle's `activeUsername`: a vehicle has at most one active registration (409 otherwise),
@@ -314,7 +308,7 @@ class ConnectedCarRepository:
                 [("customer", customer_update), ("vehicle", vehicle_action), ("registration", registration_update)]
             )
             if failed is None:
-                return Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
+                return models.Registration(username=username, vin=vin, status_code=status_code, updated_at=now)  # type: ignore[arg-type]
             if failed.name == "customer":
                 raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND") from failed.error
             if failed.item is None:
@@ -348,11 +342,11 @@ class ConnectedCarRepository:
                 }
             }
 
-    def get_registration(self, username: str, vin: str) -> Registration | None:
+    def get_registration(self, username: str, vin: str) -> models.Registration | None:
         item = ddb.table(self.tables.registration).get_item(Key={"username": username, "vin": vin}).get("Item")
-        return None if item is None else from_item(Registration, item)
+        return None if item is None else from_item(models.Registration, item)
 
-    def registration(self, username: str, vin: str) -> Registration:
+    def registration(self, username: str, vin: str) -> models.Registration:
         """A customer's registration of a vehicle (404 REGISTRATION_NOT_FOUND)."""
         return found(self.get_registration(username, vin), f"{username} has not registered {vin}",
                      "REGISTRATION_NOT_FOUND")
@@ -360,20 +354,20 @@ class ConnectedCarRepository:
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         """Query the Registration table on its partition key."""
         return _page(
-            self.tables.registration, Registration, limit, start_key,
+            self.tables.registration, models.Registration, limit, start_key,
             KeyConditionExpression=Key("username").eq(username),
         )
 
     def registrations_of_vehicle(self, vin: str, *, limit: int, start_key: StartKey) -> Page:
         """Query VehicleRegistrationIndex, the seed's reversed keys."""
         return _page(
-            self.tables.registration, Registration, limit, start_key,
+            self.tables.registration, models.Registration, limit, start_key,
             IndexName=VEHICLE_REGISTRATION_INDEX, KeyConditionExpression=Key("vin").eq(vin),
         )
 
     # appointments
 
-    def book(self, appointment: Appointment) -> Appointment:
+    def book(self, appointment: models.Appointment) -> models.Appointment:
         """Book a bay: check the registration is active, take a bay, store the appointment — all or nothing."""
         timeslot_key = {"dealerId": appointment.dealer_id, "serviceDateHour": appointment.service_date_hour}
         actions = [
@@ -425,20 +419,20 @@ class ConnectedCarRepository:
             raise ConflictError("every service bay of this timeslot is booked", code="TIMESLOT_FULL") from failed.error
         raise ConflictError("an appointment with this id exists", code="ALREADY_EXISTS") from failed.error
 
-    def get_appointment(self, appointment_id: str, *, consistent: bool = False) -> Appointment | None:
+    def get_appointment(self, appointment_id: str, *, consistent: bool = False) -> models.Appointment | None:
         item = (
             ddb.table(self.tables.appointment)
             .get_item(Key={"appointmentId": appointment_id}, ConsistentRead=consistent)
             .get("Item")
         )
-        return None if item is None else from_item(Appointment, item)
+        return None if item is None else from_item(models.Appointment, item)
 
-    def appointment(self, appointment_id: str) -> Appointment:
+    def appointment(self, appointment_id: str) -> models.Appointment:
         """An appointment, read strongly consistent (404 APPOINTMENT_NOT_FOUND)."""
         return found(self.get_appointment(appointment_id, consistent=True), f"no appointment {appointment_id}",
                      "APPOINTMENT_NOT_FOUND")
 
-    def cancel(self, appointment: Appointment) -> None:
+    def cancel(self, appointment: models.Appointment) -> None:
         """Delete the appointment and give its bay back, all or nothing. The delete is conditioned on the
         appointment still being there, so two concurrent cancels free one bay, not two."""
         actions = [
@@ -473,7 +467,7 @@ class ConnectedCarRepository:
     ) -> Page:
         """Query TimeslotAppointmentIndex on timeslotKey = dealerId#serviceDateHour."""
         return _page(
-            self.tables.appointment, Appointment, limit, start_key,
+            self.tables.appointment, models.Appointment, limit, start_key,
             IndexName=TIMESLOT_APPOINTMENT_INDEX,
             KeyConditionExpression=Key("timeslotKey").eq(compound_key(dealer_id, service_date_hour)),
         )
@@ -481,14 +475,14 @@ class ConnectedCarRepository:
     def appointments_of_registration(self, username: str, vin: str, *, limit: int, start_key: StartKey) -> Page:
         """Query RegistrationAppointmentIndex on registrationKey = username#vin, in service time order."""
         return _page(
-            self.tables.appointment, Appointment, limit, start_key,
+            self.tables.appointment, models.Appointment, limit, start_key,
             IndexName=REGISTRATION_APPOINTMENT_INDEX,
             KeyConditionExpression=Key("registrationKey").eq(compound_key(username, vin)),
         )
 
     # vehicle events
 
-    def put_event(self, event: VehicleEvent) -> VehicleEvent:
+    def put_event(self, event: models.VehicleEvent) -> models.VehicleEvent:
         """Store a vehicle's event, in one transaction with a check that the vehicle exists."""
         actions = [
             ("vehicle", _exists_check(self.tables.vehicle, {"vin": event.vin}, "vin")),
@@ -532,7 +526,7 @@ class ConnectedCarRepository:
             key = Key("vinType").eq(compound_key(vin, event_type)) & Key("eventId").between(first, last)
             index = {"IndexName": VEHICLE_EVENT_TYPE_INDEX}
         return _page(
-            self.tables.event, VehicleEvent, limit, start_key,
+            self.tables.event, models.VehicleEvent, limit, start_key,
             KeyConditionExpression=key,
             FilterExpression=Attr("expiresAt").gt(now_epoch),
             ScanIndexForward=False,

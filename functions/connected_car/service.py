@@ -8,19 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from functions.connected_car.models import (
-    SERVICE_DATE_HOUR_PATTERN,
-    Appointment,
-    AppointmentIn,
-    Customer,
-    Dealer,
-    Registration,
-    Timeslot,
-    Vehicle,
-    VehicleEvent,
-    VehicleEventIn,
-    check_service_date_hour,
-)
+from functions.connected_car import models
 from functions.connected_car.repository import ConnectedCarRepository
 from functions.connected_car.schema import (
     DEFAULT_EVENT_RETENTION_DAYS,
@@ -63,8 +51,8 @@ def hour_bound(value: str | None, field: str, *, end: bool) -> str | None:
         # (which strptime takes) or an ISO week day (which date.fromisoformat takes) must not get through.
         if DAY_PATTERN.match(value):
             return f"{date.fromisoformat(value).isoformat()}T{'23' if end else '00'}"
-        if re.match(SERVICE_DATE_HOUR_PATTERN, value):
-            return check_service_date_hour(value)
+        if re.match(models.SERVICE_DATE_HOUR_PATTERN, value):
+            return models.check_service_date_hour(value)
         raise ValueError(value)
     except ValueError as error:
         raise InvalidInputError(
@@ -119,13 +107,13 @@ class ConnectedCarService:
 
     # dealers and timeslots
 
-    def put_dealer(self, dealer: Dealer) -> Dealer:
+    def put_dealer(self, dealer: models.Dealer) -> models.Dealer:
         return self.repository.put_dealer(dealer)
 
-    def get_dealer(self, dealer_id: str) -> Dealer:
+    def get_dealer(self, dealer_id: str) -> models.Dealer:
         return self.repository.dealer(dealer_id)
 
-    def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> Timeslot:
+    def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> models.Timeslot:
         return self.repository.put_timeslot(dealer_id, service_date_hour, service_bay_count)
 
     def appointments_of_timeslot(self, dealer_id: str, service_date_hour: str, *, limit: int,
@@ -152,16 +140,16 @@ class ConnectedCarService:
 
     # customers, vehicles, registrations
 
-    def put_customer(self, username: str, name: str, email: str) -> Customer:
+    def put_customer(self, username: str, name: str, email: str) -> models.Customer:
         return self.repository.put_customer(username, name, email)
 
     def active_customers(self, *, limit: int, start_key: StartKey) -> Page:
         return self.repository.active_customers(limit=limit, start_key=start_key)
 
-    def put_vehicle(self, vehicle: Vehicle) -> Vehicle:
+    def put_vehicle(self, vehicle: models.Vehicle) -> models.Vehicle:
         return self.repository.put_vehicle(vehicle)
 
-    def get_vehicle(self, vin: str) -> Vehicle:
+    def get_vehicle(self, vin: str) -> models.Vehicle:
         return self.repository.vehicle(vin)
 
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
@@ -182,16 +170,16 @@ class ConnectedCarService:
             self.repository.registration(username, vin)
         return page
 
-    def register(self, username: str, vin: str, status_code: str) -> Registration:
+    def register(self, username: str, vin: str, status_code: str) -> models.Registration:
         return self.repository.put_registration(username, vin, status_code, self._clock())
 
-    def get_customer(self, username: str) -> Customer:
+    def get_customer(self, username: str) -> models.Customer:
         return self.repository.customer(username)
 
     # appointments
 
-    def book(self, request: AppointmentIn) -> Appointment:
-        appointment = Appointment(
+    def book(self, request: models.AppointmentIn) -> models.Appointment:
+        appointment = models.Appointment(
             appointment_id=str(uuid.uuid4()),
             dealer_id=request.dealer_id,
             service_date_hour=request.service_date_hour,
@@ -203,7 +191,7 @@ class ConnectedCarService:
         )
         return self.repository.book(appointment)
 
-    def appointment_for(self, caller: Caller, appointment_id: str) -> Appointment:
+    def appointment_for(self, caller: Caller, appointment_id: str) -> models.Appointment:
         appointment = self.repository.appointment(appointment_id)
         self.require_self_or_admin(caller, appointment.username)
         return appointment
@@ -211,14 +199,14 @@ class ConnectedCarService:
     def cancel(self, caller: Caller, appointment_id: str) -> None:
         self.repository.cancel(self.appointment_for(caller, appointment_id))
 
-    def timeslot(self, dealer_id: str, service_date_hour: str) -> Timeslot:
+    def timeslot(self, dealer_id: str, service_date_hour: str) -> models.Timeslot:
         return self.repository.timeslot(dealer_id, service_date_hour)
 
     # vehicle events
 
-    def submit_event(self, vin: str, request: VehicleEventIn) -> VehicleEvent:
+    def submit_event(self, vin: str, request: models.VehicleEventIn) -> models.VehicleEvent:
         now = self._clock()
-        event = VehicleEvent(
+        event = models.VehicleEvent(
             vin=vin,
             event_id=f"{event_time_key(now)}#{uuid.uuid4().hex[:12]}",
             timestamp=now,

@@ -10,7 +10,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Attr, ConditionBase, Key
 from botocore.exceptions import ClientError
 
-from functions.contacts.models import Address, Link, Person
+from functions.contacts import models
 from functions.contacts.schema import (
     ADDRESS,
     LAST_NAME_INDEX,
@@ -52,11 +52,11 @@ def epoch_to_day(seconds: Decimal | int) -> date:
     return datetime.fromtimestamp(int(seconds), tz=UTC).date()
 
 
-def person_item(person: Person) -> dict[str, Any]:
+def person_item(person: models.Person) -> dict[str, Any]:
     return {**new_item(person.id, PERSON), "FirstName": person.first_name, "LastName": person.last_name}
 
 
-def address_item(address: Address) -> dict[str, Any]:
+def address_item(address: models.Address) -> dict[str, Any]:
     return {
         **new_item(address.id, ADDRESS),
         "StreetAddress": address.street_address,
@@ -66,7 +66,7 @@ def address_item(address: Address) -> dict[str, Any]:
     }
 
 
-def link_item(link: Link) -> dict[str, Any]:
+def link_item(link: models.Link) -> dict[str, Any]:
     item: dict[str, Any] = {
         **new_item(link.link_id, PERSON_ADDRESS),
         "PersonId": link.person_id,
@@ -80,12 +80,12 @@ def link_item(link: Link) -> dict[str, Any]:
     return item
 
 
-def person_from(item: dict[str, Any]) -> Person:
-    return Person(id=item["Id"], first_name=item["FirstName"], last_name=item["LastName"])
+def person_from(item: dict[str, Any]) -> models.Person:
+    return models.Person(id=item["Id"], first_name=item["FirstName"], last_name=item["LastName"])
 
 
-def address_from(item: dict[str, Any]) -> Address:
-    return Address(
+def address_from(item: dict[str, Any]) -> models.Address:
+    return models.Address(
         id=item["Id"],
         street_address=item["StreetAddress"],
         city=item["City"],
@@ -94,9 +94,9 @@ def address_from(item: dict[str, Any]) -> Address:
     )
 
 
-def link_from(item: dict[str, Any]) -> Link:
+def link_from(item: dict[str, Any]) -> models.Link:
     end = item.get("EndTimestampUTC")
-    return Link(
+    return models.Link(
         link_id=item["Id"],
         person_id=item["PersonId"],
         address_id=item["AddressId"],
@@ -118,15 +118,15 @@ class ContactRepository:
 
     # writes
 
-    def put_person(self, person: Person) -> None:
+    def put_person(self, person: models.Person) -> None:
         """Create a person (the Id is new; the condition guards against a UUID collision)."""
         self._put_new(person_item(person))
 
-    def put_address(self, address: Address) -> None:
+    def put_address(self, address: models.Address) -> None:
         """Create an address."""
         self._put_new(address_item(address))
 
-    def put_link(self, link: Link) -> None:
+    def put_link(self, link: models.Link) -> None:
         """Link a person and an address, in one transaction with checks that both exist."""
         actions = [
             ("person", _exists_check(self._table_name, item_key(link.person_id, PERSON))),
@@ -148,7 +148,7 @@ class ContactRepository:
             raise NotFoundError(f"no address {link.address_id}", code="ADDRESS_NOT_FOUND") from failed.error
         raise ConflictError("a link with this id exists", code="ALREADY_EXISTS") from failed.error
 
-    def end_link(self, link_id: str, end: date) -> Link:
+    def end_link(self, link_id: str, end: date) -> models.Link:
         """End a person-address link on a day. Repeating the same end day is a no-op (idempotent retry);
         a different end day on an ended link is a conflict, and so is an end before the stored start."""
         end_epoch = day_to_epoch(end)
@@ -191,12 +191,12 @@ class ContactRepository:
 
     # reads
 
-    def get_person(self, person_id: str) -> Person | None:
+    def get_person(self, person_id: str) -> models.Person | None:
         """Get a person by Id (GetItem)."""
         item = self._table.get_item(Key=item_key(person_id, PERSON)).get("Item")
         return None if item is None else person_from(item)
 
-    def person(self, person_id: str) -> Person:
+    def person(self, person_id: str) -> models.Person:
         """A person (`get_person`), or 404 PERSON_NOT_FOUND."""
         person = self.get_person(person_id)
         if person is None:
@@ -254,7 +254,7 @@ class ContactRepository:
             kwargs["FilterExpression"] = filters
         return self._page(link_from, limit, start_key, **kwargs)
 
-    def addresses_by_id(self, address_ids: list[str]) -> dict[str, Address]:
+    def addresses_by_id(self, address_ids: list[str]) -> dict[str, models.Address]:
         """Addresses for a set of Ids in one BatchGetItem (chunked at 100)."""
         keys = [item_key(i, ADDRESS) for i in ddb.unique(address_ids)]
         return {item["Id"]: address_from(item) for item in ddb.batch_get(self._table_name, keys)}

@@ -6,15 +6,7 @@ import uuid
 from datetime import UTC, date, datetime
 from typing import Any
 
-from functions.contacts.models import (
-    Address,
-    AddressIn,
-    Link,
-    LinkIn,
-    Person,
-    PersonAddress,
-    PersonIn,
-)
+from functions.contacts import models
 from functions.contacts.repository import ContactRepository, epoch_to_day
 from functions.contacts.schema import ADDRESS, PERSON, PERSON_ADDRESS
 from functions.shared.errors import NotFoundError, check_range
@@ -29,23 +21,23 @@ class ContactService:
     def __init__(self, repository: ContactRepository):
         self._repository = repository
 
-    def create_person(self, data: PersonIn) -> Person:
-        person = Person(id=str(uuid.uuid4()), **data.model_dump())
+    def create_person(self, data: models.PersonIn) -> models.Person:
+        person = models.Person(id=str(uuid.uuid4()), **data.model_dump())
         self._repository.put_person(person)
         return person
 
-    def create_address(self, data: AddressIn) -> Address:
-        address = Address(id=str(uuid.uuid4()), **data.model_dump())
+    def create_address(self, data: models.AddressIn) -> models.Address:
+        address = models.Address(id=str(uuid.uuid4()), **data.model_dump())
         self._repository.put_address(address)
         return address
 
-    def link(self, person_id: str, data: LinkIn) -> Link:
+    def link(self, person_id: str, data: models.LinkIn) -> models.Link:
         check_range(data.start_date, data.end_date, low="startDate", high="endDate", where="body")
-        link = Link(link_id=str(uuid.uuid4()), person_id=person_id, **data.model_dump())
+        link = models.Link(link_id=str(uuid.uuid4()), person_id=person_id, **data.model_dump())
         self._repository.put_link(link)
         return link
 
-    def end_link(self, link_id: str, end: date) -> Link:
+    def end_link(self, link_id: str, end: date) -> models.Link:
         return self._repository.end_link(link_id, end)
 
     def list_persons(self, *, last_name: str | None, limit: int, start_key: dict[str, Any] | None) -> Page:
@@ -79,7 +71,7 @@ class ContactService:
             self._repository.person(person_id)  # 404 for an unknown person, [] for one with no address
         addresses = self._repository.addresses_by_id([link.address_id for link in page.items])
         page.items = [
-            PersonAddress(
+            models.PersonAddress(
                 link_id=link.link_id,
                 relationship=link.relationship,
                 start_date=link.start_date,

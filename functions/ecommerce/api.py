@@ -8,22 +8,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from functions.ecommerce.models import (
-    ADDRESS_NAME_MAX_LENGTH,
-    ADDRESS_NAME_PATTERN,
-    AddressIn,
-    Customer,
-    CustomerOverview,
-    EmailChangeIn,
-    Order,
-    OrderIdPath,
-    OrderIn,
-    OrderPage,
-    OrderWithItems,
-    SignUpIn,
-    StatusIn,
-    UsernamePath,
-)
+from functions.ecommerce import models
 from functions.ecommerce.repository import EcommerceRepository
 from functions.ecommerce.service import EcommerceService
 from functions.shared import kit
@@ -32,7 +17,8 @@ from functions.shared.cursors import cursor_codec, route_binding
 router = kit.DomainRouter.of(__file__)
 
 AddressName = Annotated[
-    str, Query(max_length=ADDRESS_NAME_MAX_LENGTH, pattern=ADDRESS_NAME_PATTERN, description="the address's name")
+    str, Query(max_length=models.ADDRESS_NAME_MAX_LENGTH, pattern=models.ADDRESS_NAME_PATTERN,
+               description="the address's name")
 ]
 
 
@@ -50,7 +36,7 @@ def orders_list(username: str) -> str:
 
 
 @router.serve
-def sign_up(request: SignUpIn, svc: Service, caller: kit.Caller) -> Response[Customer]:
+def sign_up(request: models.SignUpIn, svc: Service, caller: kit.Caller) -> Response[models.Customer]:
     """Sign up a customer with a unique username and email."""
     svc.require_self_or_admin(caller, request.username)
     result = svc.sign_up(request)
@@ -58,30 +44,34 @@ def sign_up(request: SignUpIn, svc: Service, caller: kit.Caller) -> Response[Cus
 
 
 @router.serve
-def customer_with_recent_orders(username: UsernamePath, svc: Service, caller: kit.Caller) -> CustomerOverview:
+def customer_with_recent_orders(username: models.UsernamePath, svc: Service,
+                                caller: kit.Caller) -> models.CustomerOverview:
     """Read a customer with their most recent orders."""
     svc.require_self_or_admin(caller, username)
     customer, overview = svc.customer_with_recent_orders(username)
-    return CustomerOverview(customer=customer, orders=overview.orders,
+    return models.CustomerOverview(customer=customer, orders=overview.orders,
                             next_cursor=cursor_codec().encode(overview.last_key, orders_list(username)))
 
 
 @router.serve
-def change_email(username: UsernamePath, change: EmailChangeIn, svc: Service, caller: kit.Caller) -> Customer:
+def change_email(username: models.UsernamePath, change: models.EmailChangeIn, svc: Service,
+                 caller: kit.Caller) -> models.Customer:
     """Change a customer's email."""
     svc.require_self_or_admin(caller, username)
     return svc.change_email(username, change)
 
 
 @router.serve
-def put_address(username: UsernamePath, address: AddressIn, svc: Service, caller: kit.Caller) -> Customer:
+def put_address(username: models.UsernamePath, address: models.AddressIn, svc: Service,
+                caller: kit.Caller) -> models.Customer:
     """Create or replace one of a customer's named addresses."""
     svc.require_self_or_admin(caller, username)
     return svc.put_address(username, address.name, address.address())
 
 
 @router.serve
-def delete_address(username: UsernamePath, name: AddressName, svc: Service, caller: kit.Caller) -> Customer:
+def delete_address(username: models.UsernamePath, name: AddressName, svc: Service,
+                   caller: kit.Caller) -> models.Customer:
     """Delete one of a customer's named addresses."""
     svc.require_self_or_admin(caller, username)
     return svc.delete_address(username, name.strip())
@@ -91,8 +81,9 @@ def delete_address(username: UsernamePath, name: AddressName, svc: Service, call
 
 
 @router.serve
-def place_order(username: UsernamePath, order: OrderIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
-                idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
+def place_order(username: models.UsernamePath, order: models.OrderIn, svc: Service, caller: kit.Caller,
+                create: kit.CreateOnce,
+                idempotency_key: kit.IdempotencyKey = None) -> Response[models.Order]:
     """Place an order for a customer."""
     svc.require_self_or_admin(caller, username)
     response = create(operation="ecommerce.place_order", key=idempotency_key,
@@ -104,22 +95,24 @@ def place_order(username: UsernamePath, order: OrderIn, svc: Service, caller: ki
 
 @router.serve
 @kit.paged
-def orders_of(username: UsernamePath, svc: Service, caller: kit.Caller, page: kit.PageRequest) -> OrderPage:
+def orders_of(username: models.UsernamePath, svc: Service, caller: kit.Caller,
+              page: kit.PageRequest) -> models.OrderPage:
     """List a customer's orders, newest first."""
     svc.require_self_or_admin(caller, username)
-    return page.page(OrderPage, lambda start: svc.orders_of(username, limit=page.limit, start_key=start))
+    return page.of(models.OrderPage, svc.orders_of, username)
 
 
 @router.serve
-def order_with_items(username: UsernamePath, order_id: OrderIdPath, svc: Service, caller: kit.Caller) -> OrderWithItems:
+def order_with_items(username: models.UsernamePath, order_id: models.OrderIdPath, svc: Service,
+                     caller: kit.Caller) -> models.OrderWithItems:
     """Read an order with its items."""
     svc.require_self_or_admin(caller, username)
     return svc.order_with_items(username, order_id)
 
 
 @router.serve
-def set_status(username: UsernamePath, order_id: OrderIdPath, change: StatusIn, svc: Service,
-               caller: kit.Caller) -> Order:
+def set_status(username: models.UsernamePath, order_id: models.OrderIdPath, change: models.StatusIn, svc: Service,
+               caller: kit.Caller) -> models.Order:
     """Change an order's status."""
     svc.require_self_or_admin(caller, username)
     return svc.set_status(caller, username, order_id, change.status)

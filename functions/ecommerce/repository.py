@@ -19,7 +19,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from functions.ecommerce.models import Address, Customer, Order, OrderItem, SignUpIn
+from functions.ecommerce import models
 from functions.ecommerce.schema import (
     CUSTOMER_PREFIX,
     ECOMMERCE_TABLE,
@@ -53,7 +53,7 @@ def sort_key(item: Mapping[str, Any]) -> str:
     return str(item[SK])
 
 
-def is_retry_of(stored: Customer, asked: Customer | SignUpIn) -> bool:
+def is_retry_of(stored: models.Customer, asked: models.Customer | models.SignUpIn) -> bool:
     """A sign-up for a stored username is a retry when it asks for the same customer (name and email)."""
     return (stored.name, stored.email) == (asked.name, asked.email)
 
@@ -62,14 +62,14 @@ def is_retry_of(stored: Customer, asked: Customer | SignUpIn) -> bool:
 class SignUp:
     """What a sign-up found: the customer it created, or (created False) the customer stored under that username."""
 
-    customer: Customer
+    customer: models.Customer
     created: bool
 
 
 @dataclass(frozen=True)
 class Overview:
-    customer: Customer | None
-    orders: list[Order]
+    customer: models.Customer | None
+    orders: list[models.Order]
     last_key: dict[str, Any] | None  # where the older orders start
 
 
@@ -77,7 +77,7 @@ class Overview:
 class StatusChange:
     """An order after a status update; `changed` False when it was not moved (its status is in `order`)."""
 
-    order: Order | None
+    order: models.Order | None
     changed: bool
 
 
@@ -89,7 +89,7 @@ class EcommerceRepository:
 
     # customers
 
-    def sign_up(self, customer: Customer) -> SignUp:
+    def sign_up(self, customer: models.Customer) -> SignUp:
         """Create a customer: TransactWriteItems of Put Customer `attribute_not_exists(PK)` and Put CustomerEmail
         `attribute_not_exists(PK)`.
 
@@ -110,19 +110,19 @@ class EcommerceRepository:
         if failed is None:
             return SignUp(customer, created=True)
         if failed.name == "customer":
-            existing = from_item(Customer, failed.item) if failed.item else None
+            existing = from_item(models.Customer, failed.item) if failed.item else None
             # No ALL_OLD only from a transaction that does not name the item; another customer's username is taken.
             if existing is None or not is_retry_of(existing, customer):
                 raise ConflictError(f"username {customer.username} is taken", code="USERNAME_TAKEN") from failed.error
             return SignUp(existing, created=False)
         raise ConflictError(f"{customer.email} belongs to another customer", code="EMAIL_TAKEN") from failed.error
 
-    def get_customer(self, username: str, *, consistent: bool = False) -> Customer | None:
+    def get_customer(self, username: str, *, consistent: bool = False) -> models.Customer | None:
         """Get a customer: GetItem `PK = CUSTOMER#<username>, SK = CUSTOMER#<username>`."""
         item = ddb.table(self.table_name).get_item(Key=customer_key(username), ConsistentRead=consistent).get("Item")
-        return None if item is None else from_item(Customer, item)
+        return None if item is None else from_item(models.Customer, item)
 
-    def change_email(self, customer: Customer, new_email: str) -> Customer | None:
+    def change_email(self, customer: models.Customer, new_email: str) -> models.Customer | None:
         """Change a customer's email: TransactWriteItems of Update Customer `email = :old` (as read: optimistic),
         Delete the old CustomerEmail `username = :user`, Put the new one `attribute_not_exists(PK)`.
 
@@ -170,7 +170,7 @@ class EcommerceRepository:
 
     # addresses: a map on the customer
 
-    def put_address(self, username: str, name: str, address: Address) -> Customer | None:
+    def put_address(self, username: str, name: str, address: models.Address) -> models.Customer | None:
         """Create or replace a named address: UpdateItem `SET addresses.#name = :address` on the Customer, if it
         exists and the name is there already or `size(addresses) < :max`.
 
@@ -195,9 +195,9 @@ class EcommerceRepository:
                 f"a customer keeps at most {MAX_ADDRESSES} addresses; delete one before adding {name!r}",
                 code="TOO_MANY_ADDRESSES",
             ) from error
-        return from_item(Customer, response["Attributes"])
+        return from_item(models.Customer, response["Attributes"])
 
-    def delete_address(self, username: str, name: str) -> Customer | None:
+    def delete_address(self, username: str, name: str) -> models.Customer | None:
         """Delete a named address: UpdateItem `REMOVE addresses.#name` if the customer exists (None if not).
         Deleting a name that is not there changes nothing."""
         try:
@@ -212,7 +212,7 @@ class EcommerceRepository:
             if ddb.error_code(error) != "ConditionalCheckFailedException":
                 raise
             return None
-        return from_item(Customer, response["Attributes"])
+        return from_item(models.Customer, response["Attributes"])
 
     # orders
 
@@ -224,25 +224,26 @@ class EcommerceRepository:
             ScanIndexForward=False,
             Limit=RECENT_ORDERS + 1,
         )
-        customer: Customer | None = None
-        orders: list[Order] = []
+        customer: models.Customer | None = None
+        orders: list[models.Order] = []
         for item in response.get("Items", []):
             if sort_key(item).startswith(CUSTOMER_PREFIX):
-                customer = from_item(Customer, item)
+                customer = from_item(models.Customer, item)
             else:
-                orders.append(from_item(Order, item))
+                orders.append(from_item(models.Order, item))
         return Overview(customer, orders, response.get("LastEvaluatedKey"))
 
     def orders_of(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         """A customer's orders, newest first, page by page: Query `PK = CUSTOMER#<username> AND begins_with(SK,
         "#ORDER#")`, ScanIndexForward=False, from the last order seen (the cursor's key)."""
         return read_page(
-            ddb.table(self.table_name).query, lambda item: from_item(Order, item), limit=limit, start_key=start_key,
+            ddb.table(self.table_name).query, lambda item: from_item(models.Order,
+                                                                     item), limit=limit, start_key=start_key,
             KeyConditionExpression=Key(PK).eq(f"{CUSTOMER_PREFIX}{username}") & Key(SK).begins_with(ORDER_SK_PREFIX),
             ScanIndexForward=False,
         )
 
-    def place_order(self, order: Order, items: list[OrderItem]) -> bool:
+    def place_order(self, order: models.Order, items: list[models.OrderItem]) -> bool:
         """Place an order: TransactWriteItems of ConditionCheck Customer `attribute_exists(PK)`, Put Order
         `attribute_not_exists(PK)` and Put each OrderItem (2 + len(items) actions: the service keeps it ≤ 100).
 
@@ -280,19 +281,19 @@ class EcommerceRepository:
             return False
         raise ConflictError(f"order {order.order_id} exists", code="ORDER_EXISTS") from failed.error
 
-    def order_with_items(self, order_id: str) -> tuple[Order | None, list[OrderItem]]:
+    def order_with_items(self, order_id: str) -> tuple[models.Order | None, list[models.OrderItem]]:
         """An order and all its items: Query GSI1 `GSI1PK = ORDER#<orderId>` (at most 99 items: read to the end)."""
-        order: Order | None = None
-        items: list[OrderItem] = []
+        order: models.Order | None = None
+        items: list[models.OrderItem] = []
         query: dict[str, Any] = {"IndexName": GSI1,
                                  "KeyConditionExpression": Key(GSI1PK).eq(f"{ORDER_PREFIX}{order_id}")}
         while True:
             response = ddb.table(self.table_name).query(**query)
             for item in response.get("Items", []):
                 if sort_key(item).startswith(ORDER_SK_PREFIX):
-                    order = from_item(Order, item)
+                    order = from_item(models.Order, item)
                 else:
-                    items.append(from_item(OrderItem, item))
+                    items.append(from_item(models.OrderItem, item))
             if "LastEvaluatedKey" not in response:
                 return order, items
             query["ExclusiveStartKey"] = response["LastEvaluatedKey"]
@@ -312,6 +313,6 @@ class EcommerceRepository:
             ExpressionAttributeValues={":to": status, ":now": now, **sources},
         )
         if isinstance(updated, ddb.Refused):
-            return StatusChange(None if updated.item is None else from_item(Order, updated.item), changed=False)
-        return StatusChange(from_item(Order, updated), changed=True)
+            return StatusChange(None if updated.item is None else from_item(models.Order, updated.item), changed=False)
+        return StatusChange(from_item(models.Order, updated), changed=True)
 

@@ -8,18 +8,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 
-from functions.ecommerce import ksuid
-from functions.ecommerce.models import (
-    Address,
-    Customer,
-    EmailChangeIn,
-    Order,
-    OrderIn,
-    OrderItem,
-    OrderWithItems,
-    SignUpIn,
-    Status,
-)
+from functions.ecommerce import ksuid, models
 from functions.ecommerce.repository import EcommerceRepository, Overview, SignUp
 from functions.shared import auth
 from functions.shared.auth import ADMIN, Caller
@@ -37,7 +26,7 @@ from functions.shared.pages import Page, StartKey
 # An order takes one ConditionCheck (the customer) and one Put (the order) of a transaction's actions.
 ORDER_OVERHEAD_ACTIONS = 2
 MAX_ORDER_ITEMS = TRANSACTION_MAX_ACTIONS - ORDER_OVERHEAD_ACTIONS
-PLACED: Status = "PLACED"
+PLACED: models.Status = "PLACED"
 # Where each status may be reached from; a customer may only cancel.
 ALLOWED_FROM: dict[str, tuple[str, ...]] = {
     "SHIPPED": ("PLACED",),
@@ -58,7 +47,7 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def check_order_size(request: OrderIn) -> None:
+def check_order_size(request: models.OrderIn) -> None:
     if len(request.items) > MAX_ORDER_ITEMS:
         raise InvalidInputError(
             f"an order holds at most {MAX_ORDER_ITEMS} items: it is written in one DynamoDB transaction of at most "
@@ -69,7 +58,7 @@ def check_order_size(request: OrderIn) -> None:
         )
 
 
-def order_total(items: list[OrderItem]) -> Decimal:
+def order_total(items: list[models.OrderItem]) -> Decimal:
     return sum((item.price * item.quantity for item in items), Decimal(0)).quantize(CENT)
 
 
@@ -84,15 +73,16 @@ class EcommerceService:
 
     # customers
 
-    def sign_up(self, request: SignUpIn) -> SignUp:
+    def sign_up(self, request: models.SignUpIn) -> SignUp:
         """Created (201), or the same customer already there (a retry: 200), or 409 USERNAME_TAKEN / EMAIL_TAKEN."""
-        return self.repository.sign_up(Customer(username=request.username, name=request.name, email=request.email))
+        return self.repository.sign_up(models.Customer(username=request.username, name=request.name,
+                                                       email=request.email))
 
-    def get_customer(self, username: str, *, consistent: bool = False) -> Customer:
+    def get_customer(self, username: str, *, consistent: bool = False) -> models.Customer:
         return found(self.repository.get_customer(username, consistent=consistent), f"no customer {username}",
                      "CUSTOMER_NOT_FOUND")
 
-    def change_email(self, username: str, change: EmailChangeIn) -> Customer:
+    def change_email(self, username: str, change: models.EmailChangeIn) -> models.Customer:
         """The same email: no write. Otherwise one conditioned transaction; read again if the customer changed."""
         for _ in range(ATTEMPTS):
             customer = self.get_customer(username, consistent=True)
@@ -103,16 +93,16 @@ class EcommerceService:
                 return changed
         raise ThrottledError("the customer kept changing; retry")
 
-    def put_address(self, username: str, name: str, address: Address) -> Customer:
+    def put_address(self, username: str, name: str, address: models.Address) -> models.Customer:
         return found(self.repository.put_address(username, name, address), f"no customer {username}",
                      "CUSTOMER_NOT_FOUND")
 
-    def delete_address(self, username: str, name: str) -> Customer:
+    def delete_address(self, username: str, name: str) -> models.Customer:
         return found(self.repository.delete_address(username, name), f"no customer {username}", "CUSTOMER_NOT_FOUND")
 
     # orders
 
-    def customer_with_recent_orders(self, username: str) -> tuple[Customer, Overview]:
+    def customer_with_recent_orders(self, username: str) -> tuple[models.Customer, Overview]:
         """The customer (404 when there is none) and the read that found them with their newest orders."""
         overview = self.repository.customer_with_recent_orders(username)
         return found(overview.customer, f"no customer {username}", "CUSTOMER_NOT_FOUND"), overview
@@ -123,24 +113,24 @@ class EcommerceService:
             self.get_customer(username)  # no orders, or no customer: tell them apart (404)
         return page
 
-    def place_order(self, username: str, request: OrderIn) -> Order:
+    def place_order(self, username: str, request: models.OrderIn) -> models.Order:
         check_order_size(request)
         now = self._clock()
         order_id = ksuid.new(now)
-        items = [OrderItem(order_id=order_id, **item.model_dump()) for item in request.items]
-        order = Order(order_id=order_id, username=username, created_at=iso(now), status=PLACED,
+        items = [models.OrderItem(order_id=order_id, **item.model_dump()) for item in request.items]
+        order = models.Order(order_id=order_id, username=username, created_at=iso(now), status=PLACED,
                       number_of_items=sum(item.quantity for item in items), amount=order_total(items))
         if not self.repository.place_order(order, items):
             raise NotFoundError(f"no customer {username}", code="CUSTOMER_NOT_FOUND")
         return order
 
-    def order_with_items(self, username: str, order_id: str) -> OrderWithItems:
+    def order_with_items(self, username: str, order_id: str) -> models.OrderWithItems:
         order, items = self.repository.order_with_items(order_id)
         if order is None or order.username != username:
             raise NotFoundError(f"no order {order_id} of {username}", code="ORDER_NOT_FOUND")
-        return OrderWithItems(order=order, items=items)
+        return models.OrderWithItems(order=order, items=items)
 
-    def set_status(self, caller: Caller, username: str, order_id: str, status: str) -> Order:
+    def set_status(self, caller: Caller, username: str, order_id: str, status: str) -> models.Order:
         """Move an order along ALLOWED_FROM (a repeat of the same move answers the order as it is); 409 otherwise."""
         if status not in CUSTOMER_TARGETS and not caller.is_in(ADMIN):
             raise ForbiddenError(f"only an admin may mark an order {status}")

@@ -18,7 +18,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from functions.games.models import Game, Membership
+from functions.games import models
 from functions.games.schema import GAME_USERS_INDEX, GAMES_TABLE, USER_GAMES_TABLE
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
@@ -40,23 +40,23 @@ def membership_key(user_id: str, game_id: str) -> dict[str, str]:
     return {"UserId": user_id, "GameId": game_id}
 
 
-def game_item(game: Game) -> dict[str, Any]:
+def game_item(game: models.Game) -> dict[str, Any]:
     return {**game_key(game.game_id), "name": game.name, "maxPlayers": game.max_players,
             "playerCount": game.player_count}
 
 
-def game_from(item: Mapping[str, Any]) -> Game:
-    return Game(game_id=item["GameId"], name=item["name"], max_players=int(item["maxPlayers"]),
+def game_from(item: Mapping[str, Any]) -> models.Game:
+    return models.Game(game_id=item["GameId"], name=item["name"], max_players=int(item["maxPlayers"]),
                 player_count=int(item["playerCount"]))
 
 
-def membership_item(membership: Membership) -> dict[str, Any]:
+def membership_item(membership: models.Membership) -> dict[str, Any]:
     return {**membership_key(membership.user_id, membership.game_id),
             "joinedAt": membership.model_dump(mode="json", by_alias=True)["joinedAt"]}
 
 
-def membership_from(item: Mapping[str, Any]) -> Membership:
-    return Membership(user_id=item["UserId"], game_id=item["GameId"], joined_at=item["joinedAt"])
+def membership_from(item: Mapping[str, Any]) -> models.Membership:
+    return models.Membership(user_id=item["UserId"], game_id=item["GameId"], joined_at=item["joinedAt"])
 
 
 def _game_not_found(game_id: str) -> NotFoundError:
@@ -69,7 +69,7 @@ def _not_a_player(user_id: str, game_id: str) -> NotFoundError:
 
 @dataclass(frozen=True)
 class Joined:
-    membership: Membership
+    membership: models.Membership
     created: bool  # False: the user was in the game already (a repeated join wrote and counted nothing)
 
 
@@ -86,7 +86,7 @@ class GamesRepository:
 
     # games
 
-    def create_game(self, game: Game) -> Game:
+    def create_game(self, game: models.Game) -> models.Game:
         """Create a game: PutItem on condition `attribute_not_exists(GameId)` (409 GAME_EXISTS otherwise)."""
         try:
             ddb.table(self.tables.games).put_item(
@@ -98,19 +98,19 @@ class GamesRepository:
             raise ConflictError(f"a game {game.game_id} exists", code="GAME_EXISTS") from error
         return game
 
-    def get_game(self, game_id: str) -> Game | None:
+    def get_game(self, game_id: str) -> models.Game | None:
         """Get a game with its player count: GetItem on `GameId`."""
         item = ddb.table(self.tables.games).get_item(Key=game_key(game_id)).get("Item")
         return None if item is None else game_from(item)
 
-    def game(self, game_id: str) -> Game:
+    def game(self, game_id: str) -> models.Game:
         """A game (`get_game`), or 404 GAME_NOT_FOUND."""
         game = self.get_game(game_id)
         if game is None:
             raise _game_not_found(game_id)
         return game
 
-    def games(self, game_ids: Sequence[str]) -> list[Game]:
+    def games(self, game_ids: Sequence[str]) -> list[models.Game]:
         """Several games: BatchGetItem on `GameId` (≤ 100 keys: one call, unprocessed keys retried), in the order
         asked, each once; an unknown id is left out."""
         asked = ddb.unique(game_ids)
@@ -120,7 +120,7 @@ class GamesRepository:
 
     # memberships
 
-    def get_membership(self, user_id: str, game_id: str) -> Membership | None:
+    def get_membership(self, user_id: str, game_id: str) -> models.Membership | None:
         """Is this user in this game: GetItem on (`UserId`, `GameId`), strongly consistent."""
         item = (
             ddb.table(self.tables.user_games)
@@ -129,7 +129,7 @@ class GamesRepository:
         )
         return None if item is None else membership_from(item)
 
-    def membership(self, user_id: str, game_id: str) -> Membership:
+    def membership(self, user_id: str, game_id: str) -> models.Membership:
         """A user's membership of a game (`get_membership`), or 404: a miss costs one more read, of the game, to tell
         an unknown game (GAME_NOT_FOUND) from a game the user is not in (NOT_A_PLAYER)."""
         membership = self.get_membership(user_id, game_id)
@@ -148,7 +148,7 @@ class GamesRepository:
             limit, start_key, IndexName=GAME_USERS_INDEX, KeyConditionExpression=Key("GameId").eq(game_id)
         )
 
-    def join(self, membership: Membership) -> Joined:
+    def join(self, membership: models.Membership) -> Joined:
         """Join a game: TransactWriteItems of Update game `playerCount + 1` if it exists and
         `playerCount < maxPlayers`, and Put membership if `attribute_not_exists`. A repeated join (the membership
         exists) is answered with the stored membership: it neither writes nor counts anything."""
@@ -201,7 +201,7 @@ class GamesRepository:
 
     # helpers
 
-    def _join_actions(self, membership: Membership) -> list[tuple[str, dict[str, Any]]]:
+    def _join_actions(self, membership: models.Membership) -> list[tuple[str, dict[str, Any]]]:
         return [
             ("game", {
                 "Update": {

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from functions.games.models import Game, GameIn, Membership
+from functions.games import models
 from functions.games.repository import GamesRepository, Joined, StartKey
 from functions.shared import auth
 from functions.shared.auth import Caller
@@ -28,8 +28,8 @@ class GamesService:
 
     # games
 
-    def create_game(self, request: GameIn) -> Game:
-        return self.repository.create_game(Game(**request.model_dump(), player_count=0))
+    def create_game(self, request: models.GameIn) -> models.Game:
+        return self.repository.create_game(models.Game(**request.model_dump(), player_count=0))
 
     def players_of(self, game_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.players_of(game_id, limit=limit, start_key=start_key)
@@ -46,7 +46,7 @@ class GamesService:
 
     def join(self, caller: Caller, game_id: str, user_id: str) -> Joined:
         require_self_or_admin(caller, user_id)
-        return self.repository.join(Membership(user_id=user_id, game_id=game_id, joined_at=self._clock()))
+        return self.repository.join(models.Membership(user_id=user_id, game_id=game_id, joined_at=self._clock()))
 
     def leave(self, caller: Caller, game_id: str, user_id: str) -> None:
         require_self_or_admin(caller, user_id)

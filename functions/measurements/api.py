@@ -6,12 +6,7 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from functions.measurements.models import (
-    DevicePath,
-    IngestResult,
-    ReadingBatch,
-    ReadingPage,
-)
+from functions.measurements import models
 from functions.measurements.repository import MeasurementsRepository
 from functions.measurements.schema import MAX_EPOCH
 from functions.measurements.service import MeasurementsService
@@ -31,7 +26,7 @@ Service = Annotated[MeasurementsService, kit.Depends(service)]
 
 # Admins only: the ingest pipeline (the seed's Kinesis stage) signs in as an admin; a batch spans many devices.
 @router.serve
-def ingest(batch: ReadingBatch, svc: Service) -> IngestResult:
+def ingest(batch: models.ReadingBatch, svc: Service) -> models.IngestResult:
     """Store a batch of device readings."""
     result = svc.ingest(batch)
     kit.metrics.add_metric(name="ReadingsIngested", unit="Count", value=result.readings)
@@ -41,11 +36,11 @@ def ingest(batch: ReadingBatch, svc: Service) -> IngestResult:
 
 @router.serve
 @kit.paged
-def readings_of(device_id: DevicePath, first: Annotated[int, instant("from")], last: Annotated[int, instant("to")],
-                svc: Service, page: kit.PageRequest) -> ReadingPage:
+def readings_of(device_id: models.DevicePath, first: Annotated[int, instant("from")], last: Annotated[int,
+                                                                                                      instant("to")],
+                svc: Service, page: kit.PageRequest) -> models.ReadingPage:
     """List a device's readings over a time range."""
-    return page.page(ReadingPage,
-                     lambda start: svc.readings_of(device_id, first, last, limit=page.limit, start_key=start))
+    return page.of(models.ReadingPage, svc.readings_of, device_id, first, last)
 
 
 app, lambda_handler = kit.serve(router)

@@ -18,7 +18,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Attr, Key
 
-from functions.measurements.models import Reading, StoredReading
+from functions.measurements import models
 from functions.measurements.schema import (
     BINS,
     EXPIRES_AT,
@@ -41,7 +41,7 @@ _MAX_ROUNDS = 8
 
 @dataclass(frozen=True)
 class ReadingsPage:
-    readings: list[StoredReading]
+    readings: list[models.StoredReading]
     next_start: int | None  # the epoch millisecond the next page starts at; None: nothing more in the range
 
 
@@ -53,7 +53,7 @@ class MeasurementsRepository:
 
     # ingest
 
-    def put_readings(self, readings: Sequence[Reading]) -> int:
+    def put_readings(self, readings: Sequence[models.Reading]) -> int:
         """Ingest a batch: UpdateItem once per (device, bin), SETting each reading's slot `r<MMM>` and the bin's
         `expiresAt` in one UpdateExpression (a bin with more than MAX_READINGS_PER_WRITE readings in the batch takes
         one more UpdateItem per MAX_READINGS_PER_WRITE). Every SET overwrites the same slot with the same value, so
@@ -66,7 +66,7 @@ class MeasurementsRepository:
                 writes += 1
         return writes
 
-    def _write_bin(self, device_id: str, bin_start: int, readings: Sequence[Reading]) -> None:
+    def _write_bin(self, device_id: str, bin_start: int, readings: Sequence[models.Reading]) -> None:
         # Slot names are built from validated integers (r000 … r399), never from client text.
         slots = [BINS.slot_of(reading.instant_ms) for reading in readings]
         values: dict[str, Any] = {":expires": BINS.expires_at(bin_start)}
@@ -90,7 +90,7 @@ class MeasurementsRepository:
         The next page starts at the first reading not returned (`next_start`), an epoch millisecond: readings are
         unique per millisecond, so resuming there, even inside a bin, loses and repeats nothing."""
         streams = [self._readings(rank, device_id, start, end, now=now) for rank in range(len(LAYOUTS))]
-        taken: list[StoredReading] = []
+        taken: list[models.StoredReading] = []
         last = None
         for at, _rank, reading in heapq.merge(*streams):
             if reading is None:  # a layout's rounds ran out at `at`: everything before it was read, in every layout
@@ -104,7 +104,7 @@ class MeasurementsRepository:
         return ReadingsPage(taken, None)
 
     def _readings(self, rank: int, device_id: str, start: int, end: int, *,
-                  now: int) -> Iterator[tuple[int, int, StoredReading | None]]:
+                  now: int) -> Iterator[tuple[int, int, models.StoredReading | None]]:
         """(epochMs, rank, reading) of one layout's bins (LAYOUTS[rank]: the newest first) in [start, end], in time
         order; when its Query's rounds run out before the range's end, last (epochMs, -1 - rank, None) with the first
         instant not read (sorted before any reading of that instant, whatever the layout, and apart from the other
@@ -147,24 +147,24 @@ class _RoundsRanOut:
 
 # --- items <-> readings ------------------------------------------------------------------------------
 
-def _by_bin(readings: Iterable[Reading]) -> dict[tuple[str, int], list[Reading]]:
-    bins: dict[tuple[str, int], list[Reading]] = defaultdict(list)
+def _by_bin(readings: Iterable[models.Reading]) -> dict[tuple[str, int], list[models.Reading]]:
+    bins: dict[tuple[str, int], list[models.Reading]] = defaultdict(list)
     for reading in readings:
         bins[(reading.device_id, BINS.bin_of(reading.instant_ms))].append(reading)
     return bins
 
 
-def slot_value(reading: Reading) -> dict[str, Decimal]:
+def slot_value(reading: models.Reading) -> dict[str, Decimal]:
     # str() first: Decimal(0.1) would store 0.1000000000000000055511151231257827…
     return {TEMPERATURE: Decimal(str(reading.temperature)), PRESSURE: Decimal(str(reading.pressure))}
 
 
-def readings_of_bin(item: Mapping[str, Any]) -> list[StoredReading]:
+def readings_of_bin(item: Mapping[str, Any]) -> list[models.StoredReading]:
     """A bin item's readings, in time order, whichever layout wrote it."""
     bin_start = int(item["bin"])
     layout = layout_of(bin_start)
     readings = [
-        StoredReading.at(item["DeviceId"], layout.instant_of(bin_start, name),
+        models.StoredReading.at(item["DeviceId"], layout.instant_of(bin_start, name),
                          float(value[TEMPERATURE]), float(value[PRESSURE]))
         for name, value in item.items()
         if is_slot(name)

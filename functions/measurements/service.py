@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from functions.measurements.models import IngestResult, Reading, ReadingBatch
+from functions.measurements import models
 from functions.measurements.repository import MeasurementsRepository
 from functions.measurements.schema import (
     MAX_SKEW_SECONDS,
@@ -30,10 +30,10 @@ def epoch_now() -> int:
     return int(time.time())
 
 
-def distinct_readings(readings: Sequence[Reading]) -> list[Reading]:
+def distinct_readings(readings: Sequence[models.Reading]) -> list[models.Reading]:
     """One reading per (device, millisecond): the same reading twice counts once (named in seconds or milliseconds);
     two different values for one device and instant are a 400 (which one to keep would be a guess)."""
-    kept: dict[tuple[str, int], Reading] = {}
+    kept: dict[tuple[str, int], models.Reading] = {}
     conflicts = []
     for index, reading in enumerate(readings):
         key = (reading.device_id, reading.instant_ms)
@@ -47,7 +47,7 @@ def distinct_readings(readings: Sequence[Reading]) -> list[Reading]:
     return list(kept.values())
 
 
-def _values(reading: Reading) -> tuple[float, float]:
+def _values(reading: models.Reading) -> tuple[float, float]:
     return reading.temperature, reading.pressure
 
 
@@ -56,14 +56,14 @@ class MeasurementsService:
         self.repository = repository
         self._clock = clock
 
-    def ingest(self, batch: ReadingBatch) -> IngestResult:
+    def ingest(self, batch: models.ReadingBatch) -> models.IngestResult:
         """Store a batch of readings (any devices): all or none are accepted, then one write per (device, bin)."""
         self.check_times(batch.readings, self._clock())
         readings = distinct_readings(batch.readings)
-        return IngestResult(readings=len(readings), writes=self.repository.put_readings(readings))
+        return models.IngestResult(readings=len(readings), writes=self.repository.put_readings(readings))
 
     @staticmethod
-    def check_times(readings: Sequence[Reading], now: int) -> None:
+    def check_times(readings: Sequence[models.Reading], now: int) -> None:
         """Readings older than the retention would be expired on arrival; readings from the future are a clock error.
         Judged on the reading's epoch second (rounded down). A 409: the readings are well formed and the clock refuses
         them, which no schema can state (docs/adr/0064-state-refusals-are-409-or-404-not-400.md)."""

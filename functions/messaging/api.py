@@ -8,13 +8,7 @@ from typing import Annotated
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from functions.messaging.models import (
-    Message,
-    MessageHeader,
-    MessageIn,
-    MessagePage,
-    MsgIdPath,
-)
+from functions.messaging import models
 from functions.messaging.repository import MessagingRepository
 from functions.messaging.service import MessagingService
 from functions.shared import kit
@@ -32,8 +26,8 @@ Service = Annotated[MessagingService, kit.Depends(service)]
 
 
 @router.serve
-def send(message: MessageIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
-         idempotency_key: kit.IdempotencyKey = None) -> Response[MessageHeader]:
+def send(message: models.MessageIn, svc: Service, caller: kit.Caller, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[models.MessageHeader]:
     """Send a message."""
     sender = caller.username
     response = create(operation="messaging.send", key=idempotency_key,
@@ -44,22 +38,22 @@ def send(message: MessageIn, svc: Service, caller: kit.Caller, create: kit.Creat
 
 @router.serve
 @kit.paged(limit=PageLimit, default=PAGE_SIZE)
-def inbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> MessagePage:
+def inbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> models.MessagePage:
     """List the caller's received messages, newest first."""
     me = caller.username
-    return page.page(MessagePage, lambda start: svc.inbox(me, limit=page.limit, start_key=start), owner=me)
+    return page.of(models.MessagePage, svc.inbox, me, bound_to={"owner": me})
 
 
 @router.serve
 @kit.paged(limit=PageLimit, default=PAGE_SIZE)
-def outbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> MessagePage:
+def outbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> models.MessagePage:
     """List the caller's sent messages, newest first."""
     me = caller.username
-    return page.page(MessagePage, lambda start: svc.outbox(me, limit=page.limit, start_key=start), owner=me)
+    return page.of(models.MessagePage, svc.outbox, me, bound_to={"owner": me})
 
 
 @router.serve
-def get_message(msg_id: MsgIdPath, svc: Service, caller: kit.Caller) -> Message:
+def get_message(msg_id: models.MsgIdPath, svc: Service, caller: kit.Caller) -> models.Message:
     """Read one of the caller's messages."""
     return svc.message_for(caller.username, msg_id)
 

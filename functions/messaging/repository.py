@@ -12,7 +12,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from functions.messaging.models import Attachment, Message, MessageHeader
+from functions.messaging import models
 from functions.messaging.schema import INBOX_INDEX, MESSAGES_TABLE, OUTBOX_INDEX
 from functions.shared import ddb
 from functions.shared.errors import ConflictError
@@ -25,7 +25,7 @@ def message_key(msg_id: str) -> dict[str, str]:
     return {"MsgId": msg_id}
 
 
-def message_item(message: Message) -> dict[str, Any]:
+def message_item(message: models.Message) -> dict[str, Any]:
     """A message as stored: the headers, the body and the attachments' metadata (PascalCase, as the seed names them)."""
     item: dict[str, Any] = {
         **message_key(message.msg_id),
@@ -42,20 +42,20 @@ def message_item(message: Message) -> dict[str, Any]:
     return item
 
 
-def header_from(item: dict[str, Any]) -> MessageHeader:
+def header_from(item: dict[str, Any]) -> models.MessageHeader:
     """The headers of a stored item or of an index item (which has nothing else)."""
-    return MessageHeader(
+    return models.MessageHeader(
         msg_id=item["MsgId"], sender=item["Sender"], recipient=item["Recipient"], date=item["Date"],
         subject=item["Subject"],
     )
 
 
-def message_from(item: dict[str, Any]) -> Message:
-    return Message(
+def message_from(item: dict[str, Any]) -> models.Message:
+    return models.Message(
         **header_from(item).model_dump(),
         body=item.get("Body", ""),
         attachments=[
-            Attachment(name=a["Name"], size=int(a["Size"]), content_type=a["ContentType"])
+            models.Attachment(name=a["Name"], size=int(a["Size"]), content_type=a["ContentType"])
             for a in item.get("Attachments", [])
         ],
     )
@@ -79,7 +79,7 @@ class MessagingRepository:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def put_message(self, message: Message) -> Message:
+    def put_message(self, message: models.Message) -> models.Message:
         """Send: PutItem of a new message, `attribute_not_exists(MsgId)` (an id is never reused or overwritten)."""
         try:
             ddb.put_new(ddb.table(self.messages), message_item(message), "attribute_not_exists(MsgId)")
@@ -89,7 +89,7 @@ class MessagingRepository:
             raise ConflictError(f"message {message.msg_id} exists", code="MESSAGE_ID_TAKEN") from error
         return message
 
-    def get_message(self, msg_id: str) -> Message | None:
+    def get_message(self, msg_id: str) -> models.Message | None:
         """A whole message: GetItem on `MsgId`."""
         item = ddb.table(self.messages).get_item(Key=message_key(msg_id)).get("Item")
         return None if item is None else message_from(item)

@@ -6,7 +6,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from functions.messaging.models import Message, MessageHeader, MessageIn
+from functions.messaging import models
 from functions.messaging.repository import MessagingRepository
 from functions.shared.errors import found
 from functions.shared.pages import Page, StartKey
@@ -35,11 +35,12 @@ class MessagingService:
         self.clock = clock
         self.new_id = new_id
 
-    def send(self, sender: str, request: MessageIn) -> MessageHeader:
+    def send(self, sender: str, request: models.MessageIn) -> models.MessageHeader:
         """The caller sends: a new message under a new id, dated now. Answers its headers."""
-        message = Message(msg_id=self.new_id(), sender=sender, date=message_date(self.clock()), **request.model_dump())
+        message = models.Message(msg_id=self.new_id(), sender=sender, date=message_date(self.clock()),
+                                 **request.model_dump())
         self.repository.put_message(message)
-        return MessageHeader(**message.model_dump(include=set(MessageHeader.model_fields)))
+        return models.MessageHeader(**message.model_dump(include=set(models.MessageHeader.model_fields)))
 
     def inbox(self, recipient: str, *, limit: int, start_key: StartKey) -> Page:
         return self.repository.inbox_of(recipient, limit=limit, start_key=start_key)
@@ -47,7 +48,7 @@ class MessagingService:
     def outbox(self, sender: str, *, limit: int, start_key: StartKey) -> Page:
         return self.repository.outbox_of(sender, limit=limit, start_key=start_key)
 
-    def message_for(self, reader: str, msg_id: str) -> Message:
+    def message_for(self, reader: str, msg_id: str) -> models.Message:
         """A whole message, for its sender or its recipient only. Anyone else gets the same 404 as for an id that
         does not exist, so ids cannot be probed."""
         message = self.repository.get_message(msg_id)

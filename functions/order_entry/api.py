@@ -11,39 +11,7 @@ from typing import Annotated, Any
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Path, Query
 
-from functions.order_entry.models import (
-    NAME_MAX_LENGTH,
-    NAME_PATTERN,
-    Customer,
-    CustomerIn,
-    CustomerPage,
-    Employee,
-    EmployeeEdgePage,
-    EmployeePage,
-    HireIn,
-    HirePage,
-    IdPath,
-    Inventory,
-    JobChangeIn,
-    JobHistory,
-    Move,
-    MoveIn,
-    Order,
-    OrderIn,
-    OrderPage,
-    OrderStatus,
-    Product,
-    ProductActivityPage,
-    ProductIn,
-    PublicHirePage,
-    QuarterPath,
-    ReceiptIn,
-    Reference,
-    ReferenceIn,
-    ReferenceKind,
-    RepQuarterPage,
-    StatusChange,
-)
+from functions.order_entry import models
 from functions.order_entry.repository import OrderEntryRepository
 from functions.order_entry.service import OrderEntryService
 from functions.shared import kit
@@ -76,18 +44,18 @@ def _after(start: StartKey) -> str | None:
     return None if start is None else str(start["after"])
 
 
-def _dated_orders(first: str, last: str, page: kit.PageRequest, fetch: Callable[..., Page]) -> OrderPage:
+def _dated_orders(first: str, last: str, page: kit.PageRequest, fetch: Callable[..., Page]) -> models.OrderPage:
     """One page of a list of orders merged by date from several Queries: `fetch(first_day, last_day, after=...)`."""
     days = _day(first, "from"), _day(last, "to")
-    return page.page(OrderPage, lambda start: fetch(*days, after=_after(start)))
+    return page.page(models.OrderPage, lambda start: fetch(*days, after=_after(start)))
 
 
 # --- reference entities, products, customers (admin) --------------------------------------------------
 
 
 @router.serve
-def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, body: ReferenceIn,
-                  svc: Service) -> Reference:
+def put_reference(kind: Annotated[models.ReferenceKind, Path()], entity_id: models.IdPath, body: models.ReferenceIn,
+                  svc: Service) -> models.Reference:
     """Create or replace a reference entity (region, country, location, job, department, warehouse).
 
     A country's `parentId` is a region, a location's a country, a warehouse's or department's a location; it must
@@ -96,13 +64,13 @@ def put_reference(kind: Annotated[ReferenceKind, Path()], entity_id: IdPath, bod
 
 
 @router.serve
-def put_product(product_id: IdPath, body: ProductIn, svc: Service) -> Product:
+def put_product(product_id: models.IdPath, body: models.ProductIn, svc: Service) -> models.Product:
     """Create or replace a product (its stock is kept by receipts and moves)."""
     return svc.put_product(product_id, body)
 
 
 @router.serve
-def put_customer(customer_id: IdPath, body: CustomerIn, svc: Service) -> Customer:
+def put_customer(customer_id: models.IdPath, body: models.CustomerIn, svc: Service) -> models.Customer:
     """Create a customer with its account-rep edge, or rename it (its rep stays)."""
     return svc.put_customer(customer_id, body)
 
@@ -111,37 +79,37 @@ def put_customer(customer_id: IdPath, body: CustomerIn, svc: Service) -> Custome
 
 
 @router.serve
-def hire(body: HireIn, svc: Service, create: kit.CreateOnce,
-         idempotency_key: kit.IdempotencyKey = None) -> Response[Employee]:
+def hire(body: models.HireIn, svc: Service, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[models.Employee]:
     """Hire an employee: the employee, confidential, job, warehouse and first job-history items in one transaction."""
     return create(operation="order-entry.hire", key=idempotency_key, request=body.model_dump(mode="json"),
                   make=lambda: svc.hire(body))
 
 
 @router.serve
-def get_employee(employee_id: IdPath, svc: Service) -> Employee:
+def get_employee(employee_id: models.IdPath, svc: Service) -> models.Employee:
     """Look up an employee's details by id (pattern 1)."""
     return svc.get_employee(employee_id)
 
 
 @router.serve
 @kit.paged
-def employees_named(name: Annotated[str, Query(pattern=NAME_PATTERN, max_length=NAME_MAX_LENGTH)], svc: Service,
-                    page: kit.PageRequest) -> EmployeePage:
+def employees_named(name: Annotated[str, Query(pattern=models.NAME_PATTERN, max_length=models.NAME_MAX_LENGTH)],
+                    svc: Service,
+                    page: kit.PageRequest) -> models.EmployeePage:
     """Find employees by name (pattern 2, GSI1)."""
-    return page.page(EmployeePage,
-                     lambda start: svc.employees_named(name, limit=page.limit, start_key=start))
+    return page.of(models.EmployeePage, svc.employees_named, name)
 
 
 @router.serve
-def current_job(employee_id: IdPath, svc: Service) -> JobHistory:
+def current_job(employee_id: models.IdPath, svc: Service) -> models.JobHistory:
     """An employee's current job only: the newest job-history item (pattern 3)."""
     return svc.current_job(employee_id)
 
 
 @router.serve
-def change_job(employee_id: IdPath, body: JobChangeIn, svc: Service, create: kit.CreateOnce,
-               idempotency_key: kit.IdempotencyKey = None) -> Response[JobHistory]:
+def change_job(employee_id: models.IdPath, body: models.JobChangeIn, svc: Service, create: kit.CreateOnce,
+               idempotency_key: kit.IdempotencyKey = None) -> Response[models.JobHistory]:
     """Change an employee's job: a new job-history item and the moved job edge, in one transaction."""
     return create(operation=f"order-entry.job-change/{employee_id}", key=idempotency_key,
                   request=body.model_dump(mode="json"), make=lambda: svc.change_job(employee_id, body))
@@ -150,7 +118,7 @@ def change_job(employee_id: IdPath, body: JobChangeIn, svc: Service, create: kit
 @router.serve
 @kit.paged
 def recent_hires(since: Annotated[str, Query(pattern=kit.DAY_PATTERN)], svc: Service, caller: kit.Caller,
-                 page: kit.PageRequest) -> HirePage | PublicHirePage:
+                 page: kit.PageRequest) -> models.HirePage | models.PublicHirePage:
     """Employees hired since a day (pattern 6); salary and commission only for admins.
 
     Salary and commission only for admins; the manager is public, as in an employee's details (pattern 1)."""
@@ -160,62 +128,60 @@ def recent_hires(since: Annotated[str, Query(pattern=kit.DAY_PATTERN)], svc: Ser
         return svc.recent_hires(day, confidential=confidential, limit=page.limit, start_key=start)
 
     if confidential:
-        return page.page(HirePage, fetch)
-    return page.page(PublicHirePage, fetch)
+        return page.page(models.HirePage, fetch)
+    return page.page(models.PublicHirePage, fetch)
 
 
 @router.serve
 @kit.paged
-def warehouse_employees(warehouse_id: IdPath, svc: Service, page: kit.PageRequest) -> EmployeeEdgePage:
+def warehouse_employees(warehouse_id: models.IdPath, svc: Service, page: kit.PageRequest) -> models.EmployeeEdgePage:
     """Employees working in a warehouse (pattern 7, GSI1)."""
-    return page.page(EmployeeEdgePage,
-                     lambda start: svc.warehouse_employees(warehouse_id, limit=page.limit, start_key=start))
+    return page.of(models.EmployeeEdgePage, svc.warehouse_employees, warehouse_id)
 
 
 @router.serve
 @kit.paged
-def job_employees(job_id: IdPath, svc: Service, page: kit.PageRequest) -> EmployeeEdgePage:
+def job_employees(job_id: models.IdPath, svc: Service, page: kit.PageRequest) -> models.EmployeeEdgePage:
     """Employees holding a job title (pattern 11, GSI1)."""
-    return page.page(EmployeeEdgePage,
-                     lambda start: svc.job_employees(job_id, limit=page.limit, start_key=start))
+    return page.of(models.EmployeeEdgePage, svc.job_employees, job_id)
 
 
 # --- products and stock -------------------------------------------------------------------------------
 
 
 @router.serve
-def get_product(product_id: IdPath, svc: Service) -> Product:
+def get_product(product_id: models.IdPath, svc: Service) -> models.Product:
     """A product with its total inventory over every warehouse (pattern 13)."""
     return svc.get_product(product_id)
 
 
 @router.serve
 @kit.paged
-def product_activity(product_id: IdPath, svc: Service, page: kit.PageRequest) -> ProductActivityPage:
+def product_activity(product_id: models.IdPath, svc: Service, page: kit.PageRequest) -> models.ProductActivityPage:
     """A product's order lines and its stock in each warehouse (pattern 8, GSI1).
 
     The product's order lines and, after them, its stock in each warehouse."""
 
-    def build(items: list[Any], next_cursor: str | None) -> ProductActivityPage:
-        return ProductActivityPage(
-            order_lines=[i for i in items if not isinstance(i, Inventory)],
-            inventories=[i for i in items if isinstance(i, Inventory)],
+    def build(items: list[Any], next_cursor: str | None) -> models.ProductActivityPage:
+        return models.ProductActivityPage(
+            order_lines=[i for i in items if not isinstance(i, models.Inventory)],
+            inventories=[i for i in items if isinstance(i, models.Inventory)],
             next_cursor=next_cursor,
         )
 
-    return page.page(build,
-                     lambda start: svc.product_activity(product_id, limit=page.limit, start_key=start))
+    return page.of(build, svc.product_activity, product_id)
 
 
 @router.serve
-def get_inventory(warehouse_id: IdPath, product_id: IdPath, svc: Service) -> Inventory:
+def get_inventory(warehouse_id: models.IdPath, product_id: models.IdPath, svc: Service) -> models.Inventory:
     """A product's stock in one warehouse (pattern 12)."""
     return svc.get_inventory(warehouse_id, product_id)
 
 
 @router.serve
-def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn, svc: Service, create: kit.CreateOnce,
-            idempotency_key: kit.IdempotencyKey = None) -> Response[Inventory]:
+def receive(warehouse_id: models.IdPath, product_id: models.IdPath, body: models.ReceiptIn, svc: Service,
+            create: kit.CreateOnce,
+            idempotency_key: kit.IdempotencyKey = None) -> Response[models.Inventory]:
     """Receive stock into a warehouse: the warehouse's row and the product's total in one transaction."""
     return create(operation=f"order-entry.receipt/{warehouse_id}/{product_id}", key=idempotency_key,
                   request=body.model_dump(mode="json"),
@@ -223,8 +189,8 @@ def receive(warehouse_id: IdPath, product_id: IdPath, body: ReceiptIn, svc: Serv
 
 
 @router.serve
-def move(body: MoveIn, svc: Service, create: kit.CreateOnce,
-         idempotency_key: kit.IdempotencyKey = None) -> Response[Move]:
+def move(body: models.MoveIn, svc: Service, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[models.Move]:
     """Move stock between two warehouses in one transaction (the total does not change)."""
     return create(operation="order-entry.move", key=idempotency_key, request=body.model_dump(mode="json"),
                   make=lambda: svc.move(body))
@@ -234,21 +200,21 @@ def move(body: MoveIn, svc: Service, create: kit.CreateOnce,
 
 
 @router.serve
-def place_order(body: OrderIn, svc: Service, create: kit.CreateOnce,
-                idempotency_key: kit.IdempotencyKey = None) -> Response[Order]:
+def place_order(body: models.OrderIn, svc: Service, create: kit.CreateOnce,
+                idempotency_key: kit.IdempotencyKey = None) -> Response[models.Order]:
     """Place an order with its lines: order, lines, rep edge and the rep's quarter total in one transaction."""
     return create(operation="order-entry.order", key=idempotency_key,
                   request=body.model_dump(mode="json"), make=lambda: svc.place_order(body))
 
 
 @router.serve
-def get_order(order_id: IdPath, svc: Service) -> Order:
+def get_order(order_id: models.IdPath, svc: Service) -> models.Order:
     """An order with its lines."""
     return svc.get_order(order_id)
 
 
 @router.serve
-def change_status(order_id: IdPath, body: StatusChange, svc: Service) -> Order:
+def change_status(order_id: models.IdPath, body: models.StatusChange, svc: Service) -> models.Order:
     """Change an order's status: it moves in GSI2's sort key; a cancellation leaves the rep's total."""
     return svc.change_status(order_id, body.status)
 
@@ -256,7 +222,7 @@ def change_status(order_id: IdPath, body: StatusChange, svc: Service) -> Order:
 @router.serve
 @kit.paged
 def orders_in_status(first: From, last: To, svc: Service, page: kit.PageRequest,
-                     status: Annotated[OrderStatus, Query()] = "OPEN") -> OrderPage:
+                     status: Annotated[models.OrderStatus, Query()] = "OPEN") -> models.OrderPage:
     """Orders in a status over a date range, across every customer (pattern 5, GSI2 shards merged).
 
     One Query per GSI2 shard, in parallel, merged; one cursor over every shard."""
@@ -265,7 +231,8 @@ def orders_in_status(first: From, last: To, svc: Service, page: kit.PageRequest,
 
 @router.serve
 @kit.paged
-def customer_orders(customer_id: IdPath, first: From, last: To, svc: Service, page: kit.PageRequest) -> OrderPage:
+def customer_orders(customer_id: models.IdPath, first: From, last: To, svc: Service,
+                    page: kit.PageRequest) -> models.OrderPage:
     """A customer's orders in a date range, every status merged by date (pattern 4, GSI1).
 
     One Query per status, in parallel, merged by date."""
@@ -274,15 +241,14 @@ def customer_orders(customer_id: IdPath, first: From, last: To, svc: Service, pa
 
 @router.serve
 @kit.paged
-def rep_customers(rep_id: IdPath, svc: Service, page: kit.PageRequest) -> CustomerPage:
+def rep_customers(rep_id: models.IdPath, svc: Service, page: kit.PageRequest) -> models.CustomerPage:
     """An account rep's customers (pattern 9, GSI1)."""
-    return page.page(CustomerPage,
-                     lambda start: svc.rep_customers(rep_id, limit=page.limit, start_key=start))
+    return page.of(models.CustomerPage, svc.rep_customers, rep_id)
 
 
 @router.serve
 @kit.paged
-def rep_orders(rep_id: IdPath, first: From, last: To, svc: Service, page: kit.PageRequest) -> OrderPage:
+def rep_orders(rep_id: models.IdPath, first: From, last: To, svc: Service, page: kit.PageRequest) -> models.OrderPage:
     """An account rep's orders in a date range, every status merged by date (pattern 10, GSI1).
 
     One Query per status, in parallel, merged by date."""
@@ -291,10 +257,9 @@ def rep_orders(rep_id: IdPath, first: From, last: To, svc: Service, page: kit.Pa
 
 @router.serve
 @kit.paged
-def rep_ranking(quarter: QuarterPath, svc: Service, page: kit.PageRequest) -> RepQuarterPage:
+def rep_ranking(quarter: models.QuarterPath, svc: Service, page: kit.PageRequest) -> models.RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
-    return page.page(RepQuarterPage,
-                     lambda start: svc.rep_ranking(quarter, limit=page.limit, start_key=start))
+    return page.of(models.RepQuarterPage, svc.rep_ranking, quarter)
 
 
 app, lambda_handler = kit.serve(router)

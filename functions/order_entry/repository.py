@@ -25,22 +25,7 @@ from typing import Any
 
 from boto3.dynamodb.conditions import Key
 
-from functions.order_entry.models import (
-    ORDER_STATUSES,
-    Customer,
-    Employee,
-    EmployeeEdge,
-    Hire,
-    HireIn,
-    Inventory,
-    JobHistory,
-    Order,
-    OrderLine,
-    OrderStatus,
-    Product,
-    Reference,
-    RepQuarter,
-)
+from functions.order_entry import models
 from functions.order_entry.schema import (
     CONFIDENTIAL,
     GSI1,
@@ -107,7 +92,7 @@ class OrderEntryRepository:
 
     # --- reference entities --------------------------------------------------------------------------
 
-    def put_reference(self, reference: Reference) -> ddb.ConditionFailed | None:
+    def put_reference(self, reference: models.Reference) -> ddb.ConditionFailed | None:
         """Create or replace a region, country, location, department, job or warehouse: PutItem on its own key, or,
         with a `parentId`, TransactWriteItems of that Put and a ConditionCheck that the parent (of the kind
         REFERENCE_PARENTS names) exists; the failed check comes back as `parent`."""
@@ -121,20 +106,20 @@ class OrderEntryRepository:
         parent = entity_key(parent_kind, reference.parent_id)
         return ddb.transact_write([("reference", self._put(item)), ("parent", self._exists(parent))])
 
-    def get_reference(self, kind: str, entity_id: str) -> Reference | None:
+    def get_reference(self, kind: str, entity_id: str) -> models.Reference | None:
         """A reference entity: GetItem on `<KIND>#id`, `<KIND>#id`."""
         item = self.table.get_item(Key=entity_key(kind, entity_id)).get("Item")
-        return None if item is None else from_item(Reference, item)
+        return None if item is None else from_item(models.Reference, item)
 
     # --- employees -----------------------------------------------------------------------------------
 
-    def hire(self, hire: HireIn, title: str) -> ddb.ConditionFailed | None:
+    def hire(self, hire: models.HireIn, title: str) -> ddb.ConditionFailed | None:
         """Hire (TransactWriteItems): the details item (`NAME#<name>`), HR-CONFIDENTIAL (`attribute_not_exists`),
         the job and warehouse edges, the first job history record; ConditionChecks on what it points to."""
         pk, day = employee_pk(hire.employee_id), hire.hire_date.isoformat()
         details = {"employeeId": hire.employee_id, "name": hire.name}
         edge_data = employee_data(hire.name, hire.employee_id)
-        employee = Employee(employee_id=hire.employee_id, name=hire.name, email=hire.email, job_id=hire.job_id,
+        employee = models.Employee(employee_id=hire.employee_id, name=hire.name, email=hire.email, job_id=hire.job_id,
                             job_since=day, department_id=hire.department_id, warehouse_id=hire.warehouse_id,
                             hire_date=day, manager_id=hire.manager_id)
         confidential = {"PK": pk, "SK": CONFIDENTIAL, "Data": day, "type": "confidential", **details, "hireDate": day,
@@ -158,29 +143,29 @@ class OrderEntryRepository:
             actions.append(("manager", self._exists({"PK": employee_pk(hire.manager_id), "SK": CONFIDENTIAL})))
         return ddb.transact_write(actions)
 
-    def get_employee(self, employee_id: str) -> Employee | None:
+    def get_employee(self, employee_id: str) -> models.Employee | None:
         """Pattern 1, an employee's details by id: Query `PK = EMPLOYEE#e AND begins_with(SK, NAME#)`, Limit 1."""
         items = self.table.query(
             KeyConditionExpression=Key("PK").eq(employee_pk(employee_id)) & Key("SK").begins_with(name_sk("")),
             Limit=1,
         )["Items"]
-        return from_item(Employee, items[0]) if items else None
+        return from_item(models.Employee, items[0]) if items else None
 
     def employees_named(self, name: str, *, limit: int, start_key: StartKey) -> Page:
         """Pattern 2, employees by name: Query GSI1 `SK = NAME#<name>` (namesakes ordered by id)."""
-        return self._page(limit, start_key, _model(Employee), IndexName=GSI1,
+        return self._page(limit, start_key, _model(models.Employee), IndexName=GSI1,
                           KeyConditionExpression=Key("SK").eq(name_sk(name)))
 
-    def current_job(self, employee_id: str) -> JobHistory | None:
+    def current_job(self, employee_id: str) -> models.JobHistory | None:
         """Pattern 3, the current job only: Query `PK = EMPLOYEE#e AND begins_with(SK, JH#)`, newest first,
         Limit 1 (job history records sort by start date)."""
         items = self.table.query(
             KeyConditionExpression=Key("PK").eq(employee_pk(employee_id)) & Key("SK").begins_with("JH#"),
             ScanIndexForward=False, Limit=1,
         )["Items"]
-        return from_item(JobHistory, items[0]) if items else None
+        return from_item(models.JobHistory, items[0]) if items else None
 
-    def change_job(self, employee: Employee, job_id: str, start: str, title: str) -> ddb.ConditionFailed | None:
+    def change_job(self, employee: models.Employee, job_id: str, start: str, title: str) -> ddb.ConditionFailed | None:
         """Change an employee's job (TransactWriteItems): Update the details item (`jobId = :old AND jobSince <
         :start`), Delete the old job edge, Put the new one and a job history record, ConditionCheck the job."""
         pk = employee_pk(employee.employee_id)
@@ -216,12 +201,12 @@ class OrderEntryRepository:
         return self._edges(job_sk(job_id), limit, start_key)
 
     def _edges(self, partition: str, limit: int, start_key: StartKey) -> Page:
-        return self._page(limit, start_key, _model(EmployeeEdge), IndexName=GSI1,
+        return self._page(limit, start_key, _model(models.EmployeeEdge), IndexName=GSI1,
                           KeyConditionExpression=Key("SK").eq(partition) & Key("Data").begins_with("EMPLOYEE#"))
 
     # --- customers and products ----------------------------------------------------------------------
 
-    def put_customer(self, customer: Customer) -> ddb.ConditionFailed | None:
+    def put_customer(self, customer: models.Customer) -> ddb.ConditionFailed | None:
         """Create a customer, or rename one (TransactWriteItems): the customer item, conditioned on being new or
         keeping its rep (`attribute_not_exists(PK) OR repId = :rep`), its rep edge (`CUSTOMER#c`, `REP#r`), and a
         ConditionCheck that the rep is an employee (their HR-CONFIDENTIAL item)."""
@@ -245,17 +230,17 @@ class OrderEntryRepository:
         key = {"PK": employee_pk(entity_id), "SK": CONFIDENTIAL} if kind == "employee" else entity_key(kind, entity_id)
         return ddb.exists(self.table, key)
 
-    def get_customer(self, customer_id: str) -> Customer | None:
+    def get_customer(self, customer_id: str) -> models.Customer | None:
         """A customer: GetItem on `CUSTOMER#c`, `CUSTOMER#c`."""
         item = self.table.get_item(Key=entity_key("customer", customer_id)).get("Item")
-        return None if item is None else from_item(Customer, item)
+        return None if item is None else from_item(models.Customer, item)
 
     def rep_customers(self, rep_id: str, *, limit: int, start_key: StartKey) -> Page:
         """Pattern 9, a rep's customers: Query GSI1 `SK = REP#r AND begins_with(Data, CUSTOMER#)` (by name)."""
-        return self._page(limit, start_key, _model(Customer), IndexName=GSI1,
+        return self._page(limit, start_key, _model(models.Customer), IndexName=GSI1,
                           KeyConditionExpression=Key("SK").eq(rep_key(rep_id)) & Key("Data").begins_with("CUSTOMER#"))
 
-    def put_product(self, product_id: str, name: str, price_cents: int) -> Product:
+    def put_product(self, product_id: str, name: str, price_cents: int) -> models.Product:
         """Create a product or change its name and price (UpdateItem): its `totalInventory` starts at 0 and only
         stock receipts change it."""
         response = self.table.update_item(
@@ -267,17 +252,17 @@ class OrderEntryRepository:
                                        ":zero": 0},
             ReturnValues="ALL_NEW",
         )
-        return from_item(Product, response["Attributes"])
+        return from_item(models.Product, response["Attributes"])
 
-    def get_product(self, product_id: str) -> Product | None:
+    def get_product(self, product_id: str) -> models.Product | None:
         """Pattern 13, a product with its total inventory: GetItem on `PRODUCT#p`, `PRODUCT#p`."""
         item = self.table.get_item(Key=entity_key("product", product_id)).get("Item")
-        return None if item is None else from_item(Product, item)
+        return None if item is None else from_item(models.Product, item)
 
-    def get_products(self, product_ids: Sequence[str]) -> dict[str, Product]:
+    def get_products(self, product_ids: Sequence[str]) -> dict[str, models.Product]:
         """Products by id: BatchGetItem (the prices an order is placed at)."""
         items = ddb.batch_get(self.table_name, [entity_key("product", p) for p in ddb.unique(product_ids)])
-        return {item["productId"]: from_item(Product, item) for item in items}
+        return {item["productId"]: from_item(models.Product, item) for item in items}
 
     # --- stock ---------------------------------------------------------------------------------------
 
@@ -317,10 +302,10 @@ class OrderEntryRepository:
                                           ":p": product_id, ":data": warehouse_key(warehouse_id)},
         }}
 
-    def get_inventory(self, warehouse_id: str, product_id: str) -> Inventory | None:
+    def get_inventory(self, warehouse_id: str, product_id: str) -> models.Inventory | None:
         """Pattern 12, a product's stock in a warehouse: GetItem on `WAREHOUSE#w`, `PRODUCT#p`."""
         item = self.table.get_item(Key={"PK": warehouse_key(warehouse_id), "SK": product_key(product_id)}).get("Item")
-        return None if item is None else from_item(Inventory, item)
+        return None if item is None else from_item(models.Inventory, item)
 
     def product_activity(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
         """Pattern 8, a product's order lines and its stock per warehouse: Query GSI1 `SK = PRODUCT#p` (stock rows
@@ -330,7 +315,7 @@ class OrderEntryRepository:
 
     # --- orders --------------------------------------------------------------------------------------
 
-    def place_order(self, order: Order) -> ddb.ConditionFailed | None:
+    def place_order(self, order: models.Order) -> ddb.ConditionFailed | None:
         """Place an order (TransactWriteItems): Put the header (GSI1 `Data`, GSI2 shard and sort key), a line per
         product and the rep edge; ConditionCheck the customer's rep and each product's price as read; Update the
         rep's quarter total, conditioned on the total read (re-read and retried when another order moved it)."""
@@ -356,16 +341,16 @@ class OrderEntryRepository:
             }}))
         return self._with_quarter(order.rep_id, quarter_of(day), order.total_cents, 1, actions)
 
-    def get_order(self, order_id: str) -> Order | None:
+    def get_order(self, order_id: str) -> models.Order | None:
         """An order with its lines: Query `PK = ORDER#o` (header `CUSTOMER#…`, lines `PRODUCT#…`, rep edge)."""
         items = self.table.query(KeyConditionExpression=Key("PK").eq(order_pk(order_id)))["Items"]
         header = next((item for item in items if item.get("type") == "order"), None)
         if header is None:
             return None
-        lines = [from_item(OrderLine, item) for item in items if item.get("type") == "line"]
-        return from_item(Order, header).model_copy(update={"lines": lines})
+        lines = [from_item(models.OrderLine, item) for item in items if item.get("type") == "line"]
+        return from_item(models.Order, header).model_copy(update={"lines": lines})
 
-    def change_status(self, order: Order, status: OrderStatus) -> ddb.ConditionFailed | None:
+    def change_status(self, order: models.Order, status: models.OrderStatus) -> ddb.ConditionFailed | None:
         """Change an order's status (TransactWriteItems): the header's `status`, GSI1 `Data` and GSI2 sort key and
         the rep edge's, conditioned on the status read; a cancellation also takes the order's total out of its
         rep's quarter (optimistic, as when placing it)."""
@@ -381,16 +366,17 @@ class OrderEntryRepository:
     def customer_orders(self, customer_id: str, first: str, last: str, *, limit: int, after: str | None) -> Page:
         """Pattern 4, a customer's orders in a date range: for each status, Query GSI1 `SK = CUSTOMER#c AND Data
         BETWEEN <S>#<first># AND <S>#<last>#~`, in parallel, merged by (date, order id)."""
-        queries = [Ranged(GSI1, "SK", customer_key(customer_id), "Data", s) for s in ORDER_STATUSES]
+        queries = [Ranged(GSI1, "SK", customer_key(customer_id), "Data", s) for s in models.ORDER_STATUSES]
         return self._fan_out(queries, first, last, limit, after)
 
     def rep_orders(self, rep_id: str, first: str, last: str, *, limit: int, after: str | None) -> Page:
         """Pattern 10, a rep's orders in a date range: for each status, Query GSI1 `SK = REP#r AND Data BETWEEN
         <S>#<first># AND <S>#<last>#~`, in parallel, merged by (date, order id)."""
-        queries = [Ranged(GSI1, "SK", rep_key(rep_id), "Data", s) for s in ORDER_STATUSES]
+        queries = [Ranged(GSI1, "SK", rep_key(rep_id), "Data", s) for s in models.ORDER_STATUSES]
         return self._fan_out(queries, first, last, limit, after)
 
-    def orders_in_status(self, status: OrderStatus, first: str, last: str, *, limit: int, after: str | None) -> Page:
+    def orders_in_status(self, status: models.OrderStatus, first: str, last: str, *, limit: int,
+                         after: str | None) -> Page:
         """Pattern 5, every order in a status (OPEN) in a date range: for each of the N shards, Query GSI2 `GSI2PK =
         ORDERS#<shard> AND GSI2SK BETWEEN <S>#<first># AND <S>#<last>#~`, in parallel, merged by (date, order id)."""
         queries = [Ranged(GSI2, "GSI2PK", shard_pk(shard), "GSI2SK", status) for shard in range(self.shards)]
@@ -399,22 +385,22 @@ class OrderEntryRepository:
     def rep_ranking(self, quarter: str, *, limit: int, start_key: StartKey) -> Page:
         """Pattern 14, reps ranked by order total in a quarter: Query GSI1 `SK = <YYYY>-Q<n>`, descending (`Data`
         is the zero-padded total)."""
-        return self._page(limit, start_key, _model(RepQuarter), IndexName=GSI1, ScanIndexForward=False,
+        return self._page(limit, start_key, _model(models.RepQuarter), IndexName=GSI1, ScanIndexForward=False,
                           KeyConditionExpression=Key("SK").eq(quarter))
 
-    def get_rep_quarter(self, rep_id: str, quarter: str) -> RepQuarter | None:
+    def get_rep_quarter(self, rep_id: str, quarter: str) -> models.RepQuarter | None:
         """A rep's total in a quarter: GetItem on `REP#r`, `<YYYY>-Q<n>`."""
         item = self.table.get_item(Key={"PK": rep_key(rep_id), "SK": quarter}).get("Item")
-        return None if item is None else from_item(RepQuarter, item)
+        return None if item is None else from_item(models.RepQuarter, item)
 
     # --- helpers -------------------------------------------------------------------------------------
 
-    def _order_item(self, order: Order, sk: str, kind: str) -> dict[str, Any]:
+    def _order_item(self, order: models.Order, sk: str, kind: str) -> dict[str, Any]:
         fields = order.model_dump(by_alias=True, exclude={"lines"}, exclude_none=True)
         return {"PK": order_pk(order.order_id), "SK": sk, "type": kind, **fields,
                 "Data": status_sk(order.status, order.order_date, order.order_id)}
 
-    def _set_status(self, order: Order, sk: str, status: str, sort_key: str, *also: str) -> dict[str, Any]:
+    def _set_status(self, order: models.Order, sk: str, status: str, sort_key: str, *also: str) -> dict[str, Any]:
         sets = ", ".join(["#status = :new", "#data = :sk", *(f"{name} = :sk" for name in also)])
         return {"Update": {
             "TableName": self.table_name, "Key": {"PK": order_pk(order.order_id), "SK": sk},
@@ -437,7 +423,7 @@ class OrderEntryRepository:
                 return failed
         raise ThrottledError("the rep's quarter total kept changing; retry")
 
-    def _quarter_update(self, rep_id: str, quarter: str, current: RepQuarter | None, delta: int,
+    def _quarter_update(self, rep_id: str, quarter: str, current: models.RepQuarter | None, delta: int,
                         count: int) -> dict[str, Any]:
         total = (current.total_cents if current else 0) + delta
         values: dict[str, Any] = {":total": total, ":data": padded_total(total), ":rep": rep_id, ":quarter": quarter,
@@ -523,15 +509,15 @@ def _model(model: type) -> Callable[[dict[str, Any]], Any]:
     return lambda item: from_item(model, item)
 
 
-def _order(item: dict[str, Any]) -> Order:
-    return from_item(Order, item)
+def _order(item: dict[str, Any]) -> models.Order:
+    return from_item(models.Order, item)
 
 
-def _hire(item: dict[str, Any]) -> Hire:
-    return Hire(employee_id=item["employeeId"], name=item["name"], hire_date=item["hireDate"],
+def _hire(item: dict[str, Any]) -> models.Hire:
+    return models.Hire(employee_id=item["employeeId"], name=item["name"], hire_date=item["hireDate"],
                 salary_cents=int(item["salaryCents"]), commission_pct=float(item.get("commissionPct", 0)),
                 manager_id=item.get("managerId"))
 
 
-def _line_or_inventory(item: dict[str, Any]) -> OrderLine | Inventory:
-    return from_item(Inventory, item) if item.get("type") == "inventory" else from_item(OrderLine, item)
+def _line_or_inventory(item: dict[str, Any]) -> models.OrderLine | models.Inventory:
+    return from_item(models.Inventory, item) if item.get("type") == "inventory" else from_item(models.OrderLine, item)

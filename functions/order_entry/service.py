@@ -7,27 +7,7 @@ import uuid
 from collections.abc import Callable
 from datetime import UTC, date, datetime
 
-from functions.order_entry.models import (
-    Customer,
-    CustomerIn,
-    Employee,
-    HireIn,
-    Inventory,
-    JobChangeIn,
-    JobHistory,
-    Move,
-    MoveIn,
-    Order,
-    OrderIn,
-    OrderLine,
-    OrderStatus,
-    Product,
-    ProductIn,
-    PublicHire,
-    Reference,
-    ReferenceIn,
-    ReferenceKind,
-)
+from functions.order_entry import models
 from functions.order_entry.repository import (
     EMPLOYEE_NOT_FOUND,
     ORDER_NOT_FOUND,
@@ -83,21 +63,22 @@ class OrderEntryService:
 
     # --- reference entities --------------------------------------------------------------------------
 
-    def put_reference(self, kind: ReferenceKind, entity_id: str, request: ReferenceIn) -> Reference:
+    def put_reference(self, kind: models.ReferenceKind, entity_id: str,
+                      request: models.ReferenceIn) -> models.Reference:
         """A reference entity; its `parentId` must name an existing entity of its parent kind (REFERENCE_PARENTS),
         and regions and jobs have none."""
         parent_kind = REFERENCE_PARENTS.get(kind)
         if request.parent_id and parent_kind is None:
             # schema-valid (the body's schema cannot depend on the path's kind), so not a 400: no such parent
             raise NotFoundError(f"a {kind} has no parent kind: leave parentId out", code="PARENT_NOT_FOUND")
-        reference = Reference(kind=kind, id=entity_id, **request.model_dump())
+        reference = models.Reference(kind=kind, id=entity_id, **request.model_dump())
         if self.repository.put_reference(reference) is not None:
             raise _missing(str(parent_kind), str(request.parent_id))
         return reference
 
     # --- employees -----------------------------------------------------------------------------------
 
-    def hire(self, request: HireIn) -> Employee:
+    def hire(self, request: models.HireIn) -> models.Employee:
         if request.manager_id == request.employee_id:
             # The manager's ConditionCheck and the employee's Put would name one item, which DynamoDB refuses for the
             # whole transaction (a ValidationException, a 5xx). No such manager can exist before the hire: 404, or
@@ -113,16 +94,16 @@ class OrderEntryService:
             raise _missing(failed.name, getattr(request, f"{failed.name}_id"))
         return self.get_employee(request.employee_id)
 
-    def get_employee(self, employee_id: str) -> Employee:
+    def get_employee(self, employee_id: str) -> models.Employee:
         return found(self.repository.get_employee(employee_id), f"no employee {employee_id}", EMPLOYEE_NOT_FOUND)
 
     def employees_named(self, name: str, *, limit: int, start_key: StartKey) -> Page:
         return self.repository.employees_named(name, limit=limit, start_key=start_key)
 
-    def current_job(self, employee_id: str) -> JobHistory:
+    def current_job(self, employee_id: str) -> models.JobHistory:
         return found(self.repository.current_job(employee_id), f"no employee {employee_id}", EMPLOYEE_NOT_FOUND)
 
-    def change_job(self, employee_id: str, request: JobChangeIn) -> JobHistory:
+    def change_job(self, employee_id: str, request: models.JobChangeIn) -> models.JobHistory:
         """The employee's new job from `startDate`: after the current one started, and not the same job."""
         employee = self.get_employee(employee_id)
         start = request.start_date.isoformat()
@@ -137,14 +118,14 @@ class OrderEntryService:
             if failed.name == "job":
                 raise _missing("job", request.job_id)
             raise ConflictError("the employee's job changed meanwhile; read it and retry", code="JOB_CHANGED")
-        return JobHistory(employee_id=employee_id, job_id=request.job_id, start_date=start, title=job.name)
+        return models.JobHistory(employee_id=employee_id, job_id=request.job_id, start_date=start, title=job.name)
 
     def recent_hires(self, since: date, *, confidential: bool, limit: int, start_key: StartKey) -> Page:
         """Hires on or after `since`, newest first; salary and commission only for admins (the manager is public, as
         in an employee's details)."""
         page = self.repository.recent_hires(since.isoformat(), limit=limit, start_key=start_key)
         if not confidential:
-            page.items = [PublicHire(employee_id=h.employee_id, name=h.name, hire_date=h.hire_date,
+            page.items = [models.PublicHire(employee_id=h.employee_id, name=h.name, hire_date=h.hire_date,
                                      manager_id=h.manager_id) for h in page.items]
         return page
 
@@ -158,8 +139,8 @@ class OrderEntryService:
 
     # --- customers, products, stock ------------------------------------------------------------------
 
-    def put_customer(self, customer_id: str, request: CustomerIn) -> Customer:
-        customer = Customer(customer_id=customer_id, name=request.name, rep_id=request.rep_id)
+    def put_customer(self, customer_id: str, request: models.CustomerIn) -> models.Customer:
+        customer = models.Customer(customer_id=customer_id, name=request.name, rep_id=request.rep_id)
         failed = self.repository.put_customer(customer)
         if failed is None:
             return customer
@@ -171,23 +152,23 @@ class OrderEntryService:
         page = self.repository.rep_customers(rep_id, limit=limit, start_key=start_key)
         return self._known(page, start_key is None, "employee", rep_id)
 
-    def put_product(self, product_id: str, request: ProductIn) -> Product:
+    def put_product(self, product_id: str, request: models.ProductIn) -> models.Product:
         return self.repository.put_product(product_id, request.name, request.price_cents)
 
-    def get_product(self, product_id: str) -> Product:
+    def get_product(self, product_id: str) -> models.Product:
         return found(self.repository.get_product(product_id), f"no product {product_id}", "PRODUCT_NOT_FOUND")
 
     def product_activity(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.product_activity(product_id, limit=limit, start_key=start_key)
         return self._known(page, start_key is None, "product", product_id)
 
-    def receive(self, warehouse_id: str, product_id: str, quantity: int) -> Inventory:
+    def receive(self, warehouse_id: str, product_id: str, quantity: int) -> models.Inventory:
         failed = self.repository.receive(warehouse_id, product_id, quantity)
         if failed is not None:
             raise _missing(failed.name, warehouse_id if failed.name == "warehouse" else product_id)
         return self.get_inventory(warehouse_id, product_id)
 
-    def move(self, request: MoveIn) -> Move:
+    def move(self, request: models.MoveIn) -> models.Move:
         if request.from_warehouse_id == request.to_warehouse_id:
             # A move is between two warehouses (docs/order-entry.md); to the same one it would move nothing, and one
             # transaction cannot touch the row twice. JSON Schema cannot say that two fields differ: checked here.
@@ -202,17 +183,17 @@ class OrderEntryService:
                 raise _missing("warehouse", request.to_warehouse_id)
             raise ConflictError(f"{request.from_warehouse_id} holds fewer than {request.quantity} of "
                                 f"{request.product_id}", code="INSUFFICIENT_STOCK")
-        return Move(product_id=request.product_id,
+        return models.Move(product_id=request.product_id,
                     source=self.get_inventory(request.from_warehouse_id, request.product_id),
                     destination=self.get_inventory(request.to_warehouse_id, request.product_id))
 
-    def get_inventory(self, warehouse_id: str, product_id: str) -> Inventory:
+    def get_inventory(self, warehouse_id: str, product_id: str) -> models.Inventory:
         return found(self.repository.get_inventory(warehouse_id, product_id),
                      f"no stock of {product_id} in {warehouse_id}", "INVENTORY_NOT_FOUND")
 
     # --- orders --------------------------------------------------------------------------------------
 
-    def place_order(self, request: OrderIn) -> Order:
+    def place_order(self, request: models.OrderIn) -> models.Order:
         """An OPEN order for today at the products' current prices, credited to the customer's account rep."""
         one_line_per_product(request)
         customer = found(self.repository.get_customer(request.customer_id), f"no customer {request.customer_id}",
@@ -222,10 +203,10 @@ class OrderEntryService:
         if missing:
             raise NotFoundError(f"no product {', '.join(missing)}", code="PRODUCT_NOT_FOUND")
         order_id, day = self.new_id(), self.clock().date().isoformat()
-        lines = [OrderLine(order_id=order_id, product_id=line.product_id, quantity=line.quantity,
+        lines = [models.OrderLine(order_id=order_id, product_id=line.product_id, quantity=line.quantity,
                            unit_price_cents=products[line.product_id].price_cents, order_date=day)
                  for line in request.lines]
-        order = Order(order_id=order_id, customer_id=customer.customer_id, rep_id=customer.rep_id, status="OPEN",
+        order = models.Order(order_id=order_id, customer_id=customer.customer_id, rep_id=customer.rep_id, status="OPEN",
                       order_date=day, total_cents=sum(line.quantity * line.unit_price_cents for line in lines),
                       lines=lines)
         failed = self.repository.place_order(order)
@@ -233,10 +214,10 @@ class OrderEntryService:
             raise _placement_conflict(failed)
         return order
 
-    def get_order(self, order_id: str) -> Order:
+    def get_order(self, order_id: str) -> models.Order:
         return found(self.repository.get_order(order_id), f"no order {order_id}", ORDER_NOT_FOUND)
 
-    def change_status(self, order_id: str, status: OrderStatus) -> Order:
+    def change_status(self, order_id: str, status: models.OrderStatus) -> models.Order:
         """Move an order along TRANSITIONS; asking for the status it has already changes nothing."""
         order = self.get_order(order_id)
         if order.status == status:
@@ -259,7 +240,7 @@ class OrderEntryService:
         page = self.repository.rep_orders(rep_id, first.isoformat(), last.isoformat(), limit=limit, after=after)
         return self._known(page, after is None, "employee", rep_id)
 
-    def orders_in_status(self, status: OrderStatus, first: date, last: date, *, limit: int,
+    def orders_in_status(self, status: models.OrderStatus, first: date, last: date, *, limit: int,
                          after: str | None) -> Page:
         check_range(first, last)
         return self.repository.orders_in_status(status, first.isoformat(), last.isoformat(), limit=limit,
@@ -269,7 +250,7 @@ class OrderEntryService:
         return self.repository.rep_ranking(quarter, limit=limit, start_key=start_key)
 
 
-def one_line_per_product(request: OrderIn) -> None:
+def one_line_per_product(request: models.OrderIn) -> None:
     """One line per product (docs/order-entry.md): a product's line is one item (`ORDER#…`, `PRODUCT#…`), so a
     second line of it would have to be merged into the first, silently. JSON Schema's `uniqueItems` compares whole
     lines, not one field of them: checked here, before any read, naming each repeated line."""

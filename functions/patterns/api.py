@@ -10,34 +10,7 @@ from typing import Annotated, Any, Literal
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.openapi.params import Query
 
-from functions.patterns.models import (
-    Featured,
-    FeaturedIn,
-    Issue,
-    IssueChange,
-    IssueIn,
-    IssuePage,
-    NamePath,
-    NumberPath,
-    Order,
-    OrderIn,
-    OrderPage,
-    OrderRange,
-    Org,
-    OrgIn,
-    OrgUser,
-    OrgWithUsers,
-    Repo,
-    RepoIn,
-    RepoWithIssues,
-    RepoWithStars,
-    Star,
-    Store,
-    StoreIn,
-    StorePage,
-    UserIn,
-    UserPage,
-)
+from functions.patterns import models
 from functions.patterns.repository import PatternsRepository
 from functions.patterns.service import PatternsService
 from functions.shared import kit
@@ -54,7 +27,7 @@ Service = Annotated[PatternsService, kit.Depends(service)]
 
 def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
     """A page of one item collection as the parent item (`head`, when this page holds it) and its children."""
-    field = "repo" if head is Repo else "org"
+    field = "repo" if head is models.Repo else "org"
 
     def build(items: list[Any], next_cursor: str | None) -> Any:
         parent = next((item for item in items if isinstance(item, head)), None)
@@ -68,26 +41,28 @@ def _split(page_model: Callable[..., Any], head: type) -> Callable[..., Any]:
 
 
 @router.serve
-def put_repo(owner: NamePath, repo: NamePath, body: RepoIn, svc: Service) -> Repo:
+def put_repo(owner: models.NamePath, repo: models.NamePath, body: models.RepoIn, svc: Service) -> models.Repo:
     """Create or replace a repository."""
     return svc.put_repo(owner, repo, body.description)
 
 
 @router.serve
-def get_repo(owner: NamePath, repo: NamePath, svc: Service) -> Repo:
+def get_repo(owner: models.NamePath, repo: models.NamePath, svc: Service) -> models.Repo:
     """Read a repository."""
     return svc.get_repo(owner, repo)
 
 
 @router.serve
-def star(owner: NamePath, repo: NamePath, username: NamePath, svc: Service, caller: kit.Caller) -> Response[Star]:
+def star(owner: models.NamePath, repo: models.NamePath, username: models.NamePath, svc: Service,
+         caller: kit.Caller) -> Response[models.Star]:
     """Star a repository."""
     starred, created = svc.star(_as_self(caller, username), owner, repo)
     return kit.created(created, starred)
 
 
 @router.serve
-def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service, caller: kit.Caller) -> Response[None]:
+def unstar(owner: models.NamePath, repo: models.NamePath, username: models.NamePath, svc: Service,
+           caller: kit.Caller) -> Response[None]:
     """Remove a star from a repository."""
     svc.unstar(_as_self(caller, username), owner, repo)
     return Response(status_code=204)
@@ -95,9 +70,10 @@ def unstar(owner: NamePath, repo: NamePath, username: NamePath, svc: Service, ca
 
 @router.serve
 @kit.paged
-def repo_with_stars(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> RepoWithStars:
+def repo_with_stars(owner: models.NamePath, repo: models.NamePath, svc: Service,
+                    page: kit.PageRequest) -> models.RepoWithStars:
     """Read a repository with its stargazers."""
-    return page.page(_split(RepoWithStars, Repo),
+    return page.page(_split(models.RepoWithStars, models.Repo),
                      lambda start: svc.repo_with_stars(owner, repo, limit=page.limit, start_key=start))
 
 
@@ -111,11 +87,10 @@ def _as_self(caller: Caller, username: str) -> Caller:
 
 
 @router.serve
-def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, caller: kit.Caller,
+def create_issue(owner: models.NamePath, repo: models.NamePath, issue: models.IssueIn, svc: Service, caller: kit.Caller,
                  create: kit.CreateOnce,
-                 idempotency_key: kit.IdempotencyKey = None) -> Response[Issue]:
+                 idempotency_key: kit.IdempotencyKey = None) -> Response[models.Issue]:
     """Open an issue in a repository."""
-    caller = caller
     return create(operation=f"patterns.issue/{owner}/{repo}", key=idempotency_key,
                   request=issue.model_dump(mode="json"),
                   make=lambda: svc.create_issue(caller, owner, repo, issue))
@@ -123,54 +98,55 @@ def create_issue(owner: NamePath, repo: NamePath, issue: IssueIn, svc: Service, 
 
 @router.serve
 @kit.paged
-def repo_with_issues(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> RepoWithIssues:
+def repo_with_issues(owner: models.NamePath, repo: models.NamePath, svc: Service,
+                     page: kit.PageRequest) -> models.RepoWithIssues:
     """Read a repository with its issues."""
-    return page.page(_split(RepoWithIssues, Repo),
+    return page.page(_split(models.RepoWithIssues, models.Repo),
                      lambda start: svc.repo_with_issues(owner, repo, limit=page.limit, start_key=start))
 
 
 @router.serve
-def get_issue(owner: NamePath, repo: NamePath, number: NumberPath, svc: Service) -> Issue:
+def get_issue(owner: models.NamePath, repo: models.NamePath, number: models.NumberPath, svc: Service) -> models.Issue:
     """Read an issue."""
     return svc.get_issue(owner, repo, number)
 
 
 @router.serve
-def change_issue(owner: NamePath, repo: NamePath, number: NumberPath, change: IssueChange, svc: Service,
-                 caller: kit.Caller) -> Issue:
+def change_issue(owner: models.NamePath, repo: models.NamePath, number: models.NumberPath, change: models.IssueChange,
+                 svc: Service,
+                 caller: kit.Caller) -> models.Issue:
     """Change an issue's title or state."""
     return svc.change_issue(caller, owner, repo, number, change)
 
 
 @router.serve
 @kit.paged
-def open_issues(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> IssuePage:
+def open_issues(owner: models.NamePath, repo: models.NamePath, svc: Service, page: kit.PageRequest) -> models.IssuePage:
     """List a repository's open issues."""
-    return page.page(IssuePage,
-                     lambda start: svc.open_issues(owner, repo, limit=page.limit, start_key=start))
+    return page.of(models.IssuePage, svc.open_issues, owner, repo)
 
 
 @router.serve
 @kit.paged
-def issues_by_update(owner: NamePath, repo: NamePath, svc: Service, page: kit.PageRequest) -> IssuePage:
+def issues_by_update(owner: models.NamePath, repo: models.NamePath, svc: Service,
+                     page: kit.PageRequest) -> models.IssuePage:
     """List a repository's issues, most recently updated first."""
-    return page.page(IssuePage,
-                     lambda start: svc.issues_by_update(owner, repo, limit=page.limit, start_key=start))
+    return page.of(models.IssuePage, svc.issues_by_update, owner, repo)
 
 
 # --- organizations: sorting with multiple entity types, sparse index ----------------------------------
 
 
 @router.serve
-def put_org(org: NamePath, body: OrgIn, svc: Service) -> Org:
+def put_org(org: models.NamePath, body: models.OrgIn, svc: Service) -> models.Org:
     """Create or replace an organization."""
-    return svc.put_org(Org(org=org, name=body.name))
+    return svc.put_org(models.Org(org=org, name=body.name))
 
 
 @router.serve
 @kit.paged
 def org_with_users(
-    org: NamePath,
+    org: models.NamePath,
     # desc is the default: the seed's one Query a page (docs/patterns.md, "Sorting with multiple entity types")
     svc: Service,
     page: kit.PageRequest,
@@ -181,69 +157,71 @@ def org_with_users(
             "with the first page either way"
         ),
     ] = "desc",
-) -> OrgWithUsers:
+) -> models.OrgWithUsers:
     """Read an organization with its users."""
-    return page.page(_split(OrgWithUsers, Org),
+    return page.page(_split(models.OrgWithUsers, models.Org),
                      lambda start: svc.org_with_users(org, descending=order == "desc", limit=page.limit,
                                                       start_key=start))
 
 
 @router.serve
-def put_org_user(org: NamePath, username: NamePath, body: UserIn, svc: Service) -> OrgUser:
+def put_org_user(org: models.NamePath, username: models.NamePath, body: models.UserIn, svc: Service) -> models.OrgUser:
     """Add or change a user of an organization."""
-    return svc.put_org_user(OrgUser(org=org, username=username, name=body.name, role=body.role))
+    return svc.put_org_user(models.OrgUser(org=org, username=username, name=body.name, role=body.role))
 
 
 @router.serve
 @kit.paged
-def org_admins(org: NamePath, svc: Service, page: kit.PageRequest) -> UserPage:
+def org_admins(org: models.NamePath, svc: Service, page: kit.PageRequest) -> models.UserPage:
     """List an organization's admins."""
-    return page.page(UserPage, lambda start: svc.org_admins(org, limit=page.limit, start_key=start))
+    return page.of(models.UserPage, svc.org_admins, org)
 
 
 # --- stores: composite sort keys for hierarchy --------------------------------------------------------
 
 
 @router.serve
-def put_store(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, store_id: NamePath, body: StoreIn,
-              svc: Service) -> Store:
+def put_store(country: models.NamePath, state: models.NamePath, city: models.NamePath, zip_code: models.NamePath,
+              store_id: models.NamePath, body: models.StoreIn,
+              svc: Service) -> models.Store:
     """Create or replace a store at its location."""
     return svc.put_store(
-        Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code, address=body.address)
+        models.Store(store_id=store_id, country=country, state=state, city=city, zip=zip_code, address=body.address)
     )
 
 
-def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], page: kit.PageRequest) -> StorePage:
-    return page.page(StorePage,
-                     lambda start: svc.stores_in(country, *levels, limit=page.limit, start_key=start))
+def _stores(svc: PatternsService, country: str, levels: tuple[str, ...], page: kit.PageRequest) -> models.StorePage:
+    return page.of(models.StorePage, svc.stores_in, country, *levels)
 
 
 @router.serve
 @kit.paged
-def stores_in_country(country: NamePath, svc: Service, page: kit.PageRequest) -> StorePage:
+def stores_in_country(country: models.NamePath, svc: Service, page: kit.PageRequest) -> models.StorePage:
     """List the stores in a country."""
     return _stores(svc, country, (), page)
 
 
 @router.serve
 @kit.paged
-def stores_in_state(country: NamePath, state: NamePath, svc: Service, page: kit.PageRequest) -> StorePage:
+def stores_in_state(country: models.NamePath, state: models.NamePath, svc: Service,
+                    page: kit.PageRequest) -> models.StorePage:
     """List the stores in a state."""
     return _stores(svc, country, (state,), page)
 
 
 @router.serve
 @kit.paged
-def stores_in_city(country: NamePath, state: NamePath, city: NamePath, svc: Service,
-                   page: kit.PageRequest) -> StorePage:
+def stores_in_city(country: models.NamePath, state: models.NamePath, city: models.NamePath, svc: Service,
+                   page: kit.PageRequest) -> models.StorePage:
     """List the stores in a city."""
     return _stores(svc, country, (state, city), page)
 
 
 @router.serve
 @kit.paged
-def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: NamePath, svc: Service,
-                  page: kit.PageRequest) -> StorePage:
+def stores_in_zip(country: models.NamePath, state: models.NamePath, city: models.NamePath, zip_code: models.NamePath,
+                  svc: Service,
+                  page: kit.PageRequest) -> models.StorePage:
     """List the stores in a postal code."""
     return _stores(svc, country, (state, city, zip_code), page)
 
@@ -252,15 +230,15 @@ def stores_in_zip(country: NamePath, state: NamePath, city: NamePath, zip_code: 
 
 
 @router.serve
-def put_order(customer: NamePath, order_id: NamePath, body: OrderIn, svc: Service) -> Order:
+def put_order(customer: models.NamePath, order_id: models.NamePath, body: models.OrderIn, svc: Service) -> models.Order:
     """Create or replace a customer's order."""
-    return svc.put_order(Order(customer=customer, order_id=order_id, **body.model_dump()))
+    return svc.put_order(models.Order(customer=customer, order_id=order_id, **body.model_dump()))
 
 
 @router.serve
 @kit.paged
 def orders_by_status(
-    customer: NamePath,
+    customer: models.NamePath,
     status: Annotated[Literal["PLACED", "SHIPPED", "DELIVERED", "CANCELLED"], Query()],
     svc: Service,
     caller: kit.Caller,
@@ -269,13 +247,10 @@ def orders_by_status(
         str | None, Query(alias="from", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")
     ] = None,
     last: Annotated[str | None, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY-MM-DD, inclusive")] = None,
-) -> OrderPage:
+) -> models.OrderPage:
     """List a customer's orders by status and date."""
-    wanted = OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
-    return page.page(
-        OrderPage,
-        lambda start: svc.orders_by_status(caller, customer, wanted, limit=page.limit, start_key=start),
-    )
+    wanted = models.OrderRange(status=status, first=_day(first, "from"), last=_day(last, "to"))
+    return page.of(models.OrderPage, svc.orders_by_status, caller, customer, wanted)
 
 
 def _day(value: str | None, name: str) -> date | None:
@@ -293,13 +268,13 @@ def _day(value: str | None, name: str) -> date | None:
 
 
 @router.serve
-def put_featured(body: FeaturedIn, svc: Service) -> Featured:
+def put_featured(body: models.FeaturedIn, svc: Service) -> models.Featured:
     """Set the featured repositories."""
     return svc.put_featured(body.repos)
 
 
 @router.serve
-def get_featured(svc: Service) -> Featured:
+def get_featured(svc: Service) -> models.Featured:
     """Read the featured repositories."""
     return svc.get_featured()
 

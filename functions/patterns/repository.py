@@ -20,17 +20,7 @@ from typing import Any
 from boto3.dynamodb.conditions import ConditionBase, Key
 from botocore.exceptions import ClientError
 
-from functions.patterns.models import (
-    Featured,
-    Issue,
-    IssueChange,
-    Order,
-    Org,
-    OrgUser,
-    Repo,
-    Star,
-    Store,
-)
+from functions.patterns import models
 from functions.patterns.schema import (
     FEATURED_KEY,
     FEATURED_REPLICAS,
@@ -88,7 +78,7 @@ class PatternsRepository:
 
     # --- repos ---------------------------------------------------------------------------------------
 
-    def put_repo(self, owner: str, repo: str, description: str) -> Repo:
+    def put_repo(self, owner: str, repo: str, description: str) -> models.Repo:
         """Create a repo or change its description (UpdateItem): its counts start at 0 and are never reset."""
         response = self.table.update_item(
             Key={"PK": repo_pk(owner, repo), "SK": repo_sk(owner, repo)},
@@ -105,14 +95,14 @@ class PatternsRepository:
         )
         return _repo(response["Attributes"])
 
-    def get_repo(self, owner: str, repo: str) -> Repo | None:
+    def get_repo(self, owner: str, repo: str) -> models.Repo | None:
         """A repo with its counts: GetItem on the repo item."""
         item = self.table.get_item(Key={"PK": repo_pk(owner, repo), "SK": repo_sk(owner, repo)}).get("Item")
         return None if item is None else _repo(item)
 
     # --- reference counts: stars ---------------------------------------------------------------------
 
-    def star(self, star: Star) -> tuple[Star, bool]:
+    def star(self, star: models.Star) -> tuple[models.Star, bool]:
         """Star a repo (TransactWriteItems: Put the star if new + Update the repo's StarCount by +1).
 
         Returns the star and whether it is new; a repeat returns the stored star and changes nothing."""
@@ -130,7 +120,7 @@ class PatternsRepository:
             return star, True
         if "repo" in failed.names:
             raise _repo_missing(star.owner, star.repo) from failed.error
-        return from_item(Star, failed.item or item), False
+        return from_item(models.Star, failed.item or item), False
 
     def unstar(self, owner: str, repo: str, username: str) -> bool:
         """Unstar a repo (TransactWriteItems: Delete the star if present + Update the repo's StarCount by -1).
@@ -162,7 +152,7 @@ class PatternsRepository:
         """A repo and its stars: Query `PK = REPO#o#r AND SK >= REPO#o#r`, ascending (the repo item, then STAR#…);
         the first page reads `limit` + 1 items, the repo and `limit` stars."""
         pk = repo_pk(owner, repo)
-        return self._page(limit, start_key, _repo_or(Star), parent_first=True,
+        return self._page(limit, start_key, _repo_or(models.Star), parent_first=True,
                           KeyConditionExpression=Key("PK").eq(pk) & Key("SK").gte(repo_sk(owner, repo)))
 
     # --- sequential identifiers: issues --------------------------------------------------------------
@@ -185,7 +175,7 @@ class PatternsRepository:
             raise
         return int(response["Attributes"]["IssueCount"])
 
-    def put_new_issue(self, issue: Issue) -> Issue:
+    def put_new_issue(self, issue: models.Issue) -> models.Issue:
         """Store issue `number` (PutItem, `attribute_not_exists(PK)`: a number is never stored twice)."""
         try:
             ddb.put_new(self.table, _issue_item(issue), "attribute_not_exists(PK)")
@@ -195,13 +185,13 @@ class PatternsRepository:
             raise
         return issue
 
-    def get_issue(self, owner: str, repo: str, number: int) -> Issue | None:
+    def get_issue(self, owner: str, repo: str, number: int) -> models.Issue | None:
         """An issue: GetItem on `REPO#o#r`, `ISSUE#<zero-padded number>`."""
         item = self.table.get_item(Key={"PK": repo_pk(owner, repo), "SK": issue_sk(number)}).get("Item")
-        return None if item is None else from_item(Issue, item)
+        return None if item is None else from_item(models.Issue, item)
 
-    def change_issue(self, owner: str, repo: str, number: int, change: IssueChange, *, by: str | None,
-                     at: datetime) -> Issue:
+    def change_issue(self, owner: str, repo: str, number: int, change: models.IssueChange, *, by: str | None,
+                     at: datetime) -> models.Issue:
         """Change an issue's title or status (UpdateItem): `updatedAt` and GSI1SK move together (issues by last
         update), GSI2's keys are set when open and removed when closed (the sparse open-issues index).
 
@@ -242,37 +232,37 @@ class PatternsRepository:
             if self.get_issue(owner, repo, number) is None:
                 raise NotFoundError(f"no issue {number} in {owner}/{repo}", code=ISSUE_NOT_FOUND) from error
             raise ForbiddenError("only the issue's author or an admin may change it") from error
-        return from_item(Issue, response["Attributes"])
+        return from_item(models.Issue, response["Attributes"])
 
     def repo_with_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         """A repo and its issues, newest number first: Query `PK = REPO#o#r AND SK <= REPO#o#r`, descending
         (the repo item, then ISSUE#… from the highest number); the first page reads `limit` + 1 items, the repo and
         `limit` issues."""
         pk = repo_pk(owner, repo)
-        return self._page(limit, start_key, _repo_or(Issue), parent_first=True, ScanIndexForward=False,
+        return self._page(limit, start_key, _repo_or(models.Issue), parent_first=True, ScanIndexForward=False,
                           KeyConditionExpression=Key("PK").eq(pk) & Key("SK").lte(repo_sk(owner, repo)))
 
     def issues_by_update(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         """A repo's issues, most recently updated first: Query GSI1 `GSI1PK = REPO#o#r AND begins_with(GSI1SK,
         "ISSUE#")`, descending."""
         condition = Key("GSI1PK").eq(repo_pk(owner, repo)) & Key("GSI1SK").begins_with("ISSUE#")
-        return self._page(limit, start_key, _model(Issue), IndexName=GSI1, ScanIndexForward=False,
+        return self._page(limit, start_key, _model(models.Issue), IndexName=GSI1, ScanIndexForward=False,
                           KeyConditionExpression=condition)
 
     def open_issues(self, owner: str, repo: str, *, limit: int, start_key: StartKey) -> Page:
         """A repo's open issues by number: Query the sparse GSI2 `GSI2PK = REPO#o#r#OPEN` (closed issues are not
         in it)."""
-        return self._page(limit, start_key, _model(Issue), IndexName=GSI2,
+        return self._page(limit, start_key, _model(models.Issue), IndexName=GSI2,
                           KeyConditionExpression=Key("GSI2PK").eq(open_issues_pk(owner, repo)))
 
     # --- organizations and users ---------------------------------------------------------------------
 
-    def put_org(self, org: Org) -> Org:
+    def put_org(self, org: models.Org) -> models.Org:
         """Create or rename an organization (PutItem)."""
         self.table.put_item(Item=to_item(org, PK=org_pk(org.org), SK=org_sk(org.org), type="org"))
         return org
 
-    def put_org_user(self, user: OrgUser) -> OrgUser:
+    def put_org_user(self, user: models.OrgUser) -> models.OrgUser:
         """Add or replace a user of an existing organization (TransactWriteItems: ConditionCheck the org + Put the
         user). Admins carry GSI2's keys; a user put back as a member loses them (leaves the sparse index)."""
         extra: dict[str, Any] = {"PK": org_pk(user.org), "SK": user_sk(user.username), "type": "user"}
@@ -314,19 +304,19 @@ class PatternsRepository:
             item = self.table.get_item(Key={"PK": pk, "SK": sk}).get("Item")
             if item is None:
                 return Page(items=[])
-            head = [from_item(Org, item)]
+            head = [from_item(models.Org, item)]
         page = self._page(limit, start_key, _org_or_user, KeyConditionExpression=Key("PK").eq(pk) & Key("SK").lt(sk))
         page.items = head + page.items
         return page
 
     def org_admins(self, org: str, *, limit: int, start_key: StartKey) -> Page:
         """An organization's admins: Query the sparse GSI2 `GSI2PK = ORG#<org>#ADMINS` (members are not in it)."""
-        return self._page(limit, start_key, _model(OrgUser), IndexName=GSI2,
+        return self._page(limit, start_key, _model(models.OrgUser), IndexName=GSI2,
                           KeyConditionExpression=Key("GSI2PK").eq(org_admins_pk(org)))
 
     # --- stores --------------------------------------------------------------------------------------
 
-    def put_store(self, store: Store) -> Store:
+    def put_store(self, store: models.Store) -> models.Store:
         """Create or replace a store (PutItem) under `STORE#<country>`, `<state>#<city>#<zip>#<storeId>`."""
         sk = store_sk(store.state, store.city, store.zip, store.store_id)
         self.table.put_item(Item=to_item(store, PK=store_pk(store.country), SK=sk, type="store"))
@@ -338,11 +328,11 @@ class PatternsRepository:
         condition: ConditionBase = Key("PK").eq(store_pk(country))
         if levels:
             condition = condition & Key("SK").begins_with(store_prefix(*levels))
-        return self._page(limit, start_key, _model(Store), KeyConditionExpression=condition)
+        return self._page(limit, start_key, _model(models.Store), KeyConditionExpression=condition)
 
     # --- orders --------------------------------------------------------------------------------------
 
-    def put_order(self, order: Order) -> Order:
+    def put_order(self, order: models.Order) -> models.Order:
         """Create or replace an order (PutItem); GSI1SK `ORDER#<status>#<orderedAt>#<orderId>` follows its status."""
         at = timestamp(order.ordered_at)
         item = to_item(order, PK=customer_pk(order.customer), SK=order_sk(order.order_id), type="order",
@@ -364,12 +354,12 @@ class PatternsRepository:
         else:
             # "~" sorts after every character of a timestamp: the whole `last` day is in.
             sort = Key("GSI1SK").between(prefix + (first or ""), prefix + (last or "9999-12-31") + "~")
-        return self._page(limit, start_key, _model(Order), IndexName=GSI1,
+        return self._page(limit, start_key, _model(models.Order), IndexName=GSI1,
                           KeyConditionExpression=Key("GSI1PK").eq(customer_pk(customer)) & sort)
 
     # --- the singleton -----------------------------------------------------------------------------
 
-    def put_featured(self, featured: Featured) -> Featured:
+    def put_featured(self, featured: models.Featured) -> models.Featured:
         """Replace the featured repos: one TransactWriteItems that Puts every replica (`FEATURED#<r>`) and Deletes the
         retired single item, so a reader sees the old list or the new one, whichever replica it reads (ADR 0111)."""
         item = to_item(featured, type="featured")
@@ -383,13 +373,13 @@ class PatternsRepository:
         ddb.transact_write(actions)  # no condition: it commits or raises
         return featured
 
-    def get_featured(self) -> Featured | None:
+    def get_featured(self) -> models.Featured | None:
         """The featured repos: GetItem on one replica, picked at random (eventually consistent, as before); the
         retired single item only while that replica is missing (a stage not yet migrated, or nothing featured)."""
         item = self.table.get_item(Key=featured_key(secrets.randbelow(FEATURED_REPLICAS))).get("Item")
         if item is None:
             item = self.table.get_item(Key=FEATURED_KEY).get("Item")
-        return None if item is None else from_item(Featured, item)
+        return None if item is None else from_item(models.Featured, item)
 
     # --- pages ---------------------------------------------------------------------------------------
 
@@ -399,12 +389,12 @@ class PatternsRepository:
                           **query)
 
 
-def _repo(item: dict[str, Any]) -> Repo:
-    return Repo(owner=item["owner"], repo=item["repo"], description=item.get("description", ""),
+def _repo(item: dict[str, Any]) -> models.Repo:
+    return models.Repo(owner=item["owner"], repo=item["repo"], description=item.get("description", ""),
                 star_count=int(item.get("StarCount", 0)), issue_count=int(item.get("IssueCount", 0)))
 
 
-def _issue_item(issue: Issue) -> dict[str, Any]:
+def _issue_item(issue: models.Issue) -> dict[str, Any]:
     pk = repo_pk(issue.owner, issue.repo)
     updated = timestamp(issue.updated_at)
     item = to_item(issue, PK=pk, SK=issue_sk(issue.number), type="issue",
@@ -423,5 +413,5 @@ def _repo_or(model: type) -> Callable[[dict[str, Any]], Any]:
     return lambda item: _repo(item) if item.get("type") == "repo" else from_item(model, item)
 
 
-def _org_or_user(item: dict[str, Any]) -> Org | OrgUser:
-    return from_item(Org, item) if item.get("type") == "org" else from_item(OrgUser, item)
+def _org_or_user(item: dict[str, Any]) -> models.Org | models.OrgUser:
+    return from_item(models.Org, item) if item.get("type") == "org" else from_item(models.OrgUser, item)

@@ -5,19 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from functions.patterns.models import (
-    Featured,
-    Issue,
-    IssueChange,
-    IssueIn,
-    Order,
-    OrderRange,
-    Org,
-    OrgUser,
-    Repo,
-    Star,
-    Store,
-)
+from functions.patterns import models
 from functions.patterns.repository import (
     ISSUE_NOT_FOUND,
     ORG_NOT_FOUND,
@@ -48,15 +36,15 @@ class PatternsService:
 
     # --- repos and stars (reference counts) ----------------------------------------------------------
 
-    def put_repo(self, owner: str, repo: str, description: str) -> Repo:
+    def put_repo(self, owner: str, repo: str, description: str) -> models.Repo:
         return self.repository.put_repo(owner, repo, description)
 
-    def get_repo(self, owner: str, repo: str) -> Repo:
+    def get_repo(self, owner: str, repo: str) -> models.Repo:
         return found(self.repository.get_repo(owner, repo), f"no repo {owner}/{repo}", REPO_NOT_FOUND)
 
-    def star(self, caller: Caller, owner: str, repo: str) -> tuple[Star, bool]:
+    def star(self, caller: Caller, owner: str, repo: str) -> tuple[models.Star, bool]:
         """The caller stars the repo as themselves; (the star, whether it is new)."""
-        star = Star(owner=owner, repo=repo, username=caller.username, starred_at=self.clock())
+        star = models.Star(owner=owner, repo=repo, username=caller.username, starred_at=self.clock())
         return self.repository.star(star)
 
     def unstar(self, caller: Caller, owner: str, repo: str) -> bool:
@@ -68,20 +56,21 @@ class PatternsService:
 
     # --- issues (sequential identifiers, changing sort key, sparse index) ----------------------------
 
-    def create_issue(self, caller: Caller, owner: str, repo: str, request: IssueIn) -> Issue:
+    def create_issue(self, caller: Caller, owner: str, repo: str, request: models.IssueIn) -> models.Issue:
         """Number from the repo's counter, then the issue under that number. Should the put fail after the
         counter moved, that number is skipped: a gap, never a duplicate."""
         number = self.repository.next_issue_number(owner, repo)
         now = self.clock()
-        issue = Issue(owner=owner, repo=repo, number=number, title=request.title, status="open",
+        issue = models.Issue(owner=owner, repo=repo, number=number, title=request.title, status="open",
                       author=caller.username, created_at=now, updated_at=now)
         return self.repository.put_new_issue(issue)
 
-    def get_issue(self, owner: str, repo: str, number: int) -> Issue:
+    def get_issue(self, owner: str, repo: str, number: int) -> models.Issue:
         return found(self.repository.get_issue(owner, repo, number), f"no issue {number} in {owner}/{repo}",
                      ISSUE_NOT_FOUND)
 
-    def change_issue(self, caller: Caller, owner: str, repo: str, number: int, change: IssueChange) -> Issue:
+    def change_issue(self, caller: Caller, owner: str, repo: str, number: int,
+                     change: models.IssueChange) -> models.Issue:
         if change.title is None and change.status is None:
             raise InvalidInputError("nothing to change: give a title or a status",
                                     details=[{"field": "body", "message": "title or status required"}])
@@ -104,16 +93,16 @@ class PatternsService:
 
     # --- organizations -------------------------------------------------------------------------------
 
-    def put_org(self, org: Org) -> Org:
+    def put_org(self, org: models.Org) -> models.Org:
         return self.repository.put_org(org)
 
-    def put_org_user(self, user: OrgUser) -> OrgUser:
+    def put_org_user(self, user: models.OrgUser) -> models.OrgUser:
         return self.repository.put_org_user(user)
 
     def org_with_users(self, org: str, *, descending: bool, limit: int, start_key: StartKey) -> Page:
         """The first page holds the org item in either order: without it, there is no such org."""
         page = self.repository.org_with_users(org, descending=descending, limit=limit, start_key=start_key)
-        if start_key is None and not any(isinstance(item, Org) for item in page.items):
+        if start_key is None and not any(isinstance(item, models.Org) for item in page.items):
             raise NotFoundError(f"no organization {org}", code=ORG_NOT_FOUND)
         return page
 
@@ -125,16 +114,16 @@ class PatternsService:
 
     # --- stores and orders ---------------------------------------------------------------------------
 
-    def put_store(self, store: Store) -> Store:
+    def put_store(self, store: models.Store) -> models.Store:
         return self.repository.put_store(store)
 
     def stores_in(self, country: str, *levels: str, limit: int, start_key: StartKey) -> Page:
         return self.repository.stores_in(country, *levels, limit=limit, start_key=start_key)
 
-    def put_order(self, order: Order) -> Order:
+    def put_order(self, order: models.Order) -> models.Order:
         return self.repository.put_order(order)
 
-    def orders_by_status(self, caller: Caller, customer: str, wanted: OrderRange, *, limit: int,
+    def orders_by_status(self, caller: Caller, customer: str, wanted: models.OrderRange, *, limit: int,
                          start_key: StartKey) -> Page:
         """A customer's orders are theirs and the admins' to read."""
         if caller.username != customer and not caller.is_in(ADMIN):
@@ -147,12 +136,12 @@ class PatternsService:
 
     # --- the singleton -------------------------------------------------------------------------------
 
-    def put_featured(self, repos: list[str]) -> Featured:
-        return self.repository.put_featured(Featured(repos=list(dict.fromkeys(repos)), updated_at=self.clock()))
+    def put_featured(self, repos: list[str]) -> models.Featured:
+        return self.repository.put_featured(models.Featured(repos=list(dict.fromkeys(repos)), updated_at=self.clock()))
 
-    def get_featured(self) -> Featured:
+    def get_featured(self) -> models.Featured:
         """Nothing featured yet is an empty list, not a 404: the singleton is the application's, always there."""
-        return self.repository.get_featured() or Featured(repos=[])
+        return self.repository.get_featured() or models.Featured(repos=[])
 
 
 def _repo_missing(owner: str, repo: str) -> NotFoundError:
@@ -161,6 +150,6 @@ def _repo_missing(owner: str, repo: str) -> NotFoundError:
 
 def _repo_found(page: Page, start_key: StartKey, owner: str, repo: str) -> Page:
     """The first page of a repo's collection starts with the repo item; without it, there is no such repo."""
-    if start_key is None and not any(isinstance(item, Repo) for item in page.items):
+    if start_key is None and not any(isinstance(item, models.Repo) for item in page.items):
         raise _repo_missing(owner, repo)
     return page

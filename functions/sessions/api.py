@@ -7,12 +7,7 @@ from typing import Annotated
 
 from aws_lambda_powertools.event_handler import Response
 
-from functions.sessions.models import (
-    Session,
-    SessionPage,
-    TokenPath,
-    UsernamePath,
-)
+from functions.sessions import models
 from functions.sessions.repository import SessionsRepository
 from functions.sessions.schema import DEFAULT_LIFETIME_SECONDS, LIFETIME_ENV
 from functions.sessions.service import SessionsService
@@ -29,20 +24,20 @@ Service = Annotated[SessionsService, kit.Depends(service)]
 
 
 @router.serve
-def create_session(svc: Service, caller: kit.Caller) -> Response[Session]:
+def create_session(svc: Service, caller: kit.Caller) -> Response[models.Session]:
     """Start a session for the caller."""
     session = svc.create(caller)
     return kit.answer(201, session)
 
 
 @router.serve
-def get_session(token: TokenPath, svc: Service, caller: kit.Caller) -> Session:
+def get_session(token: models.TokenPath, svc: Service, caller: kit.Caller) -> models.Session:
     """Read one of the caller's sessions."""
     return svc.get(caller, token)
 
 
 @router.serve
-def delete_session(token: TokenPath, svc: Service, caller: kit.Caller) -> Response[None]:
+def delete_session(token: models.TokenPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """End a session."""
     svc.delete(caller, token)
     return Response(status_code=204)
@@ -50,14 +45,14 @@ def delete_session(token: TokenPath, svc: Service, caller: kit.Caller) -> Respon
 
 @router.serve
 @kit.paged
-def sessions_of(username: UsernamePath, svc: Service, caller: kit.Caller, page: kit.PageRequest) -> SessionPage:
+def sessions_of(username: models.UsernamePath, svc: Service, caller: kit.Caller,
+                page: kit.PageRequest) -> models.SessionPage:
     """List a user's sessions."""
-    return page.page(SessionPage,
-                     lambda start: svc.sessions_of(caller, username, limit=page.limit, start_key=start))
+    return page.of(models.SessionPage, svc.sessions_of, caller, username)
 
 
 @router.serve
-def delete_sessions_of(username: UsernamePath, svc: Service, caller: kit.Caller) -> Response[None]:
+def delete_sessions_of(username: models.UsernamePath, svc: Service, caller: kit.Caller) -> Response[None]:
     """End every session of a user."""
     svc.delete_all(caller, username)
     return Response(status_code=204)

@@ -15,7 +15,7 @@ from typing import Any
 from boto3.dynamodb.conditions import Key
 from botocore.exceptions import ClientError
 
-from functions.sessions.models import Session
+from functions.sessions import models
 from functions.sessions.schema import (
     CREATED_AT,
     EXPIRES_AT,
@@ -35,14 +35,14 @@ DELETE_PAGE_SIZE = 100
 
 @dataclass(frozen=True)
 class StoredSession:
-    session: Session
+    session: models.Session
     ttl: int  # epoch seconds
 
     def expired(self, now_epoch: int) -> bool:
         return self.ttl <= now_epoch
 
 
-def session_item(session: Session, ttl: int) -> dict[str, Any]:
+def session_item(session: models.Session, ttl: int) -> dict[str, Any]:
     return {
         TOKEN: session.session_token,
         USERNAME: session.username,
@@ -53,7 +53,7 @@ def session_item(session: Session, ttl: int) -> dict[str, Any]:
 
 
 def stored_session(item: Mapping[str, Any]) -> StoredSession:
-    session = Session(
+    session = models.Session(
         session_token=item[TOKEN],
         username=item[USERNAME],
         created_at=datetime.fromisoformat(item[CREATED_AT]),
@@ -72,7 +72,7 @@ class SessionsRepository:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def create_session(self, session: Session, ttl: int) -> bool:
+    def create_session(self, session: models.Session, ttl: int) -> bool:
         """Create a session: PutItem with `attribute_not_exists(SessionToken)` (the seed's uniqueness condition).
         False: that token is taken already (nothing was written)."""
         try:

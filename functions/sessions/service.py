@@ -8,7 +8,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from functions.sessions.models import Session
+from functions.sessions import models
 from functions.sessions.repository import SessionsRepository
 from functions.shared.auth import ADMIN, Caller
 from functions.shared.errors import ConflictError, ForbiddenError, NotFoundError
@@ -37,18 +37,18 @@ class SessionsService:
         self.make_token = make_token
         self.clock = clock
 
-    def create(self, caller: Caller) -> Session:
+    def create(self, caller: Caller) -> models.Session:
         """A new session of the caller, valid for the lifetime (7 days by default)."""
         created_at = datetime.fromtimestamp(int(self.clock()), UTC)
         expires_at = created_at + self.lifetime
         for _ in range(CREATE_ATTEMPTS):
-            session = Session(session_token=self.make_token(), username=caller.username,
+            session = models.Session(session_token=self.make_token(), username=caller.username,
                               created_at=created_at, expires_at=expires_at)
             if self.repository.create_session(session, ttl=int(expires_at.timestamp())):
                 return session
         raise ConflictError("could not create a unique session token; retry", code="TOKEN_TAKEN")
 
-    def get(self, caller: Caller, token: str) -> Session:
+    def get(self, caller: Caller, token: str) -> models.Session:
         """The session, if it has not expired and is the caller's (an admin's: anyone's); 404 otherwise."""
         stored = self.repository.get_session(token)
         if stored is None or stored.expired(int(self.clock())) or not _may_see(caller, stored.session.username):

@@ -157,6 +157,13 @@ class PageRequest:
         page = fetch(codec.decode(self.cursor, bound))
         return page_model(items=page.items, next_cursor=codec.encode(page.last_key, bound))
 
+    def of(self, page_model: Callable[..., PageModel], read: Callable[..., Page], *args: Any,
+           bound_to: Mapping[str, Any] | None = None, **kwargs: Any) -> PageModel:
+        """`page` for a list read the usual way: `read(*args, **kwargs, limit=<this page's>, start_key=<where the
+        cursor points>)`, its cursor bound also to `bound_to` (an owner's list: another caller's cursor is refused)."""
+        return self.page(page_model, lambda start: read(*args, **kwargs, limit=self.limit, start_key=start),
+                         **(bound_to or {}))
+
 
 _Handler = TypeVar("_Handler", bound=Callable[..., Any])
 _REQUEST = "request__"  # the Request Powertools injects into the wrapper: a name no handler parameter takes

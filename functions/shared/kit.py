@@ -13,7 +13,7 @@
     @router.serve
     @kit.paged                                           # `page` becomes the route's `limit` and `cursor`
     def list_votes(poll_id: PollIdPath, svc: Service, page: kit.PageRequest) -> VotePage:
-        return page.page(VotePage, lambda start: svc.votes(poll_id, limit=page.limit, start_key=start))
+        return page.of(VotePage, svc.votes, poll_id)      # svc.votes(poll_id, limit=, start_key=)
 
     app, lambda_handler = kit.serve(router)
 

@@ -16,7 +16,7 @@ from boto3.dynamodb.conditions import Key
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, ThrottledError
 from functions.shared.settings import Settings, TableName
-from functions.users.models import User
+from functions.users import models
 from functions.users.schema import (
     EMAIL,
     JOIN_DATE,
@@ -32,7 +32,7 @@ from functions.users.schema import (
 class SignUp:
     """What a sign-up found: the user it created, or (created False) the user already stored under that id."""
 
-    user: User
+    user: models.User
     created: bool
 
 
@@ -42,7 +42,7 @@ class UsersRepository:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def sign_up(self, user: User) -> SignUp:
+    def sign_up(self, user: models.User) -> SignUp:
         """Sign up: TransactWriteItems of Put user `attribute_not_exists(UserId)` and Put email marker
         `attribute_not_exists(UserId)`.
 
@@ -70,12 +70,12 @@ class UsersRepository:
             return SignUp(existing, created=False)
         raise ConflictError(f"{user.email} is another user's email", code="EMAIL_TAKEN") from failed.error
 
-    def get_user(self, user_id: str, *, consistent: bool = False) -> User | None:
+    def get_user(self, user_id: str, *, consistent: bool = False) -> models.User | None:
         """Get a user by id: GetItem `UserId = :id`."""
         item = ddb.table(self.users).get_item(Key={USER_ID: user_id}, ConsistentRead=consistent).get("Item")
         return None if item is None else _user_of(item)
 
-    def user_by_email(self, normalized_email: str) -> User | None:
+    def user_by_email(self, normalized_email: str) -> models.User | None:
         """Get a user by email: Query UsersEmailIndex `Email = :email` (eventually consistent, as every GSI read).
 
         Emails are unique in the table, so the answer is one item; for the instant an email moves from one user to
@@ -86,7 +86,7 @@ class UsersRepository:
         items = response.get("Items", [])
         return _user_of(items[0]) if items else None
 
-    def change_email(self, user: User, new_email: str) -> User | None:
+    def change_email(self, user: models.User, new_email: str) -> models.User | None:
         """Change a user's email: TransactWriteItems of Update user `Email = :old` (the email we read: optimistic),
         Delete the old marker `OwnerId = :user`, Put the new marker `attribute_not_exists(UserId)`.
 
@@ -115,7 +115,7 @@ class UsersRepository:
             raise ConflictError(f"{new_email} is another user's email", code="EMAIL_TAKEN") from failed.error
         raise _marker_missing(user) from failed.error
 
-    def delete_user(self, user: User) -> bool:
+    def delete_user(self, user: models.User) -> bool:
         """Delete a user and free its email: TransactWriteItems of Delete user `Email = :email` (as read) and Delete
         its marker `OwnerId = :user`. False when the user changed or went away since it was read."""
         actions = [
@@ -163,16 +163,16 @@ class UsersRepository:
 
 # --- helpers --------------------------------------------------------------------------------------------
 
-def _user_item(user: User) -> dict[str, str]:
+def _user_item(user: models.User) -> dict[str, str]:
     """A user as the seed stores it: UserId, Email (normalized: the index key), JoinDate (YYYY-MM-DD)."""
     return {USER_ID: user.user_id, EMAIL: user.email, JOIN_DATE: user.join_date.isoformat()}
 
 
-def _user_of(item: Mapping[str, Any]) -> User:
-    return User(user_id=item[USER_ID], email=item[EMAIL], join_date=item[JOIN_DATE])
+def _user_of(item: Mapping[str, Any]) -> models.User:
+    return models.User(user_id=item[USER_ID], email=item[EMAIL], join_date=item[JOIN_DATE])
 
 
-def _marker_missing(user: User) -> ConflictError:
+def _marker_missing(user: models.User) -> ConflictError:
     """A user whose email marker is not theirs: only a write around this repository can cause it."""
     return ConflictError(
         f"the email of {user.user_id} is not reserved to them; an operator must repair it", code="EMAIL_MARKER_MISMATCH"

@@ -8,15 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 
 from functions.shared import kit
 from functions.shared.observability import logger
-from functions.voting.models import (
-    Poll,
-    PollIdPath,
-    PollIn,
-    Recount,
-    Results,
-    Vote,
-    VoteIn,
-)
+from functions.voting import models
 from functions.voting.repository import TableNames, VotingRepository
 from functions.voting.service import VotingService
 
@@ -28,21 +20,21 @@ Service = Annotated[VotingService, kit.Depends(service)]
 
 
 @router.serve
-def put_poll(poll_id: PollIdPath, poll: PollIn, svc: Service) -> Response[Poll]:
+def put_poll(poll_id: models.PollIdPath, poll: models.PollIn, svc: Service) -> Response[models.Poll]:
     """Create or replace a poll."""
     stored, created = svc.create_poll(poll_id, poll)
     return kit.created(created, stored)
 
 
 @router.serve
-def get_poll(poll_id: PollIdPath, svc: Service) -> Poll:
+def get_poll(poll_id: models.PollIdPath, svc: Service) -> models.Poll:
     """Read a poll."""
     return svc.poll(poll_id)
 
 
 @router.serve
-def vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service, create: kit.CreateOnce,
-         idempotency_key: kit.IdempotencyKey = None) -> Response[Vote]:
+def vote(poll_id: models.PollIdPath, ballot: models.VoteIn, svc: Service, create: kit.CreateOnce,
+         idempotency_key: kit.IdempotencyKey = None) -> Response[models.Vote]:
     """Vote in a poll, once per caller."""
     response = create(operation="voting.vote", key=idempotency_key,
                       request={"pollId": poll_id, **ballot.model_dump(mode="json")},
@@ -52,32 +44,32 @@ def vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service, create: kit.CreateOn
 
 
 @router.serve
-def my_vote(poll_id: PollIdPath, svc: Service, caller: kit.Caller) -> Vote:
+def my_vote(poll_id: models.PollIdPath, svc: Service, caller: kit.Caller) -> models.Vote:
     """Read the caller's vote in a poll."""
     return svc.my_vote(poll_id, caller.user_id)
 
 
 @router.serve
-def change_vote(poll_id: PollIdPath, ballot: VoteIn, svc: Service, caller: kit.Caller) -> Vote:
+def change_vote(poll_id: models.PollIdPath, ballot: models.VoteIn, svc: Service, caller: kit.Caller) -> models.Vote:
     """Change the caller's vote in a poll."""
     return svc.change_vote(poll_id, caller.user_id, ballot.candidate)
 
 
 @router.serve
-def withdraw_vote(poll_id: PollIdPath, svc: Service, caller: kit.Caller) -> Response[None]:
+def withdraw_vote(poll_id: models.PollIdPath, svc: Service, caller: kit.Caller) -> Response[None]:
     """Withdraw the caller's vote from a poll."""
     svc.withdraw(poll_id, caller.user_id)
     return Response(status_code=204)
 
 
 @router.serve
-def results(poll_id: PollIdPath, svc: Service) -> Results:
+def results(poll_id: models.PollIdPath, svc: Service) -> models.Results:
     """Read a poll's counted results."""
     return svc.results(poll_id)
 
 
 @router.serve
-def recount(poll_id: PollIdPath, svc: Service) -> Recount:
+def recount(poll_id: models.PollIdPath, svc: Service) -> models.Recount:
     """Recount a poll's results from its votes."""
     outcome = svc.recount(poll_id)
     if outcome.corrected:

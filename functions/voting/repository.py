@@ -29,7 +29,7 @@ from botocore.exceptions import ClientError
 from functions.shared import ddb
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import TableName, Tables
-from functions.voting.models import Poll, Vote
+from functions.voting import models
 from functions.voting.schema import (
     APPLIED_SK,
     CHECKPOINT_RETENTION_SECONDS,
@@ -63,7 +63,7 @@ class TableNames(Tables):
 class StoredPoll:
     """A poll as Votes holds it: its definition, its bucket count B (fixed at creation), its recount version."""
 
-    poll: Poll
+    poll: models.Poll
     buckets: int
     recount_version: int = 0
 
@@ -137,7 +137,7 @@ class Replay:
     changes: int
 
 
-def poll_item(poll: Poll, buckets: int) -> dict[str, Any]:
+def poll_item(poll: models.Poll, buckets: int) -> dict[str, Any]:
     return {
         "pollId": poll.poll_id,
         "sk": POLL_SK,
@@ -149,7 +149,7 @@ def poll_item(poll: Poll, buckets: int) -> dict[str, Any]:
 
 
 def stored_poll_from(item: Mapping[str, Any]) -> StoredPoll:
-    poll = Poll(
+    poll = models.Poll(
         poll_id=item["pollId"],
         question=item["question"],
         candidates=list(item["candidates"]),
@@ -158,8 +158,8 @@ def stored_poll_from(item: Mapping[str, Any]) -> StoredPoll:
     return StoredPoll(poll, int(item.get("buckets", UNRECORDED_BUCKETS)), int(item.get("recountVersion", 0)))
 
 
-def vote_from(item: Mapping[str, Any]) -> Vote:
-    return Vote(
+def vote_from(item: Mapping[str, Any]) -> models.Vote:
+    return models.Vote(
         poll_id=item["pollId"], candidate=item["candidate"], voted_at=item["votedAt"], updated_at=item["updatedAt"]
     )
 
@@ -175,7 +175,7 @@ class VotingRepository:
 
     # polls
 
-    def create_poll(self, poll: Poll, buckets: int) -> tuple[StoredPoll, bool]:
+    def create_poll(self, poll: models.Poll, buckets: int) -> tuple[StoredPoll, bool]:
         """Store a poll with its bucket count unless one with this id exists (PutItem, attribute_not_exists). Returns
         the stored poll and whether it was created now; the caller compares an existing one with what was asked."""
         try:
@@ -202,7 +202,7 @@ class VotingRepository:
 
     # ballots
 
-    def cast_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> Vote:
+    def cast_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> models.Vote:
         """Vote: UpdateItem on RawVotes (the voter's bucket of the poll, userId) if the voter holds no vote (none yet,
         or withdrawn)."""
         return vote_from(self._write_ballot(
@@ -217,7 +217,7 @@ class VotingRepository:
                                   code="ALREADY_VOTED"),
         ))
 
-    def change_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> Vote:
+    def change_vote(self, poll: StoredPoll, user_id: str, candidate: str, now: datetime) -> models.Vote:
         """Change my vote: UpdateItem on RawVotes if the voter holds a vote."""
         return vote_from(self._write_ballot(
             poll, user_id,
@@ -237,7 +237,7 @@ class VotingRepository:
             refusal=_no_vote(),
         )
 
-    def get_vote(self, poll: StoredPoll, user_id: str) -> Vote:
+    def get_vote(self, poll: StoredPoll, user_id: str) -> models.Vote:
         """My vote: GetItem on RawVotes, strongly consistent (a voter reads their own write); none, or a tombstone, is
         404 NO_VOTE."""
         item = (

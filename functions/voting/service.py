@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from functions.shared.errors import ConflictError, NotFoundError
 from functions.shared.settings import settings
-from functions.voting.models import Poll, PollIn, Recount, Results, Vote
+from functions.voting import models
 from functions.voting.repository import StoredPoll, VotingRepository
 from functions.voting.schema import BUCKETS_ENV, DEFAULT_BUCKETS, MAX_BUCKETS, SETTLED_AFTER_ENV
 
@@ -58,9 +58,9 @@ class VotingService:
 
     # polls
 
-    def create_poll(self, poll_id: str, request: PollIn) -> tuple[Poll, bool]:
+    def create_poll(self, poll_id: str, request: models.PollIn) -> tuple[models.Poll, bool]:
         """Create a poll; the same definition again is a no-op (False), another one a 409 POLL_EXISTS."""
-        asked = Poll(poll_id=poll_id, question=request.question, candidates=request.candidates,
+        asked = models.Poll(poll_id=poll_id, question=request.question, candidates=request.candidates,
                      created_at=self._clock())
         stored, created = self.repository.create_poll(asked, self._buckets)
         if not created and (stored.poll.question, stored.poll.candidates) != (asked.question, asked.candidates):
@@ -69,7 +69,7 @@ class VotingService:
             )
         return stored.poll, created
 
-    def poll(self, poll_id: str) -> Poll:
+    def poll(self, poll_id: str) -> models.Poll:
         return self._stored(poll_id).poll
 
     def _stored(self, poll_id: str) -> StoredPoll:
@@ -104,26 +104,26 @@ class VotingService:
 
     # my ballot (the voter is always the signed-in caller; the poll, read once, names the voter's bucket)
 
-    def vote(self, poll_id: str, voter: str, candidate: str) -> Vote:
+    def vote(self, poll_id: str, voter: str, candidate: str) -> models.Vote:
         return self.repository.cast_vote(self._candidate(poll_id, candidate), voter, candidate, self._clock())
 
-    def change_vote(self, poll_id: str, voter: str, candidate: str) -> Vote:
+    def change_vote(self, poll_id: str, voter: str, candidate: str) -> models.Vote:
         return self.repository.change_vote(self._candidate(poll_id, candidate), voter, candidate, self._clock())
 
     def withdraw(self, poll_id: str, voter: str) -> None:
         self.repository.withdraw_vote(self._stored(poll_id), voter, self._clock())
 
-    def my_vote(self, poll_id: str, voter: str) -> Vote:
+    def my_vote(self, poll_id: str, voter: str) -> models.Vote:
         return self.repository.get_vote(self._stored(poll_id), voter)  # an unknown poll: 404 POLL_NOT_FOUND
 
     # results
 
-    def results(self, poll_id: str) -> Results:
+    def results(self, poll_id: str) -> models.Results:
         stored = self._stored(poll_id)
         aggregates = self.repository.aggregates(poll_id, stored.buckets)
         return _results(stored.poll, aggregates.totals)
 
-    def recount(self, poll_id: str) -> Recount:
+    def recount(self, poll_id: str) -> models.Recount:
         """Rebuild the poll's totals from RawVotes and correct the aggregates' drift, if it is drift.
 
         A vote accepted but not yet aggregated is not drift: "correcting" it would count it twice once the
@@ -167,7 +167,7 @@ class VotingService:
                     "another recount corrected this poll meanwhile; recount again", code="RECOUNT_BUSY"
                 )
             results = _results(poll.poll, tally.totals)
-            return Recount(
+            return models.Recount(
                 poll_id=poll_id, totals=results.totals, total_votes=results.total_votes, corrected=corrected
             )
         raise ConflictError(
@@ -176,7 +176,7 @@ class VotingService:
         )
 
 
-def _results(poll: Poll, totals: dict[str, int]) -> Results:
+def _results(poll: models.Poll, totals: dict[str, int]) -> models.Results:
     per_candidate = {candidate: totals.get(candidate, 0) for candidate in poll.candidates}
-    return Results(poll_id=poll.poll_id, totals=per_candidate, total_votes=sum(per_candidate.values()))
+    return models.Results(poll_id=poll.poll_id, totals=per_candidate, total_votes=sum(per_candidate.values()))
 
