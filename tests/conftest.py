@@ -53,7 +53,7 @@ _create_loader, botocore.session.create_loader = botocore.session.create_loader,
 
 # tests/functional's checks of what the whole functional suite did (every grant used, every documented status got)
 # are judged once, by the controller, with what every worker's tests observed (tests/support/whole_suite.py).
-WHOLE_SUITE_CHECKS = ("test_grants.py", "test_openapi_responses.py")
+WHOLE_SUITE_CHECKS = ("test_grants.py", "test_openapi_responses.py", "test_pattern_actions.py")
 
 
 def pytest_configure(config) -> None:

@@ -132,6 +132,9 @@ def test_stage_prefixed_paths_work_like_api_gateway(api, runtime):
 
 def test_health_and_docs_are_public(api):
     assert api.call("GET", "/health", user=None).json() == {"status": "ok"}
+    # GET /, public too (README "Public routes"): where to go from here, on this stage
+    links = api.call("GET", "/", user=None).json()
+    assert {links[name].rsplit("/", 1)[-1] for name in ("docs", "health", "explorer")} == {"docs", "health", "explorer"}
     page = api.call("GET", "/docs", user=None)
     assert page.status_code == 200 and "swagger" in page.text.lower()
     spec = api.call("GET", "/docs?format=json", user=None).json()

@@ -208,14 +208,15 @@ def _error_code(body: Any) -> str | None:
 class Client:
     """Calls a domain's lambda_handler the way API Gateway would, as a given user."""
 
-    def __init__(self, handler: Callable[[dict, Any], dict], routes: list[str]):
+    def __init__(self, handler: Callable[[dict, Any], dict], routes: list[str], domain: str = "platform"):
         self._handler = handler
         self._routes = routes
+        self._domain = domain  # whose routes: the DynamoDB calls they make are noted against them (RECORDER)
 
     @classmethod
     def of(cls, api: ModuleType) -> Client:
         """A client of a domain's api module: its `lambda_handler`, matched to the paths its router serves."""
-        return cls(api.lambda_handler, api.router.routes.paths)
+        return cls(api.lambda_handler, api.router.routes.paths, api.__name__.split(".")[1])
 
     def call(self, method: str, url: str, *, body: Any = None, raw_body: str | None = None,
              user: str | None = "alice", groups: tuple[str, ...] = (),
@@ -227,7 +228,8 @@ class Client:
         for name, value in (headers or {}).items():
             event["headers"][name] = value
             event["multiValueHeaders"][name] = [value]
-        response = self._handler(event, LambdaContext())
+        with RECORDER.serving(self._domain, method.upper(), resource):
+            response = self._handler(event, LambdaContext())
         raw = response.get("body")
         try:
             parsed = json.loads(raw) if raw else None

@@ -13,6 +13,7 @@ from functions.shared import ddb
 from functions.shared.ddb import BATCH_WRITE_MAX_ITEMS, BATCH_WRITE_ROUNDS
 from seeds import sessions as seed
 from tests.functional.conftest import Client, error, make_table, ok
+from tests.support import iam
 
 ADMIN = ("admin",)
 WEEK = 7 * 24 * 3600
@@ -199,7 +200,8 @@ def test_a_page_leaves_out_sessions_deleted_since_the_index_listed_them(client, 
     original = ddb.batch_get
 
     def deleted_meanwhile(name, keys):
-        boto3.resource("dynamodb").Table(table_name).delete_item(Key={"SessionToken": token})
+        with iam.meanwhile():  # another client deletes it, between the handler's Query and its BatchGetItem
+            boto3.resource("dynamodb").Table(table_name).delete_item(Key={"SessionToken": token})
         return original(name, keys)
 
     monkeypatch.setattr(ddb, "batch_get", deleted_meanwhile)

@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextvars
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
 from pathlib import Path
@@ -27,6 +28,7 @@ from botocore.exceptions import ClientError
 from local.cloudformation.resources import FUNCTION_TYPE, SECRET_TYPE, TABLE_TYPES
 from local.cloudformation.template import ACCOUNT_ID, PARTITION, Resolver, StackTemplate, load_assembly, synth
 from local.iam import Principal, denial_message, required_permissions, role_of, role_policies
+from tests.support.whole_suite import RECORDER
 
 ROOT = Path(__file__).resolve().parents[2]
 REGION = "us-east-1"
@@ -155,6 +157,8 @@ def _authorized_api_call(original: Callable[..., Any]) -> Callable[..., Any]:
                     },
                     operation_name,
                 )
+            for permission in needed:
+                RECORDER.called(permission.action, permission.resource)
         return original(self, operation_name, api_params)
 
     return make_api_call
@@ -184,3 +188,16 @@ def _as_role(handler: Callable[..., Any], principal: Principal) -> Callable[...,
             _current.reset(token)
 
     return run
+
+
+@contextmanager
+def meanwhile() -> Iterator[None]:
+    """A test's own AWS calls made while a handler runs (another client acting between two of the handler's
+    requests): as the test's administrator, not the function's role, and not noted against the route being served
+    (test_pattern_actions.py)."""
+    token = _current.set(None)
+    try:
+        with RECORDER.not_serving():
+            yield
+    finally:
+        _current.reset(token)

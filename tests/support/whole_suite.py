@@ -19,9 +19,13 @@ docs/adr/0122-whole-suite-checks-judged-by-the-controller.md says why.
 
 from __future__ import annotations
 
+import contextvars
 import importlib
+import importlib.util
+import os
 import time
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -55,16 +59,30 @@ class RoleUse:
     used: set[GrantKey] = field(default_factory=set)
 
 
+@dataclass(frozen=True)
+class RouteCall:
+    """One DynamoDB permission a route's handler needed (test_pattern_actions.py compares them with domain.toml)."""
+
+    domain: str
+    method: str
+    resource: str  # API Gateway's, e.g. /games/{gameId}
+    action: str  # "GetItem"
+    table: str  # the table's construct id, e.g. "GamesTable"
+    index: str | None  # the index a Query read
+
+
 @dataclass
 class Observations:
     """What tests observed: one process's, or every process's merged."""
 
     answers: list[Answer] = field(default_factory=list)
     roles: dict[str, RoleUse] = field(default_factory=dict)  # by handler ("functions.voting.api.lambda_handler")
+    route_calls: set[RouteCall] = field(default_factory=set)
 
     def merge(self, other: Observations) -> None:
         """Add another process's: every answer; a grant is used when some process's test used it."""
         self.answers.extend(other.answers)
+        self.route_calls |= other.route_calls
         for handler, use in other.roles.items():
             mine = self.roles.setdefault(handler, RoleUse(use.function))
             mine.grants.update(use.grants)
@@ -87,6 +105,7 @@ class Observations:
                                      "grants": [[*key(k), str(grant.resource)] for k, grant in use.grants.items()],
                                      "used": [key(k) for k in sorted(use.used)]}
                       for handler, use in self.roles.items()},
+            "route_calls": [[c.domain, c.method, c.resource, c.action, c.table, c.index] for c in self.route_calls],
         }
 
     @classmethod
@@ -96,7 +115,8 @@ class Observations:
             grants = {(policy, statement, action, position): Grant(policy, statement, action, resource)
                       for policy, statement, action, position, resource in use["grants"]}
             roles[handler] = RoleUse(use["function"], grants, {tuple(key) for key in use["used"]})
-        return cls([Answer(*answer) for answer in wire["answers"]], roles)
+        return cls([Answer(*answer) for answer in wire["answers"]], roles,
+                   {RouteCall(*call) for call in wire["route_calls"]})
 
 
 class Recorder:
@@ -105,15 +125,53 @@ class Recorder:
 
     def __init__(self) -> None:
         self.answers: list[Answer] = []
+        self.route_calls: set[RouteCall] = set()
         self._roles: dict[str, FunctionRole] = {}
+        # the route a test client is calling, on this thread: (domain, method, resource, table name -> construct id)
+        self._serving: contextvars.ContextVar[tuple[str, str, str, dict[str, str]] | None] = contextvars.ContextVar(
+            "serving", default=None)
 
     def watch(self, roles: Mapping[str, FunctionRole]) -> None:
         self._roles.update(roles)
 
+    @contextmanager
+    def serving(self, domain: str, method: str, resource: str) -> Iterator[None]:
+        """While a route of `domain` is called: its handler's DynamoDB permissions are noted against it (`called`).
+        Table names are read from the domain's table specs' environment variables, as the function reads them."""
+        specs = getattr(importlib.import_module(f"functions.{domain}.schema"), "TABLES", ()) \
+            if importlib.util.find_spec(f"functions.{domain}.schema") else ()
+        tables = {os.environ[spec.env_var]: spec.construct_id for spec in specs if spec.env_var in os.environ}
+        token = self._serving.set((domain, method, resource, tables))
+        try:
+            yield
+        finally:
+            self._serving.reset(token)
+
+    @contextmanager
+    def not_serving(self) -> Iterator[None]:
+        """Calls that are not the route's (tests/support/iam.py `meanwhile`)."""
+        token = self._serving.set(None)
+        try:
+            yield
+        finally:
+            self._serving.reset(token)
+
+    def called(self, action: str, resource: str) -> None:
+        """A permission a handler's call needed (tests/support/iam.py): noted when a route is being served and it is
+        DynamoDB's on one of the domain's tables."""
+        serving = self._serving.get()
+        if serving is None or not action.startswith("dynamodb:") or ":table/" not in resource:
+            return
+        domain, method, path, tables = serving
+        name, _, index = resource.split(":table/", 1)[1].partition("/index/")
+        if name in tables:
+            self.route_calls.add(RouteCall(domain, method, path, action.removeprefix("dynamodb:"), tables[name],
+                                           index or None))
+
     def observations(self) -> Observations:
         roles = {handler: RoleUse(role.logical_id, dict(role.principal.grants()), set(role.principal.used))
                  for handler, role in self._roles.items()}
-        return Observations(list(self.answers), roles)
+        return Observations(list(self.answers), roles, set(self.route_calls))
 
 
 RECORDER = Recorder()  # this process's; tests/functional/conftest.py feeds it

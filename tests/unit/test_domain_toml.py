@@ -178,3 +178,13 @@ def test_every_domain_package_has_its_domain_toml_and_no_other_declaration():
     leftovers = [p for p in (ROOT / "functions").glob("*/*") if p.name in {"routes.toml", "catalog.toml", "routes.py",
                                                                            "catalog.py"} and p.parent.name != "shared"]
     assert leftovers == []
+
+
+@pytest.mark.parametrize("name", [n for n in names() if load(n).patterns])
+def test_every_route_of_a_domain_with_patterns_is_served_under_one(name):
+    """A route's DynamoDB actions are its pattern's (tests/functional/test_pattern_actions.py checks them): a
+    handler declared outside every pattern would be checked by nothing but the function's union of grants."""
+    domain = load(name)
+    under = [handler for handlers in domain.handlers.values() for handler in handlers]
+    assert sorted(route.name for route in domain.routes if route.name not in under) == []
+    assert len(under) == len(set(under))
