@@ -22,7 +22,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 from typing import Annotated, Any, TypeVar
 
-from aws_lambda_powertools.event_handler import Request
+from aws_lambda_powertools.event_handler import Depends, Request
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from aws_lambda_powertools.utilities.data_classes import APIGatewayProxyEvent
 
@@ -123,14 +123,15 @@ Cursor = Annotated[
 PAGING_PARAMETERS = frozenset({"limit", "cursor"})
 
 
-def request_binding(request: Request, **also: Any) -> str:
+def request_binding(request: Request, params: Mapping[str, Any], **also: Any) -> str:
     """What a list request's cursor is bound to: the route API Gateway matched (method and resource) and the route's
-    parameters as validated, but the page's size and cursor (a client may change the size between pages), and
-    `also`: what the list depends on that is not a parameter (the caller, for a list of the caller's own)."""
+    parameters as validated (`params`: the values Powertools passed the handler, not re-read from the request), but
+    the page's size and cursor (a client may change the size between pages), and `also`: what the list depends on
+    that is not a parameter (the caller, for a list of the caller's own)."""
     event = typing.cast(APIGatewayProxyEvent, request.resolved_event)  # the REST resolver's event
-    params = {name: value for name, value in request.path_parameters.items()
-              if name not in PAGING_PARAMETERS and isinstance(value, str | int | float | bool)}
-    return route_binding(event.http_method.upper(), event.resource, **params, **also)
+    bound = {name: value for name, value in params.items()
+             if name not in PAGING_PARAMETERS and isinstance(value, str | int | float | bool)}
+    return route_binding(event.http_method.upper(), event.resource, **bound, **also)
 
 
 def route_binding(method: str, path: str, **params: Any) -> str:
@@ -143,16 +144,18 @@ class PageRequest:
     """The page a list request asks for: its size (`limit`) and where it starts (`cursor`, checked against what it is
     bound to when the page is read). A handler takes it as a parameter annotated `PageRequest` under `@paged`."""
 
-    def __init__(self, limit: int, cursor: str | None, request: Request) -> None:
+    def __init__(self, limit: int, cursor: str | None, request: Request,
+                 params: Mapping[str, Any] | None = None) -> None:
         self.limit = limit
         self.cursor = cursor
         self._request = request
+        self._params = dict(params or {})  # the route's own parameters, as validated (what `@paged` was passed)
 
     def page(self, page_model: Callable[..., PageModel], fetch: Callable[[StartKey], Page], **also: Any) -> PageModel:
         """The list route's answer: the cursor checked against what it is bound to (`request_binding`: this route,
         these parameters, and `also`), one page fetched from where it points (`fetch(start_key)`), and the next page's
         cursor bound the same way."""
-        bound = request_binding(self._request, **also)
+        bound = request_binding(self._request, self._params, **also)
         codec = cursor_codec()
         page = fetch(codec.decode(self.cursor, bound))
         return page_model(items=page.items, next_cursor=codec.encode(page.last_key, bound))
@@ -194,9 +197,13 @@ def paged(handler: _Handler | None = None, *, limit: Any = Limit, default: int =
         inspect.Parameter(_REQUEST, inspect.Parameter.KEYWORD_ONLY, annotation=Request),
     ]
 
+    # The route's own parameters (path, query), as opposed to what dependencies provide: what a cursor is bound to.
+    own = [p.name for p in parameters if p.name not in (_REQUEST, "limit", "cursor") and not _provided(p.annotation)]
+
     @functools.wraps(handler)
     def route(**kwargs: Any) -> Any:
-        page = PageRequest(kwargs.pop("limit"), kwargs.pop("cursor"), kwargs.pop(_REQUEST))
+        page = PageRequest(kwargs.pop("limit"), kwargs.pop("cursor"), kwargs.pop(_REQUEST),
+                           {name: kwargs[name] for name in own if name in kwargs})
         return handler(**kwargs, **{page_name: page})
 
     route.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -205,6 +212,12 @@ def paged(handler: _Handler | None = None, *, limit: Any = Limit, default: int =
         {"return": hints["return"]} if "return" in hints else {})
     del route.__wrapped__  # Powertools must read the signature above, not the handler's
     return typing.cast(_Handler, route)
+
+
+def _provided(annotation: Any) -> bool:
+    """Whether a parameter is a dependency's (`Annotated[..., Depends(...)]`): the service, the caller."""
+    return typing.get_origin(annotation) is Annotated and any(
+        isinstance(meta, Depends) for meta in typing.get_args(annotation)[1:])
 
 
 @per_container

@@ -98,6 +98,19 @@ def test_a_cursor_resumes_its_own_list_and_is_refused_by_another(lists):
         assert get(other)["error"]["code"] == "INVALID_CURSOR"
 
 
+def test_a_cursor_is_bound_to_the_validated_query_too_whatever_request_path_parameters_holds(lists, monkeypatch):
+    """Powertools documents `Request.path_parameters` as the matched path's parameters; that it also holds the
+    validated query values is its validation's doing, not a promise. The binding is made of what `@paged` is passed
+    (the handler's validated arguments), so a cursor stays bound to the query with `path_parameters` as documented."""
+    from aws_lambda_powertools.event_handler.request import Request
+
+    _, get, _ = lists
+    monkeypatch.setattr(Request, "path_parameters", property(lambda request: {"owner": "o1"}))
+    cursor = get("/owners/o1/things?limit=4&colour=red")["nextCursor"]
+    assert get(f"/owners/o1/things?limit=4&colour=blue&cursor={cursor}")["error"]["code"] == "INVALID_CURSOR"
+    assert get(f"/owners/o1/things?limit=4&colour=red&cursor={cursor}")["items"] == [4, 5, 6, 7]
+
+
 def test_paged_wants_one_page_request():
     def no_page(owner: str) -> dict:
         return {}
