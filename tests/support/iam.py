@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 import importlib
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -159,9 +160,68 @@ def _authorized_api_call(original: Callable[..., Any]) -> Callable[..., Any]:
                 )
             for permission in needed:
                 RECORDER.called(permission.action, permission.resource)
-        return original(self, operation_name, api_params)
+        with SANDBOXES.outside():  # another invocation may run while this one waits on AWS
+            return original(self, operation_name, api_params)
 
     return make_api_call
+
+
+class _Sandboxes:
+    """Concurrent invocations as AWS runs them, each in its own sandbox, for tests that call handlers from threads.
+
+    In AWS each concurrent invocation has its own process; here threads share one, and Powertools keeps an
+    invocation's state in the process (the event as a class attribute of its routers, the resolver's `context` with
+    the matched route and its validated arguments): two handlers running at once would read each other's. So one
+    invocation runs its Python at a time, and lets another run only while it waits on AWS (each boto3 call), with
+    that state put back when it resumes. Invocations interleave at their DynamoDB requests, as in AWS, and nowhere
+    else. A thread a handler starts itself (order entry's parallel queries) runs outside this: it touches no
+    Powertools state."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = threading.local()  # >0 on the thread that runs an invocation (an invocation may nest another)
+        self.resolvers: list[Any] = []  # every domain's resolver (`enforce`), whose `context` each invocation owns
+
+    def _held(self) -> int:
+        return int(getattr(self._depth, "value", 0))
+
+    @contextmanager
+    def invocation(self) -> Iterator[None]:
+        depth = self._held()
+        if not depth:
+            self._lock.acquire()
+        self._depth.value = depth + 1
+        try:
+            yield
+        finally:
+            self._depth.value = depth
+            if not depth:
+                self._lock.release()
+
+    @contextmanager
+    def outside(self) -> Iterator[None]:
+        depth = self._held()
+        if not depth:
+            yield
+            return
+        from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+
+        state = (BaseRouter.current_event, BaseRouter.lambda_context,
+                 [(resolver, dict(resolver.context)) for resolver in self.resolvers])
+        self._depth.value = 0
+        self._lock.release()
+        try:
+            yield
+        finally:
+            self._lock.acquire()
+            self._depth.value = depth
+            BaseRouter.current_event, BaseRouter.lambda_context, contexts = state
+            for resolver, context in contexts:
+                resolver.context.clear()
+                resolver.context.update(context)
+
+
+SANDBOXES = _Sandboxes()
 
 
 def enforce(roles: Mapping[str, FunctionRole], monkeypatch: Any) -> None:
@@ -176,6 +236,9 @@ def enforce(roles: Mapping[str, FunctionRole], monkeypatch: Any) -> None:
         module_name, _, attribute = handler.rpartition(".")
         module = importlib.import_module(module_name)
         monkeypatch.setattr(module, attribute, _as_role(getattr(module, attribute), role.principal))
+        resolver = getattr(module, "app", None)
+        if resolver is not None and resolver not in SANDBOXES.resolvers:
+            SANDBOXES.resolvers.append(resolver)
 
 
 def _as_role(handler: Callable[..., Any], principal: Principal) -> Callable[..., Any]:
@@ -183,7 +246,8 @@ def _as_role(handler: Callable[..., Any], principal: Principal) -> Callable[...,
     def run(*args: Any, **kwargs: Any) -> Any:
         token = _current.set(principal)
         try:
-            return handler(*args, **kwargs)
+            with SANDBOXES.invocation():
+                return handler(*args, **kwargs)
         finally:
             _current.reset(token)
 
