@@ -19,6 +19,7 @@ deletes a price). A MODIFY without a usable sku, price or version can never be a
 
 from __future__ import annotations
 
+import contextvars
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -124,8 +125,11 @@ def notify_holders(change: PriceChange, now: datetime) -> int:
     # a time, so a SKU in thousands of carts is notified within seconds (the boto3 client is thread-safe).
     workers = min(NOTIFY_WORKERS, len(pending))
     if workers > 1:
+        # Each owner's transaction runs in the invocation's context (a copy each), as order entry's parallel queries
+        # do: what the invocation set there (the logger's keys, the tests' IAM role) holds in the worker threads too.
+        contexts = [contextvars.copy_context() for _ in pending]
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            notified = sum(pool.map(notify, pending))
+            notified = sum(pool.map(lambda ctx, owner_carts: ctx.run(notify, owner_carts), contexts, pending))
     else:
         notified = sum(map(notify, pending))
     if notified:

@@ -144,12 +144,11 @@ class PageRequest:
     """The page a list request asks for: its size (`limit`) and where it starts (`cursor`, checked against what it is
     bound to when the page is read). A handler takes it as a parameter annotated `PageRequest` under `@paged`."""
 
-    def __init__(self, limit: int, cursor: str | None, request: Request,
-                 params: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, limit: int, cursor: str | None, request: Request, params: Mapping[str, Any]) -> None:
         self.limit = limit
         self.cursor = cursor
         self._request = request
-        self._params = dict(params or {})  # the route's own parameters, as validated (what `@paged` was passed)
+        self._params = dict(params)  # the route's own parameters, as validated (what `@paged` was passed)
 
     def page(self, page_model: Callable[..., PageModel], fetch: Callable[[StartKey], Page], **also: Any) -> PageModel:
         """The list route's answer: the cursor checked against what it is bound to (`request_binding`: this route,

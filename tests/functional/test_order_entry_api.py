@@ -24,6 +24,7 @@ from tests.functional.order_entry_support import (  # noqa: F401 (fixtures)
     seeded_fixture,
     table_fixture,
 )
+from tests.support import iam
 
 H1 = "from=2026-01-01&to=2026-06-30"
 
@@ -361,7 +362,8 @@ def test_an_order_placed_at_a_price_that_changed_meanwhile_is_a_409(seeded, tabl
 
     def stale(product_ids):
         found = read(product_ids)
-        repository.put_product("P400", "Desk lamp", 4_500)
+        with iam.meanwhile():  # an admin changes the price, between the order's read and its transaction
+            repository.put_product("P400", "Desk lamp", 4_500)
         return found
 
     monkeypatch.setattr(repository, "get_products", stale)
@@ -501,7 +503,8 @@ def test_a_write_that_races_another_is_409_and_writes_nothing(seeded, table, mon
     real_change_job, real_change_status = repository.change_job, repository.change_status
 
     def job_changed_meanwhile(employee, job_id, start, title):
-        assert real_change_job(employee, "SA_REP", "2026-04-01", "Sales Representative") is None  # the other write
+        with iam.meanwhile():  # the other write
+            assert real_change_job(employee, "SA_REP", "2026-04-01", "Sales Representative") is None
         return real_change_job(employee, job_id, start, title)
 
     monkeypatch.setattr(repository, "change_job", job_changed_meanwhile)
@@ -513,7 +516,8 @@ def test_a_write_that_races_another_is_409_and_writes_nothing(seeded, table, mon
     assert ok(seeded.call("GET", f"{P}/employees/181/current-job"))["jobId"] == "SA_REP"
 
     def status_changed_meanwhile(order, status):
-        assert real_change_status(order, "CANCELLED") is None
+        with iam.meanwhile():  # the other write
+            assert real_change_status(order, "CANCELLED") is None
         return real_change_status(order, status)
 
     monkeypatch.setattr(repository, "change_status", status_changed_meanwhile)

@@ -32,3 +32,24 @@ def test_concurrent_invocations_on_threads_each_answer_their_own_request(client)
     finally:
         sys.setswitchinterval(interval)
     assert [answer for answer in answers if answer[1:] != (200, f"g{answer[0]}")] == []
+
+
+def test_concurrent_invocations_on_threads_each_run_as_their_own_caller(client, atomic_dynamodb):
+    """An invocation paused on a DynamoDB call leaves nothing of itself to the next one: each join is made by its
+    own caller (a join as another user would be a 403). Each DynamoDB request is atomic (`atomic_dynamodb`, as
+    DynamoDB's are; moto in one process is not), so the count holds every join."""
+    ok(client.call("POST", "/games", body={"gameId": "lobby", "name": "Lobby", "maxPlayers": 1000},
+                   user="root", groups=("admin",)), 201)
+
+    def join(i: int) -> int:
+        return client.call("PUT", f"/games/lobby/players/u{i}", user=f"u{i}").status
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            statuses = list(pool.map(join, range(80)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert statuses == [201] * 80
+    assert ok(client.call("GET", "/games/lobby"))["playerCount"] == 80

@@ -171,23 +171,45 @@ class _Sandboxes:
 
     In AWS each concurrent invocation has its own process; here threads share one, and Powertools keeps an
     invocation's state in the process (the event as a class attribute of its routers, the resolver's `context` with
-    the matched route and its validated arguments): two handlers running at once would read each other's. So one
-    invocation runs its Python at a time, and lets another run only while it waits on AWS (each boto3 call), with
-    that state put back when it resumes. Invocations interleave at their DynamoDB requests, as in AWS, and nowhere
-    else. A thread a handler starts itself (order entry's parallel queries) runs outside this: it touches no
-    Powertools state."""
+    the matched route, its validated arguments and the cached `Request` the caller is read from): two handlers
+    running at once would read each other's. So one invocation runs its Python at a time, and lets another run only
+    while it waits on AWS (each boto3 call): it takes its state out of the process as it pauses (the next invocation
+    starts from none, as a fresh sandbox would) and puts it back when it resumes. An invocation nested in another on
+    one thread (a test's API call from inside a stream consumer) gets the same treatment. Invocations interleave at
+    their AWS calls and nowhere else. A thread a handler starts itself runs outside this: it touches no Powertools
+    routing state. docs/adr/0131-concurrent-invocations-as-separate-sandboxes-in-tests.md."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._depth = threading.local()  # >0 on the thread that runs an invocation (an invocation may nest another)
+        self._depth = threading.local()  # >0 on the thread that runs an invocation (nested ones counted)
         self.resolvers: list[Any] = []  # every domain's resolver (`enforce`), whose `context` each invocation owns
 
     def _held(self) -> int:
         return int(getattr(self._depth, "value", 0))
 
+    def _take_out(self) -> tuple[Any, Any, list[tuple[Any, dict[str, Any]]]]:
+        """This invocation's state, removed from the process: what a paused or an outer invocation keeps."""
+        from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+
+        state = (BaseRouter.current_event, BaseRouter.lambda_context,
+                 [(resolver, dict(resolver.context)) for resolver in self.resolvers])
+        for resolver in self.resolvers:
+            resolver.context.clear()
+        return state
+
+    @staticmethod
+    def _put_back(state: tuple[Any, Any, list[tuple[Any, dict[str, Any]]]]) -> None:
+        from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
+
+        BaseRouter.current_event, BaseRouter.lambda_context, contexts = state
+        for resolver, context in contexts:
+            resolver.context.clear()
+            resolver.context.update(context)
+
     @contextmanager
     def invocation(self) -> Iterator[None]:
         depth = self._held()
+        outer = self._take_out() if depth else None
         if not depth:
             self._lock.acquire()
         self._depth.value = depth + 1
@@ -195,6 +217,8 @@ class _Sandboxes:
             yield
         finally:
             self._depth.value = depth
+            if outer is not None:
+                self._put_back(outer)
             if not depth:
                 self._lock.release()
 
@@ -204,10 +228,7 @@ class _Sandboxes:
         if not depth:
             yield
             return
-        from aws_lambda_powertools.event_handler.api_gateway import BaseRouter
-
-        state = (BaseRouter.current_event, BaseRouter.lambda_context,
-                 [(resolver, dict(resolver.context)) for resolver in self.resolvers])
+        paused = self._take_out()
         self._depth.value = 0
         self._lock.release()
         try:
@@ -215,10 +236,7 @@ class _Sandboxes:
         finally:
             self._lock.acquire()
             self._depth.value = depth
-            BaseRouter.current_event, BaseRouter.lambda_context, contexts = state
-            for resolver, context in contexts:
-                resolver.context.clear()
-                resolver.context.update(context)
+            self._put_back(paused)
 
 
 SANDBOXES = _Sandboxes()
