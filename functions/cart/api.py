@@ -18,6 +18,7 @@ router = kit.DomainRouter.of(__file__)
 
 service = kit.service(CartService, CartRepository, TableNames)
 Service = Annotated[CartService, kit.Depends(service)]
+Repository = Annotated[CartRepository, kit.Depends(kit.repository_of(service))]
 
 
 def _owner(caller: kit.Caller) -> str:
@@ -98,9 +99,9 @@ def prices_in_cart(cart_id: models.CartIdPath, svc: Service, owner: Owner) -> li
 
 @router.serve
 @kit.paged
-def notifications(svc: Service, owner: Owner, page: kit.PageRequest) -> models.NotificationPage:
+def notifications(repo: Repository, owner: Owner, page: kit.PageRequest) -> models.NotificationPage:
     """List the caller's price-change notifications."""
-    return page.of(models.NotificationPage, svc.notifications_of, owner, bound_to={"owner": owner})
+    return page.of(models.NotificationPage, repo.notifications_of, owner, bound_to={"owner": owner})
 
 
 @router.serve

@@ -12,7 +12,6 @@ from functions.cart.repository import CartRecord, CartRepository
 from functions.cart.schema import DEFAULT_IDLE_TTL_SECONDS, IDLE_TTL_ENV
 from functions.shared.errors import InvalidInputError, NotFoundError
 from functions.shared.models import parse_day
-from functions.shared.pages import Page, StartKey
 from functions.shared.settings import settings
 
 
@@ -101,9 +100,6 @@ class CartService:
         return price
 
     # notifications and abandoned carts
-
-    def notifications_of(self, owner: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.notifications_of(owner, limit=limit, start_key=start_key)
 
     def abandoned_on(self, day: str) -> models.AbandonedCount:
         day = check_day(day)

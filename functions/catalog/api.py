@@ -18,6 +18,7 @@ router = kit.DomainRouter.of(__file__)
 
 service = kit.service(CatalogService, CatalogRepository)
 Service = Annotated[CatalogService, kit.Depends(service)]
+Repository = Annotated[CatalogRepository, kit.Depends(kit.repository_of(service))]
 
 
 # --- products as items --------------------------------------------------------------------------------
@@ -32,17 +33,17 @@ def put_product(product_id: models.ProductIdPath, product: Annotated[models.Prod
 
 @router.serve
 @kit.paged
-def product_items(product_id: models.ProductIdPath, svc: Service, page: kit.PageRequest) -> models.ProductPage:
+def product_items(product_id: models.ProductIdPath, repo: Repository, page: kit.PageRequest) -> models.ProductPage:
     """Read a product with all its children."""
-    return page.of(models.ProductPage, svc.product_items, product_id)
+    return page.of(models.ProductPage, repo.product_items, product_id)
 
 
 @router.serve
 @kit.paged
-def children_of(product_id: models.ProductIdPath, child_kind: models.ChildKindPath, svc: Service,
+def children_of(product_id: models.ProductIdPath, child_kind: models.ChildKindPath, repo: Repository,
                 page: kit.PageRequest) -> models.ChildPage:
     """List a product's children of one kind."""
-    return page.of(models.ChildPage, svc.children_of, product_id, child_kind)
+    return page.of(models.ChildPage, repo.children_of, product_id, child_kind)
 
 
 @router.serve
@@ -89,9 +90,9 @@ def put_document(product_id: models.ProductIdPath, document: models.DocumentIn, 
 
 
 @router.serve
-def get_document(product_id: models.ProductIdPath, svc: Service) -> models.Document:
+def get_document(product_id: models.ProductIdPath, repo: Repository) -> models.Document:
     """Read a product as one document with its children."""
-    return svc.get_document(product_id)
+    return repo.get_document(product_id)
 
 
 @router.serve

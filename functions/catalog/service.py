@@ -9,7 +9,6 @@ from pydantic import BaseModel
 from functions.catalog import models
 from functions.catalog.repository import CatalogRepository
 from functions.shared.errors import NotFoundError, found
-from functions.shared.pages import Page
 
 StartKey = dict[str, Any] | None
 
@@ -22,12 +21,6 @@ class CatalogService:
 
     def put_product(self, product_id: str, product: models.BookIn | models.AlbumIn | models.MovieIn) -> BaseModel:
         return self.repository.put_product(product_id, product)
-
-    def product_items(self, product_id: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.product_items(product_id, limit=limit, start_key=start_key)  # 404 for an unknown one
-
-    def children_of(self, product_id: str, child_kind: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.children_of(product_id, child_kind, limit=limit, start_key=start_key)
 
     def put_child(self, product_id: str, child_kind: str, child_id: str, body: Any) -> BaseModel:
         return self.repository.put_child(product_id, child_kind, child_id, models.child_input(child_kind, body))
@@ -46,9 +39,6 @@ class CatalogService:
 
     def put_document(self, product_id: str, document: models.DocumentIn) -> models.Document:
         return self.repository.put_document(product_id, document)
-
-    def get_document(self, product_id: str) -> models.Document:
-        return self.repository.get_document(product_id)  # 404 DOCUMENT_NOT_FOUND
 
     def append_to_document(self, product_id: str, request: models.DocumentChildIn) -> models.DocumentChild:
         return self.repository.append_to_document(product_id, request)

@@ -18,6 +18,7 @@ router = kit.DomainRouter.of(__file__)
 
 service = kit.service(ConnectedCarService, ConnectedCarRepository, TableNames)
 Service = Annotated[ConnectedCarService, kit.Depends(service)]
+Repository = Annotated[ConnectedCarRepository, kit.Depends(kit.repository_of(service))]
 
 
 def _hour(value: str) -> str:
@@ -40,9 +41,9 @@ def put_dealer(dealer_id: models.DealerPath, dealer: models.DealerIn, svc: Servi
 
 
 @router.serve
-def get_dealer(dealer_id: models.DealerPath, svc: Service) -> models.Dealer:
+def get_dealer(dealer_id: models.DealerPath, repo: Repository) -> models.Dealer:
     """Read a dealer."""
-    return svc.get_dealer(dealer_id)
+    return repo.dealer(dealer_id)
 
 
 @router.serve
@@ -103,10 +104,10 @@ def get_customer(username: models.UsernamePath, svc: Service, caller: kit.Caller
 @kit.paged
 def active_customers(
     active: Annotated[Literal["true"], Query(description="only active=true is served: a read of a sparse index")],
-    svc: Service, page: kit.PageRequest
+    repo: Repository, page: kit.PageRequest
 ) -> models.CustomerPage:
     """List the active customers."""
-    return page.of(models.CustomerPage, svc.active_customers)
+    return page.of(models.CustomerPage, repo.active_customers)
 
 
 @router.serve
@@ -116,9 +117,9 @@ def put_vehicle(vin: models.VinPath, vehicle: models.VehicleIn, svc: Service) ->
 
 
 @router.serve
-def get_vehicle(vin: models.VinPath, svc: Service) -> models.Vehicle:
+def get_vehicle(vin: models.VinPath, repo: Repository) -> models.Vehicle:
     """Read a vehicle."""
-    return svc.get_vehicle(vin)
+    return repo.vehicle(vin)
 
 
 @router.serve

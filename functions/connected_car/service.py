@@ -110,9 +110,6 @@ class ConnectedCarService:
     def put_dealer(self, dealer: models.Dealer) -> models.Dealer:
         return self.repository.put_dealer(dealer)
 
-    def get_dealer(self, dealer_id: str) -> models.Dealer:
-        return self.repository.dealer(dealer_id)
-
     def put_timeslot(self, dealer_id: str, service_date_hour: str, service_bay_count: int) -> models.Timeslot:
         return self.repository.put_timeslot(dealer_id, service_date_hour, service_bay_count)
 
@@ -135,7 +132,7 @@ class ConnectedCarService:
             limit=limit, start_key=start_key,
         )
         if not page.items and start_key is None:
-            self.get_dealer(dealer_id)  # 404 for an unknown dealer, [] for one without timeslots
+            self.repository.dealer(dealer_id)  # 404 for an unknown dealer, [] for one without timeslots
         return page
 
     # customers, vehicles, registrations
@@ -143,14 +140,8 @@ class ConnectedCarService:
     def put_customer(self, username: str, name: str, email: str) -> models.Customer:
         return self.repository.put_customer(username, name, email)
 
-    def active_customers(self, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.active_customers(limit=limit, start_key=start_key)
-
     def put_vehicle(self, vehicle: models.Vehicle) -> models.Vehicle:
         return self.repository.put_vehicle(vehicle)
-
-    def get_vehicle(self, vin: str) -> models.Vehicle:
-        return self.repository.vehicle(vin)
 
     def registrations_of_customer(self, username: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.registrations_of_customer(username, limit=limit, start_key=start_key)
@@ -161,7 +152,7 @@ class ConnectedCarService:
     def registrations_of_vehicle(self, vin: str, *, limit: int, start_key: StartKey) -> Page:
         page = self.repository.registrations_of_vehicle(vin, limit=limit, start_key=start_key)
         if not page.items and start_key is None:
-            self.get_vehicle(vin)
+            self.repository.vehicle(vin)
         return page
 
     def appointments_of_registration(self, username: str, vin: str, *, limit: int, start_key: StartKey) -> Page:
@@ -240,5 +231,5 @@ class ConnectedCarService:
                 now_epoch=int(now.timestamp()), limit=limit, start_key=start_key,
             )
         if not page.items and start_key is None:
-            self.get_vehicle(vin)
+            self.repository.vehicle(vin)
         return page

@@ -23,6 +23,7 @@ PageLimit = Annotated[int, Query(ge=1, le=MAX_LIMIT, description="page size (50 
 
 service = kit.service(MessagingService, MessagingRepository)
 Service = Annotated[MessagingService, kit.Depends(service)]
+Repository = Annotated[MessagingRepository, kit.Depends(kit.repository_of(service))]
 
 
 @router.serve
@@ -38,18 +39,18 @@ def send(message: models.MessageIn, svc: Service, caller: kit.Caller, create: ki
 
 @router.serve
 @kit.paged(limit=PageLimit, default=PAGE_SIZE)
-def inbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> models.MessagePage:
+def inbox(repo: Repository, caller: kit.Caller, page: kit.PageRequest) -> models.MessagePage:
     """List the caller's received messages, newest first."""
     me = caller.username
-    return page.of(models.MessagePage, svc.inbox, me, bound_to={"owner": me})
+    return page.of(models.MessagePage, repo.inbox_of, me, bound_to={"owner": me})
 
 
 @router.serve
 @kit.paged(limit=PageLimit, default=PAGE_SIZE)
-def outbox(svc: Service, caller: kit.Caller, page: kit.PageRequest) -> models.MessagePage:
+def outbox(repo: Repository, caller: kit.Caller, page: kit.PageRequest) -> models.MessagePage:
     """List the caller's sent messages, newest first."""
     me = caller.username
-    return page.of(models.MessagePage, svc.outbox, me, bound_to={"owner": me})
+    return page.of(models.MessagePage, repo.outbox_of, me, bound_to={"owner": me})
 
 
 @router.serve

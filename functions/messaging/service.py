@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 from functions.messaging import models
 from functions.messaging.repository import MessagingRepository
 from functions.shared.errors import found
-from functions.shared.pages import Page, StartKey
 
 Clock = Callable[[], datetime]
 
@@ -41,12 +40,6 @@ class MessagingService:
                                  **request.model_dump())
         self.repository.put_message(message)
         return models.MessageHeader(**message.model_dump(include=set(models.MessageHeader.model_fields)))
-
-    def inbox(self, recipient: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.inbox_of(recipient, limit=limit, start_key=start_key)
-
-    def outbox(self, sender: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.outbox_of(sender, limit=limit, start_key=start_key)
 
     def message_for(self, reader: str, msg_id: str) -> models.Message:
         """A whole message, for its sender or its recipient only. Anyone else gets the same 404 as for an id that

@@ -27,6 +27,7 @@ To = Annotated[str, Query(alias="to", pattern=kit.DAY_PATTERN, description="YYYY
 
 service = kit.service(OrderEntryService, OrderEntryRepository)
 Service = Annotated[OrderEntryService, kit.Depends(service)]
+Repository = Annotated[OrderEntryRepository, kit.Depends(kit.repository_of(service))]
 
 
 def _day(value: str, name: str) -> date:
@@ -95,10 +96,10 @@ def get_employee(employee_id: models.IdPath, svc: Service) -> models.Employee:
 @router.serve
 @kit.paged
 def employees_named(name: Annotated[str, Query(pattern=models.NAME_PATTERN, max_length=models.NAME_MAX_LENGTH)],
-                    svc: Service,
+                    repo: Repository,
                     page: kit.PageRequest) -> models.EmployeePage:
     """Find employees by name (pattern 2, GSI1)."""
-    return page.of(models.EmployeePage, svc.employees_named, name)
+    return page.of(models.EmployeePage, repo.employees_named, name)
 
 
 @router.serve
@@ -257,9 +258,9 @@ def rep_orders(rep_id: models.IdPath, first: From, last: To, svc: Service, page:
 
 @router.serve
 @kit.paged
-def rep_ranking(quarter: models.QuarterPath, svc: Service, page: kit.PageRequest) -> models.RepQuarterPage:
+def rep_ranking(quarter: models.QuarterPath, repo: Repository, page: kit.PageRequest) -> models.RepQuarterPage:
     """Account reps ranked by order total in a quarter (pattern 14, GSI1, descending)."""
-    return page.of(models.RepQuarterPage, svc.rep_ranking, quarter)
+    return page.of(models.RepQuarterPage, repo.rep_ranking, quarter)
 
 
 app, lambda_handler = kit.serve(router)

@@ -97,9 +97,6 @@ class OrderEntryService:
     def get_employee(self, employee_id: str) -> models.Employee:
         return found(self.repository.get_employee(employee_id), f"no employee {employee_id}", EMPLOYEE_NOT_FOUND)
 
-    def employees_named(self, name: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.employees_named(name, limit=limit, start_key=start_key)
-
     def current_job(self, employee_id: str) -> models.JobHistory:
         return found(self.repository.current_job(employee_id), f"no employee {employee_id}", EMPLOYEE_NOT_FOUND)
 
@@ -245,9 +242,6 @@ class OrderEntryService:
         check_range(first, last)
         return self.repository.orders_in_status(status, first.isoformat(), last.isoformat(), limit=limit,
                                                 after=after)
-
-    def rep_ranking(self, quarter: str, *, limit: int, start_key: StartKey) -> Page:
-        return self.repository.rep_ranking(quarter, limit=limit, start_key=start_key)
 
 
 def one_line_per_product(request: models.OrderIn) -> None:
