@@ -1,5 +1,6 @@
 """Cart API (seed 002, "Data Modeling Exercise #1"): carts of the signed-in user, prices, notifications,
-abandoned-cart counts. Each route: validated input, one call into the service."""
+abandoned-cart counts. Each route: validated input, one call into the service (the repository, for a read whose
+only rule is its key)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Order entry API (seed 004, the relational HR and order-entry schema): the 14 access patterns and the writes that
-keep their edges right. Each route is a validated input and one call into the service."""
+keep their edges right. Each route is a validated input and one call into the service (the repository, for a
+read whose only rule is its key)."""
 
 from __future__ import annotations
 
