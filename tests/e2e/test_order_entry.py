@@ -46,6 +46,13 @@ def test_pattern_4_a_customers_orders_in_every_status_over_http(api):
     assert ids(every(api, f"{P}/customers/C3/orders?from=2026-03-01&to=2026-03-31")) == ["O-1004", "O-1005"]
 
 
+def test_an_order_with_its_lines_over_http(api):
+    order = body(api.call("GET", f"{P}/orders/O-1001"))
+    assert (order["orderId"], order["customerId"], order["status"]) == ("O-1001", "C1", "DELIVERED")
+    assert sorted((line["productId"], line["quantity"]) for line in order["lines"]) == [("P100", 2), ("P300", 2)]
+    assert code(api.call("GET", f"{P}/orders/O-9999")) == (404, "ORDER_NOT_FOUND")
+
+
 def test_pattern_5_open_orders_over_every_shard_over_http(api):
     assert ids(every(api, f"{P}/orders?status=OPEN&{H1}")) == ["O-1003", "O-1005", "O-1006", "O-1008"]
     assert ids(every(api, f"{P}/orders?status=SHIPPED&{H1}", limit=1)) == ["O-1002", "O-1007"]
